@@ -1,0 +1,145 @@
+#include "model/workload_yaml.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "model/errors.hpp"
+#include "model/yaml_fields.hpp"
+
+namespace mrplan {
+
+namespace {
+
+struct KindName {
+  OpKind kind;
+  const char* name;
+};
+constexpr KindName kKinds[] = {
+    {OpKind::conv, "conv"},
+    {OpKind::depthwise_conv, "depthwise_conv"},
+    {OpKind::transposed_conv, "transposed_conv"},
+    {OpKind::max_pool, "max_pool"},
+    {OpKind::avg_pool, "avg_pool"},
+    {OpKind::global_avg_pool, "global_avg_pool"},
+    {OpKind::batch_norm, "batch_norm"},
+    {OpKind::activation, "activation"},
+    {OpKind::dropout, "dropout"},
+    {OpKind::linear, "linear"},
+    {OpKind::flatten, "flatten"},
+    {OpKind::upsample, "upsample"},
+    {OpKind::tile, "tile"},
+    {OpKind::concat, "concat"},
+    {OpKind::add, "add"},
+};
+
+NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
+  YamlFields top(root, file, "");
+  top.only({"name", "input", "labels", "coarse_upsamples_output", "ops"});
+  NetworkSpec s;
+  s.name = top.text("name");
+  auto in = top.child("input");
+  in.only({"channels", "spatial", "bytes_per_element"});
+  s.input_channels = in.integer("channels");
+  s.input_spatial = in.integers("spatial");
+  s.sample_bytes_per_element = in.integer("bytes_per_element", 4);
+  if (s.input_channels < 1) fail_input(file, "input.channels", "must be >= 1");
+  for (auto v : s.input_spatial)
+    if (v < 1) fail_input(file, "input.spatial", "every extent must be >= 1");
+  if (top.has("labels")) {
+    auto lb = top.child("labels");
+    lb.only({"elements", "per_pixel"});
+    s.label_elements = lb.integer("elements", 1);
+    s.labels_scale_with_resolution = lb.boolean("per_pixel", false);
+  }
+  s.coarse_upsamples_output = top.boolean("coarse_upsamples_output", false);
+  for (const auto& o : top.list("ops")) {
+    o.only({"name", "kind", "from", "filters", "kernel", "stride", "dilation", "padding", "output_padding",
+            "factor", "bias", "function", "transfer"});
+    Op op;
+    op.name = o.text("name");
+    try {
+      op.kind = op_kind_from_string(o.text("kind"));
+    } catch (const std::invalid_argument& e) {
+      fail_input(file, o.key_path("kind"), e.what());
+    }
+    if (o.has("from")) op.from = o.texts("from");
+    op.filters = o.integer("filters", 0);
+    op.kernel = o.integer("kernel", 1);
+    op.stride = o.integer("stride", 1);
+    op.dilation = o.integer("dilation", 1);
+    if (o.has("padding") && o.text("padding") == "same") op.padding = -1;
+    else op.padding = o.integer("padding", -1);
+    op.output_padding = o.integer("output_padding", 0);
+    op.factor = o.integer("factor", 1);
+    op.bias = o.boolean("bias", false);
+    op.function = o.text("function", "");
+    op.transfer = o.boolean("transfer", true);
+    if (op.kernel < 1 || op.stride < 1 || op.dilation < 1)
+      fail_input(file, o.key_path("kernel"), "kernel, stride and dilation must be >= 1");
+    s.ops.push_back(op);
+  }
+  return s;
+}
+
+}  // namespace
+
+const char* to_string(OpKind kind) {
+  for (const auto& k : kKinds)
+    if (k.kind == kind) return k.name;
+  return "?";
+}
+
+OpKind op_kind_from_string(const std::string& name) {
+  for (const auto& k : kKinds)
+    if (name == k.name) return k.kind;
+  std::string list;
+  for (const auto& k : kKinds) list += (list.empty() ? "" : ", ") + std::string(k.name);
+  throw std::invalid_argument(fmt::format("unknown layer kind '{}' (expected one of: {})", name, list));
+}
+
+NetworkSpec workload_from_yaml_text(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail_input(file, fmt::format("line {}", e.mark.line + 1), "not valid YAML: " + e.msg);
+  }
+  return from_node(root, file);
+}
+
+NetworkSpec load_workload_file(const std::string& path) { return from_node(load_yaml_file(path), path); }
+
+std::string workload_to_yaml(const NetworkSpec& s) {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  e << YAML::Key << "name" << YAML::Value << s.name;
+  e << YAML::Key << "input" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "channels" << YAML::Value
+    << s.input_channels << YAML::Key << "spatial" << YAML::Value << YAML::Flow << s.input_spatial << YAML::Key
+    << "bytes_per_element" << YAML::Value << s.sample_bytes_per_element << YAML::EndMap;
+  e << YAML::Key << "labels" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "elements" << YAML::Value
+    << s.label_elements << YAML::Key << "per_pixel" << YAML::Value << s.labels_scale_with_resolution << YAML::EndMap;
+  e << YAML::Key << "coarse_upsamples_output" << YAML::Value << s.coarse_upsamples_output;
+  e << YAML::Key << "ops" << YAML::Value << YAML::BeginSeq;
+  const Op d;
+  for (const auto& op : s.ops) {
+    e << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "name" << YAML::Value << op.name << YAML::Key << "kind" << YAML::Value << to_string(op.kind);
+    if (!op.from.empty()) e << YAML::Key << "from" << YAML::Value << YAML::Flow << op.from;
+    if (op.filters != d.filters) e << YAML::Key << "filters" << YAML::Value << op.filters;
+    if (op.kernel != d.kernel) e << YAML::Key << "kernel" << YAML::Value << op.kernel;
+    if (op.stride != d.stride) e << YAML::Key << "stride" << YAML::Value << op.stride;
+    if (op.dilation != d.dilation) e << YAML::Key << "dilation" << YAML::Value << op.dilation;
+    if (op.padding != d.padding) e << YAML::Key << "padding" << YAML::Value << op.padding;
+    if (op.output_padding != d.output_padding) e << YAML::Key << "output_padding" << YAML::Value << op.output_padding;
+    if (op.factor != d.factor) e << YAML::Key << "factor" << YAML::Value << op.factor;
+    if (op.bias) e << YAML::Key << "bias" << YAML::Value << true;
+    if (!op.function.empty()) e << YAML::Key << "function" << YAML::Value << op.function;
+    if (!op.transfer) e << YAML::Key << "transfer" << YAML::Value << false;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+}  // namespace mrplan

@@ -1,0 +1,142 @@
+#include "model/yaml_fields.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+YamlFields::YamlFields(const YAML::Node& node, std::string file, std::string path)
+    : node_(node), file_(std::move(file)), path_(std::move(path)) {
+  if (!node_.IsMap()) fail_input(file_, path_.empty() ? "<top>" : path_, "expected a map of key: value");
+}
+
+std::string YamlFields::key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+void YamlFields::only(std::initializer_list<const char*> allowed) const {
+  std::set<std::string> ok(allowed.begin(), allowed.end());
+  for (const auto& kv : node_) {
+    const auto k = kv.first.as<std::string>();
+    if (!ok.count(k)) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      fail_input(file_, key_path(k), fmt::format("unknown key (expected one of: {})", list));
+    }
+  }
+}
+
+bool YamlFields::has(const char* key) const { return static_cast<bool>(node_[key]); }
+
+YAML::Node YamlFields::get(const char* key) const {
+  YAML::Node n = node_[key];
+  if (!n) fail_input(file_, key_path(key), "missing required key");
+  return n;
+}
+
+YamlFields YamlFields::child(const char* key) const { return YamlFields(get(key), file_, key_path(key)); }
+
+std::vector<YamlFields> YamlFields::list(const char* key) const {
+  YAML::Node n = get(key);
+  if (!n.IsSequence()) fail_input(file_, key_path(key), "expected a list");
+  std::vector<YamlFields> out;
+  for (size_t i = 0; i < n.size(); ++i) out.emplace_back(n[i], file_, fmt::format("{}[{}]", key_path(key), i));
+  return out;
+}
+
+double YamlFields::number(const char* key) const {
+  YAML::Node n = get(key);
+  double v = 0;
+  try {
+    if (!n.IsScalar()) throw YAML::Exception(YAML::Mark::null_mark(), "");
+    v = n.as<double>();
+  } catch (const YAML::Exception&) {
+    fail_input(file_, key_path(key), "expected a number");
+  }
+  if (!std::isfinite(v)) fail_input(file_, key_path(key), "expected a finite number");
+  return v;
+}
+double YamlFields::number(const char* key, double fallback) const { return has(key) ? number(key) : fallback; }
+double YamlFields::positive(const char* key) const {
+  double v = number(key);
+  if (v <= 0) fail_input(file_, key_path(key), fmt::format("expected a positive number, got {}", v));
+  return v;
+}
+double YamlFields::positive(const char* key, double fallback) const { return has(key) ? positive(key) : fallback; }
+double YamlFields::non_negative(const char* key, double fallback) const {
+  if (!has(key)) return fallback;
+  double v = number(key);
+  if (v < 0) fail_input(file_, key_path(key), fmt::format("expected a number >= 0, got {}", v));
+  return v;
+}
+int64_t YamlFields::integer(const char* key) const {
+  YAML::Node n = get(key);
+  try {
+    if (n.IsScalar()) return n.as<int64_t>();
+  } catch (const YAML::Exception&) {
+  }
+  fail_input(file_, key_path(key), "expected an integer");
+}
+int64_t YamlFields::integer(const char* key, int64_t fallback) const { return has(key) ? integer(key) : fallback; }
+bool YamlFields::boolean(const char* key, bool fallback) const {
+  if (!has(key)) return fallback;
+  try {
+    return get(key).as<bool>();
+  } catch (const YAML::Exception&) {
+    fail_input(file_, key_path(key), "expected true or false");
+  }
+}
+std::string YamlFields::text(const char* key) const {
+  YAML::Node n = get(key);
+  if (!n.IsScalar()) fail_input(file_, key_path(key), "expected a string");
+  return n.as<std::string>();
+}
+std::string YamlFields::text(const char* key, const std::string& fallback) const {
+  return has(key) ? text(key) : fallback;
+}
+std::vector<int64_t> YamlFields::integers(const char* key) const {
+  YAML::Node n = get(key);
+  std::vector<int64_t> out;
+  try {
+    if (n.IsScalar()) return {n.as<int64_t>()};
+    if (!n.IsSequence()) throw YAML::Exception(YAML::Mark::null_mark(), "");
+    for (const auto& e : n) out.push_back(e.as<int64_t>());
+  } catch (const YAML::Exception&) {
+    fail_input(file_, key_path(key), "expected an integer or a list of integers");
+  }
+  return out;
+}
+std::vector<double> YamlFields::numbers(const char* key) const {
+  YAML::Node n = get(key);
+  std::vector<double> out;
+  try {
+    if (n.IsScalar()) return {n.as<double>()};
+    if (!n.IsSequence()) throw YAML::Exception(YAML::Mark::null_mark(), "");
+    for (const auto& e : n) out.push_back(e.as<double>());
+  } catch (const YAML::Exception&) {
+    fail_input(file_, key_path(key), "expected a number or a list of numbers");
+  }
+  return out;
+}
+std::vector<std::string> YamlFields::texts(const char* key) const {
+  YAML::Node n = get(key);
+  if (n.IsScalar()) return {n.as<std::string>()};
+  if (!n.IsSequence()) fail_input(file_, key_path(key), "expected a string or a list of strings");
+  std::vector<std::string> out;
+  for (const auto& e : n) out.push_back(e.as<std::string>());
+  return out;
+}
+
+YAML::Node load_yaml_file(const std::string& path) {
+  if (!std::filesystem::exists(path)) fail_input(path, "", "file not found");
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    fail_input(path, fmt::format("line {}", e.mark.line + 1), "not valid YAML: " + e.msg);
+  }
+}
+
+}  // namespace mrplan

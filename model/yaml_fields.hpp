@@ -1,0 +1,51 @@
+#pragma once
+// Strict reading of YAML maps: every key is known, every value has the expected type, and each
+// failure names the file, the key path and what was expected. Heavy yaml-cpp include stays here,
+// only included by the .cpp files that parse inputs.
+#include <yaml-cpp/yaml.h>
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mrplan {
+
+class YamlFields {
+ public:
+  YamlFields(const YAML::Node& node, std::string file, std::string path);
+
+  // Refuses keys not in `allowed`; call once per map.
+  void only(std::initializer_list<const char*> allowed) const;
+  bool has(const char* key) const;
+  YamlFields child(const char* key) const;            // required map
+  std::vector<YamlFields> list(const char* key) const; // required sequence of maps
+  const YAML::Node& node() const { return node_; }
+  std::string key_path(const std::string& key) const;
+  const std::string& file() const { return file_; }
+
+  double number(const char* key) const;  // required, finite
+  double number(const char* key, double fallback) const;
+  double positive(const char* key) const;  // required, > 0
+  double positive(const char* key, double fallback) const;
+  double non_negative(const char* key, double fallback) const;
+  int64_t integer(const char* key) const;
+  int64_t integer(const char* key, int64_t fallback) const;
+  bool boolean(const char* key, bool fallback) const;
+  std::string text(const char* key) const;
+  std::string text(const char* key, const std::string& fallback) const;
+  std::vector<int64_t> integers(const char* key) const;
+  std::vector<double> numbers(const char* key) const;
+  std::vector<std::string> texts(const char* key) const;  // a string or a sequence of strings
+
+ private:
+  YAML::Node get(const char* key) const;
+  YAML::Node node_;
+  std::string file_;
+  std::string path_;
+};
+
+// Loads a YAML file; a missing or malformed file is an InputError naming it.
+YAML::Node load_yaml_file(const std::string& path);
+
+}  // namespace mrplan

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mrplan builds with, only those that are missing.
+# Idempotent and silent when everything is present. Used by run.sh, test.sh and CI.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ ccache pkg-config
+  libeigen3-dev libboost-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+  libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
+  gnuplot-nox libopenblas0-pthread
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
