@@ -1,0 +1,23 @@
+#pragma once
+// Fits the built-in profiles' efficiency, overhead and convergence parameters from the MRT
+// paper's calibration rows only (CosmoFlow 32 GPUs, DeepCAM 64 GPUs); held-out rows never
+// touch a parameter. Perlmutter has no rows: it takes the V100 fits, marked as transferred.
+#include <string>
+
+#include "model/machine_profile.hpp"
+
+namespace mrplan {
+
+// Hardware profile + paper fits. Cached: the fit runs once per process and name.
+const MachineProfile& calibrated_builtin_profile(const std::string& name);
+
+// A profile from a file or a built-in name.
+MachineProfile resolve_profile(const std::string& name_or_file);
+
+// The paper's convergence parameters for "cosmoflow-mrt" and "deepcam" (machine independent).
+ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<FittedParameter>& provenance);
+
+// Fits compute, comm and I/O parameters of `hardware` to the calibration rows of `paper_machine`.
+MachineProfile fit_paper_machine(MachineProfile hardware, const std::string& paper_machine);
+
+}  // namespace mrplan

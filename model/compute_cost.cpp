@@ -1,0 +1,70 @@
+#include "model/compute_cost.hpp"
+
+#include <algorithm>
+
+namespace mrplan {
+
+std::string layer_family(const Layer& l) {
+  switch (l.kind) {
+    case OpKind::conv:
+    case OpKind::depthwise_conv:
+    case OpKind::transposed_conv:
+      return "conv" + std::to_string(l.spatial_rank) + "d";
+    case OpKind::linear:
+      return "linear";
+    default:
+      return "elementwise";
+  }
+}
+
+double math_efficiency(const ComputeParams& c, const std::string& family, double flops) {
+  auto it = c.efficiency.find(family);
+  double peak = 0.5;
+  if (it != c.efficiency.end()) {
+    peak = it->second;
+  } else if (!c.efficiency.empty()) {  // a family no data covered: the mean of the known ones
+    double s = 0;
+    for (const auto& [k, v] : c.efficiency) s += v;
+    peak = s / static_cast<double>(c.efficiency.size());
+  }
+  return peak * flops / (flops + c.half_work_flops);
+}
+
+double kernel_time_s(const ComputeParams& c, const std::string& family, double flops, double bytes, bool amp) {
+  const double mem_s = bytes / (c.mem_bandwidth_Bps * c.mem_efficiency);
+  double math_s = 0;
+  if (family != "elementwise" && flops > 0) {
+    const double peak = amp ? c.peak_fp16_flops : c.peak_fp32_flops;
+    math_s = flops / (peak * math_efficiency(c, family, flops));
+  }
+  return std::max(math_s, mem_s) + c.kernel_overhead_s;
+}
+
+std::vector<LayerTime> layer_times(const LayerTable& t, const ComputeParams& c, bool amp) {
+  std::vector<LayerTime> out;
+  out.reserve(t.layers.size());
+  for (const auto& l : t.layers) {
+    if (l.kind == OpKind::flatten) {  // a view: no kernel
+      out.push_back({});
+      continue;
+    }
+    const auto fam = layer_family(l);
+    const double bytes = l.bytes_read + l.bytes_written;
+    LayerTime lt;
+    lt.fwd_s = kernel_time_s(c, fam, l.fwd_flops, bytes, amp);
+    // backward: input and weight gradients, two kernels for layers with parameters, each
+    // reading the saved activation and the output gradient.
+    const int kernels = l.params > 0 ? 2 : 1;
+    lt.bwd_s = 0;
+    for (int k = 0; k < kernels; ++k) lt.bwd_s += kernel_time_s(c, fam, l.bwd_flops / kernels, bytes, amp);
+    out.push_back(lt);
+  }
+  return out;
+}
+
+double optimizer_step_s(const ComputeParams& c, int64_t params, double state_bytes_per_param) {
+  return static_cast<double>(params) * state_bytes_per_param / (c.mem_bandwidth_Bps * c.mem_efficiency) +
+         c.kernel_overhead_s;
+}
+
+}  // namespace mrplan

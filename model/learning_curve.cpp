@@ -1,0 +1,63 @@
+#include "model/learning_curve.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace mrplan {
+
+double curve_value(const LearningCurve& c, double e) {
+  if (c.form == "power") return c.floor + c.amplitude * std::pow(1.0 + e, -c.scale);
+  return c.floor + c.amplitude * std::exp(-e / c.scale);
+}
+
+std::optional<int> epochs_to_reach(const LearningCurve& c, double target, int max_epochs) {
+  const bool falling = c.amplitude >= 0;
+  for (int e = 1; e <= max_epochs; ++e) {
+    const double v = curve_value(c, e);
+    if (falling ? v <= target : v >= target) return e;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> switch_epoch(const std::vector<double>& loss, const SwitchRule& rule) {
+  if (rule.patience < 1) throw std::invalid_argument("switch rule patience must be >= 1");
+  std::vector<double> running_min(loss.size());
+  for (size_t i = 0; i < loss.size(); ++i) running_min[i] = i == 0 ? loss[0] : std::min(running_min[i - 1], loss[i]);
+  for (size_t e = rule.patience + 1; e <= loss.size(); ++e) {
+    const double before = running_min[e - 1 - rule.patience];
+    const double now = running_min[e - 1];
+    if (before - now < rule.epsilon) return static_cast<int>(e);
+  }
+  return std::nullopt;
+}
+
+std::optional<double> predicted_switch_epoch(const LearningCurve& loss, const SwitchRule& rule,
+                                             double window_epochs, double max_epochs) {
+  if (window_epochs <= 0) throw std::invalid_argument("switch rule window must be positive");
+  const int n = static_cast<int>(std::floor(max_epochs / window_epochs));
+  std::vector<double> samples;
+  samples.reserve(n);
+  for (int i = 1; i <= n; ++i) samples.push_back(curve_value(loss, i * window_epochs));
+  auto w = switch_epoch(samples, rule);
+  if (!w) return std::nullopt;
+  return *w * window_epochs;
+}
+
+double coarse_progress(const LearningCurve& loss, double s) {
+  const double start = curve_value(loss, 0), end = loss.floor;
+  if (start == end) return 1.0;
+  return std::clamp((start - curve_value(loss, s)) / (start - end), 0.0, 1.0);
+}
+
+double dense_epochs_after_transfer(const ConvergenceParams& p, double e0, double s) {
+  const double k = coarse_progress(p.coarse_loss, s);
+  return std::max(1.0, e0 * (1.0 - p.transfer_efficiency * k)) + p.overtrain_penalty * std::max(0.0, s - p.overtrain_epochs);
+}
+
+double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch) {
+  if (p.critical_batch <= 0) return 1.0;
+  return (1.0 + global_batch / p.critical_batch) / (1.0 + p.reference_global_batch / p.critical_batch);
+}
+
+}  // namespace mrplan

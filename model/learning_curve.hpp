@@ -1,0 +1,40 @@
+#pragma once
+// Learning curves, the MRT switch rule, and the transfer benefit of a coarse pre-training stage.
+#include <optional>
+#include <vector>
+
+#include "model/machine_profile.hpp"
+
+namespace mrplan {
+
+// Value of the curve after `epochs` epochs (fractional epochs allowed).
+double curve_value(const LearningCurve& c, double epochs);
+
+// First whole epoch (1-based) at which the curve reaches `target` (<= when the curve falls,
+// >= when it rises); nullopt if it never does within max_epochs.
+std::optional<int> epochs_to_reach(const LearningCurve& c, double target, int max_epochs);
+
+// MRT III-C: switch after epoch e when the minimum loss improved by less than epsilon over the
+// last `patience` epochs: min(l_1..l_{e-T}) - min(l_1..l_e) < epsilon. Returns e (1-based).
+struct SwitchRule {
+  int patience = 5;
+  double epsilon = 1e-3;
+};
+std::optional<int> switch_epoch(const std::vector<double>& loss_per_epoch, const SwitchRule& rule);
+
+// The rule applied to a modelled training-loss curve sampled every `window_epochs` (1 for a
+// per-epoch rule; iterations*batch/N for the paper's per-iteration DeepCAM rule).
+std::optional<double> predicted_switch_epoch(const LearningCurve& loss, const SwitchRule& rule,
+                                             double window_epochs, double max_epochs);
+
+// Fraction of the coarse model's attainable progress made after s epochs (0..1).
+double coarse_progress(const LearningCurve& loss, double s);
+
+// Dense epochs still needed after s coarse epochs (U-shape of MRT Fig. 6b/7b):
+// E(s) = max(1, E0 (1 - eta k(s))) + omega max(0, s - s_over).
+double dense_epochs_after_transfer(const ConvergenceParams& p, double baseline_dense_epochs, double s);
+
+// Batch-size dependence of epochs to target (McCandlish et al. 2018, gradient noise scale).
+double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch);
+
+}  // namespace mrplan

@@ -1,0 +1,97 @@
+#include "model/least_squares.hpp"
+
+#include <cmath>
+
+namespace mrplan {
+
+namespace {
+
+double r_squared(double rss, const Eigen::VectorXd& observed) {
+  if (observed.size() == 0) return 0;
+  const double mean = observed.mean();
+  const double tss = (observed.array() - mean).square().sum();
+  return tss > 0 ? 1.0 - rss / tss : 1.0;
+}
+
+Eigen::VectorXd standard_errors(const Eigen::MatrixXd& J, double rss, Eigen::Index m, Eigen::Index n) {
+  Eigen::VectorXd se = Eigen::VectorXd::Zero(n);
+  if (m <= n) return se;
+  const double s2 = rss / static_cast<double>(m - n);
+  Eigen::MatrixXd cov = (J.transpose() * J).completeOrthogonalDecomposition().pseudoInverse() * s2;
+  for (Eigen::Index i = 0; i < n; ++i) se[i] = std::sqrt(std::max(0.0, cov(i, i)));
+  return se;
+}
+
+Eigen::MatrixXd jacobian(const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& f, const Eigen::VectorXd& x,
+                         const Eigen::VectorXd& fx) {
+  Eigen::MatrixXd J(fx.size(), x.size());
+  for (Eigen::Index j = 0; j < x.size(); ++j) {
+    Eigen::VectorXd xp = x;
+    const double h = 1e-7 * std::max(1.0, std::abs(x[j]));
+    xp[j] += h;
+    J.col(j) = (f(xp) - fx) / h;
+  }
+  return J;
+}
+
+}  // namespace
+
+FitResult levenberg_marquardt(const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& residuals,
+                              const Eigen::VectorXd& start, const Eigen::VectorXd& observed, int max_iterations) {
+  FitResult out;
+  Eigen::VectorXd x = start;
+  Eigen::VectorXd r = residuals(x);
+  double rss = r.squaredNorm();
+  double lambda = 1e-3;
+  int it = 0;
+  for (; it < max_iterations; ++it) {
+    const Eigen::MatrixXd J = jacobian(residuals, x, r);
+    const Eigen::MatrixXd JtJ = J.transpose() * J;
+    const Eigen::VectorXd g = J.transpose() * r;
+    bool improved = false;
+    for (int tries = 0; tries < 20; ++tries) {
+      Eigen::MatrixXd A = JtJ;
+      A.diagonal() += lambda * (JtJ.diagonal().array() + 1e-12).matrix();
+      const Eigen::VectorXd step = A.ldlt().solve(-g);
+      const Eigen::VectorXd xn = x + step;
+      const Eigen::VectorXd rn = residuals(xn);
+      const double rssn = rn.allFinite() ? rn.squaredNorm() : INFINITY;
+      if (rssn < rss) {
+        const double rel = (rss - rssn) / std::max(rss, 1e-300);
+        x = xn, r = rn, rss = rssn;
+        lambda = std::max(lambda / 3.0, 1e-12);
+        improved = true;
+        if (rel < 1e-12 || step.norm() < 1e-12 * (1 + x.norm())) out.converged = true;
+        break;
+      }
+      lambda *= 4.0;
+    }
+    if (!improved) {
+      out.converged = true;  // no descent direction left: at a (local) minimum
+      break;
+    }
+    if (out.converged) break;
+  }
+  out.params = x;
+  out.rss = rss;
+  out.r2 = r_squared(rss, observed);
+  out.iterations = it;
+  out.std_errors = standard_errors(jacobian(residuals, x, r), rss, r.size(), x.size());
+  return out;
+}
+
+FitResult weighted_linear_least_squares(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& w) {
+  const Eigen::VectorXd sw = w.array().sqrt();
+  const Eigen::MatrixXd Aw = sw.asDiagonal() * A;
+  const Eigen::VectorXd bw = sw.asDiagonal() * b;
+  FitResult out;
+  out.params = Aw.colPivHouseholderQr().solve(bw);
+  const Eigen::VectorXd r = Aw * out.params - bw;
+  out.rss = r.squaredNorm();
+  out.r2 = r_squared(out.rss, bw);
+  out.converged = true;
+  out.std_errors = standard_errors(Aw, out.rss, A.rows(), A.cols());
+  return out;
+}
+
+}  // namespace mrplan

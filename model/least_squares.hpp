@@ -1,0 +1,25 @@
+#pragma once
+// Nonlinear least squares (Levenberg-Marquardt, numerical Jacobian) and weighted linear least
+// squares, both with standard errors from the residual variance.
+#include <Eigen/Dense>
+#include <functional>
+
+namespace mrplan {
+
+struct FitResult {
+  Eigen::VectorXd params;
+  Eigen::VectorXd std_errors;  // zero when there are no spare degrees of freedom
+  double rss = 0;
+  double r2 = 0;               // 1 - rss / total sum of squares of the observations
+  int iterations = 0;
+  bool converged = false;
+};
+
+// residuals(params) returns r_i = model_i - observed_i. `observed` is used only for R^2.
+FitResult levenberg_marquardt(const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& residuals,
+                              const Eigen::VectorXd& start, const Eigen::VectorXd& observed, int max_iterations = 200);
+
+// Minimise sum w_i (A_i x - b_i)^2.
+FitResult weighted_linear_least_squares(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& w);
+
+}  // namespace mrplan

@@ -1,0 +1,96 @@
+#pragma once
+// Everything the cost models need about a cluster. Hardware numbers are public specifications;
+// efficiency, overhead and convergence numbers are fitted (see `fitted`, which says from what).
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mrplan {
+
+// Hockney model of one interconnect level: time(n bytes) = alpha_s + n / bandwidth_Bps.
+struct LinkLevel {
+  double alpha_s = 5e-6;
+  double bandwidth_Bps = 1e10;  // per GPU (intra-node) or per node (inter-node), one direction
+};
+
+struct IoTier {
+  double aggregate_bandwidth_Bps = 1e12;  // whole file system
+  double per_node_bandwidth_Bps = 1e10;   // what one node can pull
+  double per_file_latency_s = 1e-3;       // open + first byte
+};
+
+struct ComputeParams {
+  double peak_fp32_flops = 15.7e12;
+  double peak_fp16_flops = 120e12;  // tensor cores (used when the plan's precision is amp)
+  double mem_bandwidth_Bps = 900e9;
+  // Efficiency at saturation per layer family (conv1d, conv2d, conv3d, linear, elementwise):
+  // eff(work) = efficiency[family] * work / (work + half_work_flops) (fitted saturation curve).
+  std::map<std::string, double> efficiency = {{"conv1d", 0.5}, {"conv2d", 0.5}, {"conv3d", 0.5}, {"linear", 0.5}};
+  double half_work_flops = 1e9;   // work per kernel at which efficiency is half its peak
+  double mem_efficiency = 0.7;    // achieved fraction of memory bandwidth for memory-bound kernels
+  double kernel_overhead_s = 5e-6;  // launch + framework dispatch per kernel
+};
+
+struct CommParams {
+  LinkLevel intra_node;
+  LinkLevel inter_node;
+  double bandwidth_efficiency = 1.0;  // fitted: achieved / link bandwidth
+  double call_overhead_s = 0.0;       // fitted: framework cost per allreduce call (bucket)
+};
+
+struct IoParams {
+  IoTier pfs;
+  double nvme_bandwidth_Bps = 5e9;
+  double nvme_capacity_bytes = 1.6e12;
+  double host_to_device_Bps = 16e9;   // per GPU, link speed
+  double host_to_device_efficiency = 1.0;  // fitted: achieved fraction (pageable copies reach less)
+  double host_decode_Bps = 2e9;       // per rank: host preprocessing throughput
+  double host_memcpy_Bps = 20e9;      // per node: reading a page-cached file
+  double page_cache_fraction = 0.5;   // share of host memory usable to cache the dataset
+  int prefetch_depth = 2;             // batches read ahead
+};
+
+// Learning curve of one metric against epochs. exp: m(e) = floor + amplitude*exp(-e/scale);
+// power: m(e) = floor + amplitude*(1+e)^-scale. For a metric to maximise, amplitude < 0.
+struct LearningCurve {
+  std::string form = "exp";
+  double floor = 0;
+  double amplitude = 1;
+  double scale = 10;
+};
+
+// Convergence of one workload under one set of hyper-parameters (per-resolution curves and
+// the transfer benefit of MRT), in epochs of the training set.
+struct ConvergenceParams {
+  LearningCurve dense_metric;   // validation metric, dense model from scratch
+  LearningCurve coarse_loss;    // training loss of the coarse model (what the switch rule watches)
+  LearningCurve coarse_metric;  // validation metric of the coarse-only model
+  double transfer_efficiency = 0.5;  // dense epochs saved per unit of coarse progress (x dense epochs)
+  double overtrain_epochs = 1e9;     // coarse epochs after which transfer starts to hurt
+  double overtrain_penalty = 1.0;    // dense epochs added per coarse epoch beyond that
+  double reference_global_batch = 256;  // batch the curves were measured at
+  double critical_batch = 0;  // epochs grow as (1 + B/critical)/(1 + B_ref/critical); 0 = no growth
+};
+
+struct FittedParameter {
+  std::string key;
+  double value = 0;
+  double std_error = 0;  // 0 when the fit was exactly determined
+  std::string source;    // what data, or "prior" / "public spec"
+};
+
+struct MachineProfile {
+  std::string name;
+  std::string description;
+  int gpus_per_node = 4;
+  bool whole_nodes = false;  // jobs must use every GPU of a node
+  double gpu_memory_bytes = 16e9;
+  double host_memory_bytes = 256e9;
+  ComputeParams compute;
+  CommParams comm;
+  IoParams io;
+  std::map<std::string, ConvergenceParams> convergence;  // by workload name
+  std::vector<FittedParameter> fitted;
+};
+
+}  // namespace mrplan

@@ -1,0 +1,73 @@
+#pragma once
+// A Prediction or a Measurement: the same fields whichever produced it (DESIGN.md, "The loop").
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mrplan {
+
+struct EpochRecord {
+  int epoch = 0;  // 1-based within the stage
+  double io_s = 0;       // exposed I/O
+  double comm_s = 0;     // exposed communication
+  double compute_s = 0;  // forward + backward + optimizer
+  double epoch_s = 0;    // wall time of the epoch
+  double fraction = 1;   // < 1 for a last, partial epoch (iteration-level stops)
+  std::optional<double> loss;
+  std::optional<double> metric;
+};
+
+struct ModelRecord {
+  std::string workload;
+  int resolution = 1;
+  int gpus = 1;
+  int local_batch = 1;
+  int64_t params = 0;
+  double memory_bytes = 0;
+  double memory_capacity_bytes = 0;
+  bool memory_fits = true;
+};
+
+struct StageRecord {
+  std::string name;
+  std::vector<ModelRecord> models;
+  int gpus = 1;
+  int global_batch = 1;
+  int64_t iterations_per_epoch = 0;
+  int64_t iterations = 0;
+  double epochs = 0;
+  std::optional<double> switch_epoch;  // what the switch rule chose, when the stage has one
+  std::string stop_reason;
+  std::string allreduce_algorithm;
+  std::vector<EpochRecord> per_epoch;
+  double io_s = 0, comm_s = 0, compute_s = 0, time_s = 0;
+};
+
+struct RecordTotals {
+  double time_to_target_s = 0;
+  double gpu_hours = 0;
+  double io_s = 0, comm_s = 0, compute_s = 0;
+  double epochs = 0;
+  bool reached_target = false;
+};
+
+struct Record {
+  std::string schema = "mrplan.record/1";
+  std::string source = "predicted";  // predicted | measured
+  std::string plan;
+  std::string workload;
+  std::string machine;
+  std::string method;
+  std::string target_metric;
+  double target_value = 0;
+  std::vector<StageRecord> stages;
+  RecordTotals totals;
+  std::vector<std::string> warnings;
+};
+
+std::string record_to_json(const Record& record, int indent = 2);
+// Refuses missing fields, wrong types, NaN and negative times, naming the file and field.
+Record record_from_json(const std::string& text, const std::string& file = "<json>");
+Record load_record_file(const std::string& path);
+
+}  // namespace mrplan

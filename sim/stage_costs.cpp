@@ -1,0 +1,88 @@
+#include "sim/stage_costs.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/allreduce_cost.hpp"
+#include "model/compute_cost.hpp"
+#include "model/io_cost.hpp"
+
+namespace mrplan {
+
+StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string& optimizer, const LayerTable& table,
+                       const MachineProfile& m) {
+  StageCosts c;
+  const bool amp = plan.precision == "amp";
+  c.gpus = run.gpus;
+  const int gpn = std::min(run.gpus, m.gpus_per_node);
+  c.nodes = (run.gpus + m.gpus_per_node - 1) / m.gpus_per_node;
+  c.global_batch = run.gpus * run.local_batch;
+  // drop_last: a partial global batch is not trained (as the reference loaders do)
+  c.iterations_per_epoch = std::max<int64_t>(1, plan.train_samples / c.global_batch);
+  c.params = table.total_params();
+
+  // forward, then backward in reverse layer order with gradient buckets (PyTorch DDP, Li et al. 2020)
+  const auto times = layer_times(table, m.compute, amp);
+  double fwd_s = 0;
+  for (const auto& t : times) fwd_s += t.fwd_s;
+  double bwd_clock = 0, bucket_bytes = 0, comm_free_at = 0, comm_total = 0;
+  int buckets = 0;
+  AllreduceAlgo algo = AllreduceAlgo::ring;
+  auto flush = [&](double ready_at) {
+    if (bucket_bytes <= 0) return;
+    const auto ar = best_allreduce(bucket_bytes, run.gpus, m.gpus_per_node, m.comm);
+    algo = ar.algo;
+    const double start = plan.overlap_comm ? std::max(ready_at, comm_free_at) : comm_free_at;
+    comm_free_at = start + ar.seconds;
+    comm_total += ar.seconds;
+    bucket_bytes = 0;
+    ++buckets;
+  };
+  if (!plan.overlap_comm) comm_free_at = 0;
+  for (size_t i = times.size(); i-- > 0;) {
+    bwd_clock += times[i].bwd_s;
+    bucket_bytes += static_cast<double>(table.layers[i].params) * 4.0;  // fp32 gradients
+    if (bucket_bytes >= plan.bucket_bytes) flush(bwd_clock);
+  }
+  flush(bwd_clock);
+  const double bwd_s = bwd_clock;
+  c.comm_total_iter_s = run.gpus > 1 ? comm_total : 0.0;
+  c.comm_exposed_iter_s = run.gpus > 1 ? (plan.overlap_comm ? std::max(0.0, comm_free_at - bwd_s) : comm_total) : 0.0;
+  c.buckets = buckets;
+  c.allreduce_algorithm = run.gpus > 1 ? to_string(algo) : "none";
+  const double opt_s = optimizer_step_s(m.compute, c.params, 8.0 + optimizer_state_bytes_per_param(optimizer) * 2.0);
+  c.compute_iter_s = fwd_s + bwd_s + opt_s;
+
+  // input pipeline: a prefetcher overlaps producing batch i+1 with training on batch i; what it
+  // cannot hide is the first batch of each epoch plus any per-batch excess over the step time.
+  IoJob job;
+  job.sample_bytes = table.sample_bytes_on_disk + table.label_bytes_on_disk;
+  job.device_bytes = static_cast<double>(table.input_shape.empty() ? 0 : [&] {
+    int64_t p = 1;
+    for (auto v : table.input_shape) p *= v;
+    return p;
+  }()) * 4.0;
+  job.local_batch = run.local_batch;
+  job.ranks_on_node = gpn;
+  job.nodes = c.nodes;
+  job.dataset_bytes = job.sample_bytes * static_cast<double>(plan.train_samples);
+  job.staged_to_nvme = plan.staged_to_nvme;
+  const double step_s = c.compute_iter_s + c.comm_exposed_iter_s;
+  auto epoch_cost = [&](int epoch) {
+    const auto io = io_per_iteration(m, job, tier_for_epoch(m, job, epoch));
+    const double sync_s = plan.h2d_overlapped ? 0.0 : io.h2d_s;  // paid inside every step
+    const double produce_s = io.read_s + io.decode_s + (plan.h2d_overlapped ? io.h2d_s : 0.0);
+    const double iters = static_cast<double>(c.iterations_per_epoch);
+    EpochCost e;
+    e.compute_s = c.compute_iter_s * iters;
+    e.comm_s = c.comm_exposed_iter_s * iters;
+    e.io_s = produce_s + std::max(0.0, produce_s - step_s) * (iters - 1) + sync_s * iters;
+    return e;
+  };
+  c.first_epoch = epoch_cost(0);
+  c.later_epoch = epoch_cost(1);
+  c.memory = estimate_memory(table, optimizer, amp, m.gpu_memory_bytes);
+  return c;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,40 @@
+#pragma once
+// Per-iteration and per-epoch cost of one stage: the timeline of one iteration (input pipeline,
+// forward, backward with bucketed allreduce, optimizer) summed over an epoch.
+#include <string>
+
+#include "model/layer_table.hpp"
+#include "model/machine_profile.hpp"
+#include "model/memory_fit.hpp"
+#include "model/plan.hpp"
+
+namespace mrplan {
+
+struct EpochCost {
+  double io_s = 0;       // exposed input pipeline time
+  double comm_s = 0;     // exposed allreduce time
+  double compute_s = 0;  // forward + backward + optimizer
+  double epoch_s() const { return io_s + comm_s + compute_s; }
+};
+
+struct StageCosts {
+  int gpus = 1;
+  int nodes = 1;
+  int global_batch = 1;
+  int64_t iterations_per_epoch = 0;
+  double compute_iter_s = 0;
+  double comm_total_iter_s = 0;    // all buckets, overlapped or not
+  double comm_exposed_iter_s = 0;  // what backward did not hide
+  int buckets = 0;
+  std::string allreduce_algorithm;
+  EpochCost first_epoch;   // reads from the parallel file system
+  EpochCost later_epoch;   // reads from whatever tier holds the data after the first pass
+  int64_t params = 0;
+  MemoryEstimate memory;
+};
+
+// Timeline of one iteration for `table` (resolved at the local batch) on `gpus` GPUs.
+StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string& optimizer, const LayerTable& table,
+                       const MachineProfile& machine);
+
+}  // namespace mrplan
