@@ -1,0 +1,83 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "cli/commands.hpp"
+#include "cli/inputs.hpp"
+#include "cli/text_table.hpp"
+#include "model/errors.hpp"
+#include "model/record.hpp"
+#include "sim/simulate.hpp"
+#include "sim/sweep.hpp"
+
+namespace mrplan {
+
+namespace {
+
+std::string f2(double v) { return fmt::format("{:.2f}", v); }
+
+void print_record(const Record& r, bool per_epoch) {
+  fmt::print("plan {}: {} of {} on {} (target {} {})\n\n", r.plan, r.method, r.workload, r.machine, r.target_metric,
+             r.target_value);
+  TextTable t({"stage", "res", "gpus", "local", "global", "iters/ep", "epochs", "rule switch", "io_s/ep", "comm_s/ep",
+               "compute_s/ep", "epoch_s", "stage_s", "GB/GPU", "allreduce"});
+  for (const auto& s : r.stages) {
+    const auto& m = s.models.front();
+    const double n = std::max(s.epochs, 1e-12);
+    t.add({s.name, std::to_string(m.resolution), std::to_string(s.gpus), std::to_string(m.local_batch),
+           std::to_string(s.global_batch), std::to_string(s.iterations_per_epoch), fmt::format("{:.4g}", s.epochs),
+           s.switch_epoch ? fmt::format("{:.4g}", *s.switch_epoch) : "-", f2(s.io_s / n), f2(s.comm_s / n),
+           f2(s.compute_s / n), f2(s.time_s / n), f2(s.time_s),
+           fmt::format("{:.1f}/{:.0f}{}", m.memory_bytes / 1e9, m.memory_capacity_bytes / 1e9, m.memory_fits ? "" : " !"),
+           s.allreduce_algorithm});
+  }
+  fmt::print("{}", t.str());
+  if (per_epoch) {
+    for (const auto& s : r.stages) {
+      fmt::print("\nstage {} per epoch:\n", s.name);
+      TextTable e({"epoch", "io_s", "comm_s", "compute_s", "epoch_s", "loss", "metric"});
+      for (const auto& x : s.per_epoch)
+        e.add({x.fraction < 1 ? fmt::format("{} ({:.2f})", x.epoch, x.fraction) : std::to_string(x.epoch), f2(x.io_s),
+               f2(x.comm_s), f2(x.compute_s), f2(x.epoch_s), x.loss ? fmt::format("{:.5g}", *x.loss) : "-",
+               x.metric ? fmt::format("{:.5g}", *x.metric) : "-"});
+      fmt::print("{}", e.str());
+    }
+  }
+  const auto& T = r.totals;
+  fmt::print("\ntime to target {:.1f} s ({:.2f} h), {:.2f} GPU-hours; exposed I/O {:.1f} s, comm {:.1f} s, compute {:.1f} s{}\n",
+             T.time_to_target_s, T.time_to_target_s / 3600, T.gpu_hours, T.io_s, T.comm_s, T.compute_s,
+             T.reached_target ? "" : "  (target NOT reached)");
+  for (const auto& w : r.warnings) fmt::print("warning: {}\n", w);
+}
+
+}  // namespace
+
+void register_predict(CLI::App& app) {
+  auto* cmd = app.add_subcommand("predict", "Predict one plan: per-stage and per-epoch time breakdown");
+  auto plan = std::make_shared<std::string>();
+  auto json = std::make_shared<std::string>();
+  auto machine = std::make_shared<std::string>();
+  auto gpus = std::make_shared<int>(0);
+  auto per_epoch = std::make_shared<bool>(false);
+  cmd->add_option("plan", *plan, "plan YAML file or built-in APP@MACHINE (e.g. cosmoflow-mrt@summit)")->required();
+  cmd->add_option("--json", *json, "write the predicted Record as JSON here");
+  cmd->add_option("--machine", *machine, "override the plan's machine (built-in name or profile YAML)");
+  cmd->add_option("--gpus", *gpus, "move every stage to this many GPUs, keeping the global batch");
+  cmd->add_flag("--epochs", *per_epoch, "also print every epoch");
+  cmd->callback([=] {
+    Plan p = load_plan(*plan);
+    if (*gpus > 0) p = plan_at_gpus(p, *gpus, true);
+    const auto m = machine_for(p, *machine);
+    const auto r = simulate(p, m);
+    print_record(r, *per_epoch);
+    if (!json->empty()) {
+      std::ofstream out(*json);
+      if (!out) fail_input(*json, "", "cannot write the record file");
+      out << record_to_json(r);
+      fmt::print("wrote {}\n", *json);
+    }
+  });
+}
+
+}  // namespace mrplan

@@ -1,0 +1,80 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "calibrate/paper_calibration.hpp"
+#include "cli/commands.hpp"
+#include "cli/inputs.hpp"
+#include "cli/text_table.hpp"
+#include "model/compute_cost.hpp"
+#include "model/layer_table.hpp"
+#include "model/plan_yaml.hpp"
+#include "model/profile_yaml.hpp"
+#include "model/workload_yaml.hpp"
+#include "sim/simulate.hpp"
+
+namespace mrplan {
+
+namespace {
+
+std::string shape(const std::vector<int64_t>& s) {
+  std::string o;
+  for (size_t i = 0; i < s.size(); ++i) o += (i ? "x" : "") + std::to_string(s[i]);
+  return o;
+}
+
+}  // namespace
+
+void register_show(CLI::App& app) {
+  {
+    auto* cmd = app.add_subcommand("plan", "Print a plan (built-in APP@MACHINE or file) as editable YAML");
+    auto name = std::make_shared<std::string>();
+    cmd->add_option("name", *name, "e.g. cosmoflow-mrt@summit, deepcam-baseline@cori-gpu")->required();
+    cmd->callback([name] { fmt::print("{}", plan_to_yaml(load_plan(*name))); });
+  }
+  {
+    auto* cmd = app.add_subcommand("profile", "Print a machine profile (calibrated built-in or file) as editable YAML");
+    auto name = std::make_shared<std::string>();
+    cmd->add_option("name", *name, "summit, cori-gpu, perlmutter or a profile YAML")->required();
+    cmd->callback([name] { fmt::print("{}", profile_to_yaml(resolve_profile(*name))); });
+  }
+  {
+    auto* cmd = app.add_subcommand("workload", "Print a workload's layer table at a resolution and batch");
+    struct Opts {
+      std::string name;
+      int resolution = 1, batch = 1;
+      int64_t size = 0;
+      double width = 1.0;
+      bool yaml = false;
+    };
+    auto o = std::make_shared<Opts>();
+    cmd->add_option("name", o->name, "cosmoflow-mrt, cosmoflow-mlperf, deepcam, neuron-inverter or a workload YAML")->required();
+    cmd->add_option("--resolution", o->resolution, "coarsening factor (1 = original)")->capture_default_str();
+    cmd->add_option("--batch", o->batch, "local batch")->capture_default_str();
+    cmd->add_option("--size", o->size, "dense input size (CPU-sized variants)");
+    cmd->add_option("--width", o->width, "filter-count multiplier")->capture_default_str();
+    cmd->add_flag("--yaml", o->yaml, "print the op list as a workload YAML file instead");
+    cmd->callback([o] {
+      Plan p;
+      p.workload = o->name;
+      p.workload_options = {o->size, o->width};
+      const auto spec = plan_network(p);
+      if (o->yaml) {
+        fmt::print("{}", workload_to_yaml(spec));
+        return;
+      }
+      const auto t = model_run_table(p, spec, ModelRun{o->resolution, 1, o->batch});
+      TextTable tt({"layer", "kind", "in", "out", "params", "fwd GFLOP", "bwd GFLOP", "MB read", "MB written"});
+      for (const auto& l : t.layers)
+        tt.add({l.name, layer_family(l) == "elementwise" ? to_string(l.kind) : layer_family(l), shape(l.in_shape),
+                shape(l.out_shape), std::to_string(l.params), fmt::format("{:.3f}", l.fwd_flops / 1e9),
+                fmt::format("{:.3f}", l.bwd_flops / 1e9), fmt::format("{:.1f}", l.bytes_read / 1e6),
+                fmt::format("{:.1f}", l.bytes_written / 1e6)});
+      fmt::print("{}", tt.str());
+      fmt::print("{}: input {} x batch {}, {} layers, {} parameters, {:.2f} GFLOP forward, {:.2f} GFLOP backward, sample {:.2f} MB on disk\n",
+                 spec.name, shape(t.input_shape), t.batch, t.layers.size(), t.total_params(), t.total_fwd_flops() / 1e9,
+                 t.total_bwd_flops() / 1e9, t.sample_bytes_on_disk / 1e6);
+    });
+  }
+}
+
+}  // namespace mrplan

@@ -1,0 +1,14 @@
+#pragma once
+// One function per subcommand: it declares its options on `app` and sets its callback.
+namespace CLI {
+class App;
+}
+
+namespace mrplan {
+
+void register_predict(CLI::App& app);
+void register_sweep(CLI::App& app);
+void register_show(CLI::App& app);   // plan, profile, workload
+void register_study(CLI::App& app);
+
+}  // namespace mrplan

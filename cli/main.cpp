@@ -1,0 +1,30 @@
+// mrplan: predict, sweep and study multi-resolution training plans.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <exception>
+
+#include "cli/commands.hpp"
+#include "model/errors.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"mrplan: which multi-resolution training plan reaches the target soonest, and why"};
+  app.require_subcommand(1);
+  mrplan::register_predict(app);
+  mrplan::register_sweep(app);
+  mrplan::register_show(app);
+  mrplan::register_study(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const mrplan::InputError& e) {
+    fmt::print(stderr, "mrplan: error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "mrplan: internal error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

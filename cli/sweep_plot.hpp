@@ -1,0 +1,13 @@
+#pragma once
+// gnuplot script for a sweep: time to target vs switch point per GPU count (the rule's choice
+// marked, the baseline dashed) beside stacked I/O / comm / compute bars per method.
+#include <string>
+#include <vector>
+
+#include "sim/sweep.hpp"
+
+namespace mrplan {
+
+std::string sweep_plot_script(const std::vector<SweepPoint>& points, const std::string& title, const std::string& png);
+
+}  // namespace mrplan

@@ -1,0 +1,158 @@
+#include "sim/sweep.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "model/errors.hpp"
+#include "sim/simulate.hpp"
+
+namespace mrplan {
+
+std::vector<double> parse_range(const std::string& text, const std::string& what) {
+  std::vector<double> out;
+  auto num = [&](const std::string& s) {
+    try {
+      size_t used = 0;
+      const double v = std::stod(s, &used);
+      if (used != s.size() || !std::isfinite(v)) throw std::invalid_argument(s);
+      return v;
+    } catch (const std::exception&) {
+      fail_input("command line", what, fmt::format("'{}' is not a number (expected FROM:TO:STEP or A,B,C)", s));
+    }
+  };
+  if (text.find(':') != std::string::npos) {
+    std::vector<std::string> parts;
+    std::stringstream ss(text);
+    for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
+    if (parts.size() != 3) fail_input("command line", what, fmt::format("'{}': expected FROM:TO:STEP", text));
+    const double a = num(parts[0]), b = num(parts[1]), step = num(parts[2]);
+    if (step <= 0 || b < a) fail_input("command line", what, fmt::format("'{}': need FROM <= TO and STEP > 0", text));
+    for (double v = a; v <= b + 1e-9 * step; v += step) out.push_back(v);
+  } else {
+    std::stringstream ss(text);
+    for (std::string p; std::getline(ss, p, ',');) out.push_back(num(p));
+  }
+  if (out.empty()) fail_input("command line", what, "no values given");
+  for (double v : out)
+    if (v <= 0) fail_input("command line", what, fmt::format("values must be positive, got {}", v));
+  return out;
+}
+
+Plan plan_at_gpus(const Plan& plan, int gpus, bool keep_global) {
+  Plan p = plan;
+  for (size_t i = 0; i < p.stages.size(); ++i) {
+    auto& m = p.stages[i].models.front();
+    if (keep_global) {
+      const int global = m.gpus * m.local_batch;
+      if (global % gpus != 0 || global < gpus)
+        fail_input("command line", "--gpus",
+                   fmt::format("stage '{}' has global batch {}, which {} GPUs cannot split evenly (use --keep local)",
+                               p.stages[i].name, global, gpus));
+      m.local_batch = global / gpus;
+    }
+    m.gpus = gpus;
+  }
+  return p;
+}
+
+Plan baseline_of(const Plan& plan) {
+  Plan b = plan;
+  b.method = "baseline";
+  b.stages = {plan.stages.back()};
+  b.stages.front().transfer_from_previous = false;
+  b.stages.front().stop.kind = StopRule::Kind::target;
+  return b;
+}
+
+namespace {
+
+SweepPoint point_from(const PreparedPlan& pp, const std::vector<StageEpochs>& ep, const std::string& method, int gpus) {
+  const auto t = totals(pp, ep);
+  SweepPoint s;
+  s.method = method;
+  s.gpus = gpus;
+  if (pp.plan.method == "mrt") {
+    s.coarse_epochs = ep[0].epochs;
+    s.dense_epochs = ep[1].epochs;
+    s.switch_epoch = ep[0].epochs;
+  } else {
+    s.dense_epochs = ep[0].epochs;
+  }
+  s.time_to_target_s = t.time_s;
+  s.io_s = t.io_s, s.comm_s = t.comm_s, s.compute_s = t.compute_s, s.gpu_hours = t.gpu_hours;
+  s.reached_target = t.reached_target;
+  for (const auto& st : pp.stages) s.fits_memory = s.fits_memory && st.memory.fits;
+  return s;
+}
+
+}  // namespace
+
+std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machine, const SweepSpec& spec,
+                                  unsigned threads, const Progress& progress) {
+  std::vector<int> gpus = spec.gpus;
+  if (gpus.empty()) gpus = {plan.stages.front().gpus()};
+  const bool mrt = plan.method == "mrt";
+  // one task per GPU count and chunk of switch points; each GPU count is prepared once
+  std::vector<PreparedPlan> prepared(gpus.size()), baselines(gpus.size());
+  for (size_t g = 0; g < gpus.size(); ++g) {
+    const Plan p = plan_at_gpus(plan, gpus[g], spec.keep_global_batch);
+    prepared[g] = prepare(p, machine);
+    if (mrt) baselines[g] = prepare(baseline_of(p), machine);
+  }
+  const size_t per_gpu = mrt ? spec.switch_epochs.size() + 2 : 1;
+  const size_t total = gpus.size() * per_gpu;
+  std::vector<SweepPoint> out(total);
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex err_mu;
+  std::exception_ptr error;
+  auto worker = [&] {
+    try {
+      for (size_t k; (k = next.fetch_add(1)) < total;) {
+        const size_t g = k / per_gpu, j = k % per_gpu;
+        const auto& pp = prepared[g];
+        if (!mrt) {
+          out[k] = point_from(pp, stage_epochs(pp), "baseline", gpus[g]);
+        } else if (j == 0) {
+          out[k] = point_from(baselines[g], stage_epochs(baselines[g]), "baseline", gpus[g]);
+        } else if (j == 1) {
+          out[k] = point_from(pp, stage_epochs(pp), "mrt-rule", gpus[g]);
+        } else {
+          out[k] = point_from(pp, stage_epochs(pp, spec.switch_epochs[j - 2]), "mrt", gpus[g]);
+        }
+        const size_t d = ++done;
+        if (progress && (d % 256 == 0 || d == total)) progress(d, total);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(err_mu);
+      if (!error) error = std::current_exception();
+      next = total;
+    }
+  };
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(total)));
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < n; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return out;
+}
+
+std::string sweep_csv(const std::vector<SweepPoint>& pts) {
+  std::string s =
+      "method,gpus,switch_epoch,coarse_epochs,dense_epochs,time_to_target_s,io_s,comm_s,compute_s,gpu_hours,"
+      "reached_target,fits_memory\n";
+  for (const auto& p : pts)
+    s += fmt::format("{},{},{},{:.4g},{:.4g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{}\n", p.method, p.gpus,
+                     p.switch_epoch ? fmt::format("{:.4g}", *p.switch_epoch) : "", p.coarse_epochs, p.dense_epochs,
+                     p.time_to_target_s, p.io_s, p.comm_s, p.compute_s, p.gpu_hours, p.reached_target, p.fits_memory);
+  return s;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,43 @@
+#pragma once
+// What-if sweeps over switch points and GPU counts, spread over threads.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/machine_profile.hpp"
+#include "model/plan.hpp"
+
+namespace mrplan {
+
+struct SweepSpec {
+  std::vector<double> switch_epochs;  // coarse epochs before the switch (MRT plans)
+  std::vector<int> gpus;              // empty: the plan's own GPU count
+  bool keep_global_batch = true;      // false: keep each stage's local batch
+};
+
+struct SweepPoint {
+  std::string method;                 // baseline | mrt | mrt-rule (the switch rule's own choice)
+  int gpus = 0;
+  std::optional<double> switch_epoch;
+  double coarse_epochs = 0, dense_epochs = 0;
+  double time_to_target_s = 0, io_s = 0, comm_s = 0, compute_s = 0, gpu_hours = 0;
+  bool reached_target = true;
+  bool fits_memory = true;
+};
+
+// Parses "10:100:5" (from:to:step, inclusive) or "10,20,30".
+std::vector<double> parse_range(const std::string& text, const std::string& what);
+
+// The plan with every stage moved to `gpus` GPUs, batches adjusted as the spec says.
+Plan plan_at_gpus(const Plan& plan, int gpus, bool keep_global_batch);
+// The dense-only baseline an MRT plan is compared against.
+Plan baseline_of(const Plan& mrt_plan);
+
+using Progress = std::function<void(size_t done, size_t total)>;
+std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machine, const SweepSpec& spec,
+                                  unsigned threads, const Progress& progress = {});
+
+std::string sweep_csv(const std::vector<SweepPoint>& points);
+
+}  // namespace mrplan
