@@ -23,8 +23,12 @@ namespace {
 double paper(const std::string& table, const std::string& machine, int gpus, const std::string& dataset,
              const std::string& quantity) {
   for (const auto& v : mrt_paper_values())
-    if (v.table == table && v.machine == machine && v.gpus == gpus && v.dataset == dataset && v.quantity == quantity)
+    if (v.table == table && v.machine == machine && v.gpus == gpus && v.dataset == dataset && v.quantity == quantity) {
+      // the guard that keeps held-out rows out of every fit
+      if (!v.used_for_calibration())
+        throw std::logic_error(fmt::format("held-out row {} {} {} used for calibration", table, gpus, quantity));
       return v.value;
+    }
   throw std::logic_error(fmt::format("no paper value {} {} {} {} {}", table, machine, gpus, dataset, quantity));
 }
 
@@ -104,7 +108,9 @@ ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<Fitt
   p.overtrain_epochs = coarse_only_e;
   note("overtrain_epochs", coarse_only_e, src + ": coarse-only epochs (its loss stops improving)");
   const double s = app == "deepcam" ? std::ceil(switch_e) : switch_e;
-  p.transfer_efficiency = (1.0 - after_e / dense_e) / coarse_progress(p.coarse_loss, s);
+  // dense epochs after the switch land in the middle of the reported epoch (robust to rounding)
+  const double dense_whole = std::ceil(dense_e - 1e-9);
+  p.transfer_efficiency = (1.0 - (std::ceil(after_e - 1e-9) - 0.5) / dense_whole) / coarse_progress(p.coarse_loss, s);
   note("transfer_efficiency", p.transfer_efficiency, src + ": dense epochs after the switch");
   p.overtrain_penalty = 1.0;
   note("overtrain_penalty", 1.0, "prior: each coarse epoch past the plateau costs one dense epoch (no table gives it)");

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# End-to-end checks of the mrplan command line: outputs exist, errors exit 2 with a message.
+set -euo pipefail
+MRPLAN="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$MRPLAN" predict cosmoflow-mrt@summit --json "$tmp/r.json" > "$tmp/predict.txt"
+grep -q "time to target" "$tmp/predict.txt" || fail "predict prints no total"
+grep -q '"source": "predicted"' "$tmp/r.json" || fail "predict --json wrote no record"
+
+"$MRPLAN" sweep --switch 10:60:10 --gpus 32,64 --csv "$tmp/s.csv" --plot "$tmp/s.png" > "$tmp/sweep.txt" 2>/dev/null
+head -1 "$tmp/s.csv" | grep -q "^method,gpus,switch_epoch,coarse_epochs,dense_epochs,time_to_target_s,io_s,comm_s,compute_s,gpu_hours" \
+  || fail "sweep CSV header"
+[[ $(wc -l < "$tmp/s.csv") -eq 17 ]] || fail "sweep CSV should have 16 rows"
+
+"$MRPLAN" plan deepcam-mrt@cori-gpu > "$tmp/plan.yaml"
+"$MRPLAN" profile perlmutter > "$tmp/profile.yaml"
+grep -q "transferred from cori-gpu" "$tmp/profile.yaml" || fail "perlmutter profile should say where its fits came from"
+sed -i 's/machine: cori-gpu/machine: profile.yaml/' "$tmp/plan.yaml"
+(cd "$tmp" && "$MRPLAN" predict plan.yaml > predict2.txt) || fail "edited plan with a profile file"
+
+"$MRPLAN" workload deepcam --resolution 2 --batch 2 > "$tmp/w.txt"
+grep -q "coarse_output_upsample" "$tmp/w.txt" || fail "coarse deepcam needs its upsample"
+
+"$MRPLAN" study mrt-paper --csv "$tmp/paper.csv" > "$tmp/study.txt"
+head -1 "$tmp/paper.csv" | grep -q "^table,machine,gpus,dataset,quantity,paper,predicted,rel_error,used_for_calibration$" || fail "study CSV header"
+
+expect_error() {  # expect_error "message fragment" args...
+  local want="$1"; shift
+  set +e
+  "$MRPLAN" "$@" > "$tmp/out.txt" 2> "$tmp/err.txt"
+  local rc=$?
+  set -e
+  [[ $rc -eq 2 ]] || fail "mrplan $* exited $rc, expected 2"
+  grep -qF "$want" "$tmp/err.txt" || fail "mrplan $*: expected '$want' in: $(cat "$tmp/err.txt")"
+}
+expect_error "file not found" predict /nonexistent.yaml
+expect_error "neither a plan file nor a built-in plan" predict resnet@summit
+printf 'name: x\nworkload: cosmoflow-mrt\nmachine: summit\ndataset: {train_samples: 100}\ntarget: {metric: m, value: 1}\nstages:\n  - {gpus: 4, local_batch: 2, stop: {target: true}, colour: red}\n' > "$tmp/bad.yaml"
+expect_error "bad.yaml: stages[0].colour: unknown key" predict "$tmp/bad.yaml"
+sed -i 's/, colour: red//; s/gpus: 4/gpus: -4/' "$tmp/bad.yaml"
+expect_error "stages[0].gpus: must be >= 1" predict "$tmp/bad.yaml"
+sed -i 's/per_node_bandwidth_GBps: [0-9.]*/per_node_bandwidth_GBps: -3/' "$tmp/profile.yaml"
+expect_error "io.pfs.per_node_bandwidth_GBps: expected a positive number" predict cosmoflow-mrt@summit --machine "$tmp/profile.yaml"
+expect_error "'x' is not a number" sweep --switch 1,x
+echo "cli: 1 passed, 0 failed"

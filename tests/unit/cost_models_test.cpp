@@ -1,0 +1,94 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model/allreduce_cost.hpp"
+#include "model/builtin_profiles.hpp"
+#include "model/builtin_workloads.hpp"
+#include "model/compute_cost.hpp"
+#include "model/io_cost.hpp"
+#include "model/memory_fit.hpp"
+
+using namespace mrplan;
+
+TEST(Allreduce, RingMatchesClosedForm) {
+  const LinkLevel link{2e-6, 10e9};
+  const double n = 100e6;
+  const int p = 8;
+  // 2(p-1) alpha + 2(p-1)/p * n / B
+  EXPECT_DOUBLE_EQ(ring_allreduce_s(n, p, link), 2.0 * 7 * 2e-6 + 2.0 * 7 / 8 * n / 10e9);
+  EXPECT_DOUBLE_EQ(ring_allreduce_s(n, 1, link), 0.0);
+}
+TEST(Allreduce, TreeMatchesClosedForm) {
+  const LinkLevel link{3e-6, 20e9};
+  EXPECT_DOUBLE_EQ(tree_allreduce_s(1e6, 16, link), 2.0 * 4 * 3e-6 + 2.0 * 1e6 / 20e9);
+}
+TEST(Allreduce, BestIsNoSlowerThanAnyAlgorithm) {
+  CommParams c;
+  c.intra_node = {5e-6, 50e9};
+  c.inter_node = {5e-6, 25e9};
+  for (double n : {8.0, 4e3, 1e6, 25e6, 256e6}) {
+    const auto b = best_allreduce(n, 48, 6, c);
+    EXPECT_LE(b.seconds, ring_allreduce_s(n, 48, c.inter_node) + 1e-15);
+    EXPECT_LE(b.seconds, hierarchical_allreduce_s(n, 8, 6, c.intra_node, c.inter_node) + 1e-15);
+  }
+  // small messages are latency bound: a log-depth algorithm wins
+  EXPECT_NE(best_allreduce(8, 48, 6, c).algo, AllreduceAlgo::ring);
+}
+TEST(Allreduce, BusBandwidthFollowsNcclTests) {
+  // busbw = algbw * 2(p-1)/p
+  EXPECT_DOUBLE_EQ(allreduce_bus_bandwidth(1e9, 0.5, 4), 2e9 * 2 * 3 / 4);
+}
+TEST(Roofline, NeverFasterThanPeakOrBandwidth) {
+  const auto m = builtin_hardware_profile("summit");
+  for (const auto& name : builtin_workload_names()) {
+    const auto spec = builtin_workload(name);
+    for (int factor : {1, 2}) {
+      const auto t = resolve(spec, coarsened_spatial(spec, factor), 4);
+      const auto times = layer_times(t, m.compute, false);
+      for (size_t i = 0; i < t.layers.size(); ++i) {
+        const auto& l = t.layers[i];
+        if (l.kind == OpKind::flatten) continue;
+        EXPECT_GE(times[i].fwd_s, l.fwd_flops / m.compute.peak_fp32_flops) << name << " " << l.name;
+        EXPECT_GE(times[i].fwd_s, (l.bytes_read + l.bytes_written) / m.compute.mem_bandwidth_Bps) << l.name;
+        EXPECT_GE(times[i].bwd_s, l.bwd_flops / m.compute.peak_fp32_flops) << l.name;
+      }
+    }
+  }
+}
+TEST(Roofline, SmallWorkIsLessEfficient) {
+  ComputeParams c;
+  c.efficiency = {{"conv3d", 0.6}};
+  c.half_work_flops = 1e9;
+  EXPECT_NEAR(math_efficiency(c, "conv3d", 1e9), 0.3, 1e-12);  // half of peak at w = w_half
+  EXPECT_LT(math_efficiency(c, "conv3d", 1e7), math_efficiency(c, "conv3d", 1e11));
+  // a family with no fitted value takes the mean of the known ones
+  EXPECT_NEAR(math_efficiency(c, "linear", 1e9), 0.3, 1e-12);
+}
+TEST(Memory, ClosedFormForAdam) {
+  const auto spec = builtin_workload("neuron-inverter");
+  const auto t = resolve(spec, spec.input_spatial, 16);
+  const auto m = estimate_memory(t, "adam", false, 16e9);
+  const double p = static_cast<double>(t.total_params());
+  EXPECT_DOUBLE_EQ(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes, p * (4 + 4 + 8));
+  EXPECT_DOUBLE_EQ(m.activations_bytes, t.activation_bytes());
+  EXPECT_TRUE(m.fits);
+  EXPECT_FALSE(estimate_memory(t, "adam", false, 1e6).fits);
+}
+TEST(Io, CacheAfterFirstEpochWhenShareFits) {
+  auto m = builtin_hardware_profile("summit");
+  IoJob job;
+  job.sample_bytes = 16e6;
+  job.local_batch = 8;
+  job.ranks_on_node = 6;
+  job.nodes = 6;
+  job.dataset_bytes = 8192 * 16e6;  // 131 GB over 6 nodes fits in 512 GB x 0.5
+  EXPECT_EQ(tier_for_epoch(m, job, 0), IoTierKind::pfs);
+  EXPECT_EQ(tier_for_epoch(m, job, 1), IoTierKind::host_cache);
+  job.nodes = 1;
+  job.dataset_bytes = 1e12;
+  EXPECT_EQ(tier_for_epoch(m, job, 1), IoTierKind::pfs);
+  // PFS read: latency per file + bytes over the node's share of bandwidth
+  const auto it = io_per_iteration(m, job, IoTierKind::pfs);
+  EXPECT_NEAR(it.read_s, 8 * m.io.pfs.per_file_latency_s + 8 * 16e6 / (25e9 / 6), 1e-12);
+}

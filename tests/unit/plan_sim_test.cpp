@@ -1,0 +1,189 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "calibrate/paper_calibration.hpp"
+#include "model/errors.hpp"
+#include "model/plan_yaml.hpp"
+#include "model/profile_yaml.hpp"
+#include "model/record.hpp"
+#include "sim/builtin_plans.hpp"
+#include "sim/simulate.hpp"
+#include "sim/sweep.hpp"
+
+using namespace mrplan;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+const char* kPlan = R"(name: test
+workload: cosmoflow-mrt
+machine: summit
+method: mrt
+dataset: {train_samples: 8192}
+target: {metric: val_mse, value: 0.0025}
+stages:
+  - {name: coarse, resolution: 2, gpus: 32, local_batch: 8, stop: {switch_rule: {patience: 5, epsilon: 0.001}}}
+  - {name: dense, resolution: 1, gpus: 32, local_batch: 8, stop: {target: true}}
+)";
+
+}  // namespace
+
+TEST(Plan, YamlRoundTrip) {
+  const Plan a = plan_from_yaml_text(kPlan, "p.yaml");
+  const Plan b = plan_from_yaml_text(plan_to_yaml(a), "again.yaml");
+  EXPECT_EQ(plan_to_yaml(a), plan_to_yaml(b));
+  ASSERT_EQ(b.stages.size(), 2u);
+  EXPECT_EQ(b.stages[0].stop.kind, StopRule::Kind::switch_rule);
+  EXPECT_EQ(b.stages[0].stop.rule.patience, 5);
+  EXPECT_EQ(b.stages[1].global_batch(), 256);
+}
+
+TEST(Plan, BuiltinPlansRoundTripAndPredict) {
+  for (const auto& app : builtin_plan_names())
+    for (const auto& m : {"summit", "cori-gpu", "perlmutter"}) {
+      const Plan p = builtin_plan(std::string(app) + "@" + m);
+      const Plan q = plan_from_yaml_text(plan_to_yaml(p), "x.yaml");
+      const auto r1 = simulate(p, calibrated_builtin_profile(m));
+      const auto r2 = simulate(q, calibrated_builtin_profile(m));
+      EXPECT_NEAR(r1.totals.time_to_target_s, r2.totals.time_to_target_s, 1e-9 * r1.totals.time_to_target_s) << app << m;
+      EXPECT_GT(r1.totals.time_to_target_s, 0) << app << m;
+    }
+}
+
+TEST(Record, PredictionRoundTripsThroughJson) {
+  const auto r = simulate(plan_from_yaml_text(kPlan, "p.yaml"), calibrated_builtin_profile("summit"));
+  const auto back = record_from_json(record_to_json(r), "r.json");
+  EXPECT_EQ(record_to_json(back), record_to_json(r));
+  ASSERT_EQ(back.stages.size(), 2u);
+  EXPECT_EQ(back.source, "predicted");
+  EXPECT_TRUE(back.stages[0].switch_epoch.has_value());
+  double sum = 0;
+  for (const auto& s : back.stages) sum += s.time_s;
+  EXPECT_NEAR(sum, back.totals.time_to_target_s, 1e-9 * sum);
+}
+
+TEST(Record, BadMeasurementFilesAreRefused) {
+  const auto good = record_to_json(simulate(plan_from_yaml_text(kPlan, "p.yaml"), calibrated_builtin_profile("summit")));
+  auto broken = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const auto pos = s.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    s.replace(pos, from.size(), to);
+    return error_of([&] { record_from_json(s, "m.json"); });
+  };
+  EXPECT_NE(broken("\"time_to_target_s\"", "\"time_to_target\"").find("m.json: totals.time_to_target_s: missing required field"), std::string::npos);
+  const auto neg = broken("\"compute_s\": ", "\"compute_s\": -");
+  EXPECT_NE(neg.find("a time cannot be negative"), std::string::npos) << neg;
+  EXPECT_NE(error_of([] { record_from_json("{\"schema\": \"mrplan.record/1\", \"source\": \"measured\", \"plan\": \"x\"", "t.json"); })
+                .find("t.json: not valid JSON"),
+            std::string::npos);
+  // nlohmann writes NaN as null; a null where a time is required is refused
+  EXPECT_NE(broken("\"io_s\": ", "\"io_s\": null, \"x\": ").find("expected a number"), std::string::npos);
+}
+
+TEST(Plan, BadInputsGiveOneClearMessage) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string s = kPlan;
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("method: mrt", "method: mrt\ncolour: red"), "p.yaml"); }),
+            "p.yaml: colour: unknown key (expected one of: name, workload, workload_options, machine, method, precision, "
+            "dataset, target, comm, io, stages)");
+  EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("gpus: 32, local_batch: 8, stop: {t", "gpus: many, local_batch: 8, stop: {t"), "p.yaml"); }),
+            "p.yaml: stages[1].gpus: expected an integer");
+  EXPECT_NE(error_of([&] { plan_from_yaml_text(with("local_batch: 8, stop: {s", "global_batch: 16, stop: {s"), "p.yaml"); })
+                .find("global batch 16 is smaller than the 32 GPUs"),
+            std::string::npos);
+  EXPECT_EQ(error_of([] { load_plan_file("/nonexistent/plan.yaml"); }), "/nonexistent/plan.yaml: file not found");
+  // GPUs not a multiple of GPUs per node, when the machine allocates whole nodes
+  auto m = calibrated_builtin_profile("summit");
+  m.whole_nodes = true;
+  EXPECT_NE(error_of([&] { prepare(plan_from_yaml_text(kPlan, "p.yaml"), m); })
+                .find("p.yaml: stages[0].gpus: 32 GPUs is not a multiple of the 6 GPUs per node"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { prepare(plan_from_yaml_text(with("workload: cosmoflow-mrt", "workload: resnet"), "p.yaml"),
+                                   calibrated_builtin_profile("summit")); })
+                .find("p.yaml: workload: "),
+            std::string::npos);
+}
+
+TEST(Profile, YamlRoundTripAndBadValues) {
+  const auto& m = calibrated_builtin_profile("summit");
+  const auto back = profile_from_yaml_text(profile_to_yaml(m), "s.yaml");
+  EXPECT_EQ(profile_to_yaml(back), profile_to_yaml(profile_from_yaml_text(profile_to_yaml(back), "s2.yaml")));
+  const Plan p = builtin_plan("cosmoflow-mrt@summit");
+  EXPECT_NEAR(simulate(p, m).totals.time_to_target_s, simulate(p, back).totals.time_to_target_s,
+              1e-6 * simulate(p, m).totals.time_to_target_s);
+  std::string y = profile_to_yaml(m);
+  const std::string key = "per_node_bandwidth_GBps: ";
+  y.insert(y.find(key) + key.size(), "-");
+  EXPECT_NE(error_of([&] { profile_from_yaml_text(y, "s.yaml"); }).find("s.yaml: io.pfs.per_node_bandwidth_GBps: expected a positive number"),
+            std::string::npos);
+}
+
+TEST(Simulator, SwitchRuleAndTransferReproduceTheCalibrationRow) {
+  // Table I: 55 coarse + 54 dense epochs; the rule's switch is what the record reports
+  const auto r = simulate(builtin_plan("cosmoflow-mrt@summit"), calibrated_builtin_profile("summit"));
+  ASSERT_EQ(r.stages.size(), 2u);
+  EXPECT_DOUBLE_EQ(*r.stages[0].switch_epoch, 55);
+  EXPECT_DOUBLE_EQ(r.stages[1].epochs, 54);
+  EXPECT_TRUE(r.totals.reached_target);
+}
+
+TEST(Simulator, FewerIterationsMeanFewerSynchronisations) {
+  // Table VII's remark: a larger local batch -> fewer allreduces per epoch -> less comm per epoch
+  const auto& m = calibrated_builtin_profile("summit");
+  Plan small = builtin_plan("deepcam-coarse@summit");
+  Plan big = small;
+  small.stages[0].models[0].local_batch = 2;
+  const auto a = prepare(small, m), b = prepare(big, m);
+  EXPECT_GT(a.stages[0].iterations_per_epoch, b.stages[0].iterations_per_epoch);
+  EXPECT_GT(a.stages[0].first_epoch.comm_s, b.stages[0].first_epoch.comm_s);
+}
+
+TEST(Simulator, SmallLocalBatchOnCoarseDataWastesTheGpu) {
+  // MRT IV-C: compute per sample is worse at a small local batch on coarse data (from the curve)
+  const auto& m = calibrated_builtin_profile("summit");
+  Plan p = builtin_plan("deepcam-coarse@summit");
+  auto per_sample = [&](int local) {
+    p.stages[0].models[0].local_batch = local;
+    const auto pp = prepare(p, m);
+    return pp.stages[0].compute_iter_s / local;
+  };
+  EXPECT_GT(per_sample(2), 1.05 * per_sample(8));
+}
+
+TEST(Sweep, RulePointEqualsPredictAndForcedPointsVary) {
+  const auto& m = calibrated_builtin_profile("summit");
+  const Plan p = builtin_plan("cosmoflow-mrt@summit");
+  SweepSpec spec;
+  spec.switch_epochs = parse_range("10:90:10", "--switch");
+  spec.gpus = {32, 64};
+  const auto pts = run_sweep(p, m, spec, 2);
+  ASSERT_EQ(pts.size(), 2u * (9 + 2));
+  const auto r = simulate(p, m);
+  bool seen = false;
+  for (const auto& x : pts)
+    if (x.method == "mrt-rule" && x.gpus == 32) {
+      EXPECT_NEAR(x.time_to_target_s, r.totals.time_to_target_s, 1e-9 * x.time_to_target_s);
+      seen = true;
+    }
+  EXPECT_TRUE(seen);
+  EXPECT_EQ(sweep_csv(pts).rfind(
+                "method,gpus,switch_epoch,coarse_epochs,dense_epochs,time_to_target_s,io_s,comm_s,compute_s,gpu_hours,", 0),
+            0u);
+  EXPECT_EQ(error_of([] { parse_range("10:5:1", "--switch"); }), "command line: --switch: '10:5:1': need FROM <= TO and STEP > 0");
+  EXPECT_NE(error_of([&] { plan_at_gpus(p, 48, true); }).find("cannot split evenly"), std::string::npos);
+}
