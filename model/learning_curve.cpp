@@ -13,6 +13,21 @@ double curve_value(const LearningCurve& c, double e) {
 
 std::optional<int> epochs_to_reach(const LearningCurve& c, double target, int max_epochs) {
   const bool falling = c.amplitude >= 0;
+  auto reached = [&](double e) {
+    const double v = curve_value(c, e);
+    return falling ? v <= target : v >= target;
+  };
+  // both forms are monotone: invert them in closed form, then settle the rounding by evaluation
+  const double ratio = (target - c.floor) / c.amplitude;
+  if (c.amplitude != 0 && ratio > 0 && ratio < 1) {
+    const double exact = c.form == "power" ? std::pow(ratio, -1.0 / c.scale) - 1.0 : -c.scale * std::log(ratio);
+    int e = std::max(1, static_cast<int>(std::ceil(exact)));
+    while (e > 1 && reached(e - 1)) --e;
+    while (e <= max_epochs && !reached(e)) ++e;
+    if (e <= max_epochs) return e;
+    return std::nullopt;
+  }
+  if (ratio <= 0) return reached(1) ? std::optional<int>(1) : std::nullopt;
   for (int e = 1; e <= max_epochs; ++e) {
     const double v = curve_value(c, e);
     if (falling ? v <= target : v >= target) return e;
@@ -36,6 +51,23 @@ std::optional<double> predicted_switch_epoch(const LearningCurve& loss, const Sw
                                              double window_epochs, double max_epochs) {
   if (window_epochs <= 0) throw std::invalid_argument("switch rule window must be positive");
   const int n = static_cast<int>(std::floor(max_epochs / window_epochs));
+  if (rule.patience < 1) throw std::invalid_argument("switch rule patience must be >= 1");
+  if (loss.amplitude >= 0) {
+    // A falling curve is its own running minimum and its reduction over the last T samples,
+    // c(i-T) - c(i), only shrinks with i (both forms): the first i where it drops below epsilon
+    // is found by bisection — the same answer as the scan below, in log(n) evaluations.
+    auto below = [&](int i) {
+      return curve_value(loss, (i - rule.patience) * window_epochs) - curve_value(loss, i * window_epochs) < rule.epsilon;
+    };
+    int lo = rule.patience + 1, hi = n;
+    if (lo > n || !below(hi)) return std::nullopt;
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (below(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo * window_epochs;
+  }
   std::vector<double> samples;
   samples.reserve(n);
   for (int i = 1; i <= n; ++i) samples.push_back(curve_value(loss, i * window_epochs));

@@ -31,7 +31,7 @@ PreparedPlan prepare(const Plan& plan, const MachineProfile& machine);
 struct StageEpochs {
   double epochs = 0;
   std::optional<double> switch_epoch;  // the switch rule's own choice, when the stage has one
-  std::string stop_reason;
+  const char* stop_reason = "";  // static text: sweeps evaluate millions of these
   bool reached_target = true;
   double metric_offset_epochs = 0;  // dense-equivalent epochs already gained (after a transfer)
 };

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test: the default build (unit + CLI tests)
+# and the debug-asan build (unit tests under AddressSanitizer + UndefinedBehaviorSanitizer).
+set -euo pipefail
+cd "$(dirname "$0")"
+scripts/setup.sh
+jobs=$(nproc)
+cmake --preset default > /dev/null
+cmake --build --preset default -- -j"$jobs"
+ctest --preset default -j"$jobs"
+cmake --preset debug-asan > /dev/null
+cmake --build --preset debug-asan -- -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset debug-asan -j"$jobs"
