@@ -63,6 +63,7 @@ ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<Fitt
   };
   const double N = static_cast<double>(setup.train_samples);
   double dense_e, coarse_only_e, switch_e, after_e, window;
+  double granule = 1.0;  // how finely the paper could notice the target: one validation interval
   SwitchRule rule;
   double target;
   if (app == "cosmoflow") {
@@ -92,14 +93,18 @@ ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<Fitt
     target = 0.82;
     p.dense_metric = {"exp", target + 0.01, -(target + 0.01), 1};
     note("dense_metric.floor", p.dense_metric.floor, "prior: IoU asymptote just above the MLPerf target");
-    p.coarse_loss = {"exp", 0.0, std::log(3.0), 1};  // weighted cross-entropy of 3 classes at chance
-    note("coarse_loss.amplitude", p.coarse_loss.amplitude, "prior: cross-entropy at chance, ln 3");
+    // weighted cross-entropy of 3 classes: ln 3 at chance, converging to a tenth of it
+    p.coarse_loss = {"exp", 0.1 * std::log(3.0), 0.9 * std::log(3.0), 1};
+    note("coarse_loss.amplitude", p.coarse_loss.amplitude, "prior: cross-entropy at chance (ln 3) minus the floor");
+    note("coarse_loss.floor", p.coarse_loss.floor, "prior: a tenth of the loss at chance");
     p.reference_global_batch = dense_b;
+    granule = 100 * dense_b / N;  // validation every 100 iterations (MRT Fig. 4)
     // the paper switches at the end of the epoch in which the rule fires: aim inside that epoch
     switch_e = std::ceil(switch_e - 1e-9) - 0.5;
   }
-  // dense curve: reaches the target in the middle of the reported epoch
-  p.dense_metric.scale = (dense_e - 0.5) / std::log(p.dense_metric.amplitude / (target - p.dense_metric.floor));
+  // aim half a validation interval before the reported count, so rounding up lands on it
+  auto aim = [&](double x) { return std::ceil(x / granule - 1e-9) * granule - 0.5 * granule; };
+  p.dense_metric.scale = aim(dense_e) / std::log(p.dense_metric.amplitude / (target - p.dense_metric.floor));
   note("dense_metric.scale", p.dense_metric.scale, src + ": dense epochs to target");
   p.coarse_loss.scale = tau_for_switch(p.coarse_loss, rule, window, switch_e);
   note("coarse_loss.scale", p.coarse_loss.scale, src + ": switch epoch of the rule in the MRT row");
@@ -108,9 +113,7 @@ ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<Fitt
   p.overtrain_epochs = coarse_only_e;
   note("overtrain_epochs", coarse_only_e, src + ": coarse-only epochs (its loss stops improving)");
   const double s = app == "deepcam" ? std::ceil(switch_e) : switch_e;
-  // dense epochs after the switch land in the middle of the reported epoch (robust to rounding)
-  const double dense_whole = std::ceil(dense_e - 1e-9);
-  p.transfer_efficiency = (1.0 - (std::ceil(after_e - 1e-9) - 0.5) / dense_whole) / coarse_progress(p.coarse_loss, s);
+  p.transfer_efficiency = (1.0 - aim(after_e) / aim(dense_e)) / coarse_progress(p.coarse_loss, s);
   note("transfer_efficiency", p.transfer_efficiency, src + ": dense epochs after the switch");
   p.overtrain_penalty = 1.0;
   note("overtrain_penalty", 1.0, "prior: each coarse epoch past the plateau costs one dense epoch (no table gives it)");

@@ -11,6 +11,14 @@ double curve_value(const LearningCurve& c, double e) {
   return c.floor + c.amplitude * std::exp(-e / c.scale);
 }
 
+std::optional<double> crossing_epoch(const LearningCurve& c, double target) {
+  if (c.amplitude == 0) return std::nullopt;
+  const double ratio = (target - c.floor) / c.amplitude;
+  if (ratio >= 1) return 0.0;
+  if (ratio <= 0) return std::nullopt;
+  return c.form == "power" ? std::pow(ratio, -1.0 / c.scale) - 1.0 : -c.scale * std::log(ratio);
+}
+
 std::optional<int> epochs_to_reach(const LearningCurve& c, double target, int max_epochs) {
   const bool falling = c.amplitude >= 0;
   auto reached = [&](double e) {
@@ -79,6 +87,8 @@ std::optional<double> predicted_switch_epoch(const LearningCurve& loss, const Sw
 double coarse_progress(const LearningCurve& loss, double s) {
   const double start = curve_value(loss, 0), end = loss.floor;
   if (start == end) return 1.0;
+  if (end > 0 && start > end)  // orders of magnitude of loss reduction made, of those attainable
+    return std::clamp(std::log(start / curve_value(loss, s)) / std::log(start / end), 0.0, 1.0);
   return std::clamp((start - curve_value(loss, s)) / (start - end), 0.0, 1.0);
 }
 

@@ -10,6 +10,9 @@ namespace mrplan {
 // Value of the curve after `epochs` epochs (fractional epochs allowed).
 double curve_value(const LearningCurve& c, double epochs);
 
+// Where a monotone curve crosses `target` (fractional epochs); nullopt if it never does.
+std::optional<double> crossing_epoch(const LearningCurve& c, double target);
+
 // First whole epoch (1-based) at which the curve reaches `target` (<= when the curve falls,
 // >= when it rises); nullopt if it never does within max_epochs.
 std::optional<int> epochs_to_reach(const LearningCurve& c, double target, int max_epochs);
@@ -27,7 +30,10 @@ std::optional<int> switch_epoch(const std::vector<double>& loss_per_epoch, const
 std::optional<double> predicted_switch_epoch(const LearningCurve& loss, const SwitchRule& rule,
                                              double window_epochs, double max_epochs);
 
-// Fraction of the coarse model's attainable progress made after s epochs (0..1).
+// Fraction of the coarse model's attainable progress made after s epochs (0..1), counted in
+// orders of magnitude of loss reduction, ln(L0/L(s)) / ln(L0/L_floor), when the floor is positive
+// (else linearly). Late, small absolute gains still count: they are what Fig. 6b's optimum at
+// the rule's switch point needs.
 double coarse_progress(const LearningCurve& loss, double s);
 
 // Dense epochs still needed after s coarse epochs (U-shape of MRT Fig. 6b/7b):

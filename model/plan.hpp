@@ -24,6 +24,7 @@ struct StopRule {
   double epochs = 0;         // Kind::epochs
   SwitchRule rule;           // Kind::switch_rule
   int window_iterations = 0; // 0: the rule looks at epochs; > 0: at windows of this many iterations
+  int eval_iterations = 0;   // Kind::target: validate every this many iterations (0: every epoch)
   int max_epochs = 1000;
 };
 const char* to_string(StopRule::Kind k);

@@ -60,12 +60,14 @@ Stage read_stage(const YamlFields& f, size_t index) {
   s.learning_rate = f.positive("learning_rate", 1e-3);
   s.transfer_from_previous = f.boolean("transfer", true);
   auto st = f.child("stop");
-  st.only({"epochs", "switch_rule", "target", "plateau", "max_epochs"});
+  st.only({"epochs", "switch_rule", "target", "plateau", "max_epochs", "eval_iterations"});
   const int kinds = st.has("epochs") + st.has("switch_rule") + st.has("target") + st.has("plateau");
   if (kinds != 1)
     fail_input(f.file(), st.key_path("<kind>"), "give exactly one of epochs, switch_rule, target: true, plateau: true");
   s.stop.max_epochs = static_cast<int>(st.integer("max_epochs", 1000));
   if (s.stop.max_epochs < 1) fail_input(f.file(), st.key_path("max_epochs"), "must be >= 1");
+  s.stop.eval_iterations = static_cast<int>(st.integer("eval_iterations", 0));
+  if (s.stop.eval_iterations < 0) fail_input(f.file(), st.key_path("eval_iterations"), "must be >= 0");
   if (st.has("epochs")) {
     s.stop.kind = StopRule::Kind::epochs;
     s.stop.epochs = st.positive("epochs");
@@ -208,6 +210,7 @@ std::string plan_to_yaml(const Plan& p) {
       case StopRule::Kind::target: e << YAML::Key << "target" << YAML::Value << true; break;
       case StopRule::Kind::plateau: e << YAML::Key << "plateau" << YAML::Value << true; break;
     }
+    if (s.stop.eval_iterations > 0) e << YAML::Key << "eval_iterations" << YAML::Value << s.stop.eval_iterations;
     e << YAML::Key << "max_epochs" << YAML::Value << s.stop.max_epochs << YAML::EndMap;
     e << YAML::EndMap;
   }

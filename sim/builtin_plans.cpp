@@ -82,6 +82,7 @@ Plan builtin_plan(const std::string& name, int gpus) {
     coarse.stop.kind = StopRule::Kind::switch_rule;
     coarse.stop.rule = {250, 0.001};
     coarse.stop.window_iterations = 1;  // the rule watches the loss every iteration
+    dense.stop.eval_iterations = 100;   // validation every 100 iterations (MRT Fig. 4)
   }
   coarse.stop.max_epochs = 300;
   if (variant == "mrt") {

@@ -125,21 +125,24 @@ std::vector<StageEpochs> stage_epochs(const PreparedPlan& p, std::optional<doubl
         const double scale = epoch_scale_for_batch(cv, costs.global_batch);
         const bool dense = st.model().resolution == 1;
         const auto& curve = dense ? cv.dense_metric : cv.coarse_metric;
-        auto e = epochs_to_reach(curve, plan.target_value, static_cast<int>(max_e / scale) + 1);
-        if (!e) {
+        auto e = crossing_epoch(curve, plan.target_value);
+        if (!e || *e * scale > max_e) {
           se.epochs = max_e;
           se.reached_target = false;
           se.stop_reason = "max_epochs (target not reached)";
           break;
         }
-        double base = *e * scale;
+        double base = std::max(*e, 1e-9) * scale;
         if (mrt && i == 1 && st.transfer_from_previous) {
           const double s = out[0].epochs / epoch_scale_for_batch(cv, p.stages[0].global_batch);
           const double after = dense_epochs_after_transfer(cv, *e, s);
           se.metric_offset_epochs = std::max(0.0, *e - after);
           base = after * scale;
         }
-        se.epochs = std::min(max_e, std::ceil(base - 1e-9));
+        // the target is noticed at the next validation: every epoch, or every eval_iterations
+        const double ipe = static_cast<double>(costs.iterations_per_epoch);
+        const double step = st.stop.eval_iterations > 0 ? st.stop.eval_iterations / ipe : 1.0;
+        se.epochs = std::min(max_e, std::ceil(base / step - 1e-9) * step);
         se.reached_target = base <= max_e;
         se.stop_reason = se.reached_target ? "target reached" : "max_epochs (target not reached)";
         break;
