@@ -161,7 +161,7 @@ MachineProfile fit_paper_machine(MachineProfile m, const std::string& pm) {
   };
   const std::string src = fmt::format("MRT Tables {}/{} calibration rows (CosmoFlow 32 GPUs, DeepCAM 64 GPUs)", tables[row][0], tables[row][1]);
   auto record = [&](const std::string& key, double value, double se_log) {
-    m.fitted.push_back({key, value, std::abs(value) * se_log, src});
+    m.fitted.push_back({key, value, std::abs(value * se_log), src});
   };
   const Eigen::Index n = static_cast<Eigen::Index>(points.size());
 
@@ -223,7 +223,9 @@ MachineProfile fit_paper_machine(MachineProfile m, const std::string& pm) {
     for (Eigen::Index i = 0; i < n; ++i) obs[i] = points[i].io_s / points[i].epoch_s;
     auto apply = [&](MachineProfile& p, const Eigen::VectorXd& x) {
       p.io.pfs.per_file_latency_s = std::exp(x[0]);
-      p.io.host_decode_Bps = std::exp(x[1]);
+      // bounded to 0.1..100 GB/s per rank: where the rows cannot see decoding, the fit rests at
+      // the fast end instead of running off to infinity
+      p.io.host_decode_Bps = std::exp(std::log(0.1e9) + std::log(1000.0) * logistic(x[1]));
       p.io.host_to_device_efficiency = logistic(x[2]);
     };
     auto res = [&](const Eigen::VectorXd& x) {
@@ -235,11 +237,12 @@ MachineProfile fit_paper_machine(MachineProfile m, const std::string& pm) {
       return r;
     };
     Eigen::VectorXd x0(3);
-    x0 << std::log(1e-3), std::log(2e9), 0.0;
+    x0 << std::log(1e-3), 0.0, 0.0;
     const auto fit = levenberg_marquardt(res, x0, obs);
     apply(m, fit.params);
     record("io.pfs.per_file_latency_ms", m.io.pfs.per_file_latency_s * 1e3, fit.std_errors[0]);
-    record("io.host_decode_GBps", m.io.host_decode_Bps / 1e9, fit.std_errors[1]);
+    const double u = std::log(m.io.host_decode_Bps / 0.1e9) / std::log(1000.0);  // logistic value
+    record("io.host_decode_GBps", m.io.host_decode_Bps / 1e9, fit.std_errors[1] * std::log(1000.0) * u * (1 - u));
     const double e = m.io.host_to_device_efficiency;
     record("io.host_to_device_efficiency", e, fit.std_errors[2] * (1 - e));
   }

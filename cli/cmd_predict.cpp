@@ -60,14 +60,18 @@ void register_predict(CLI::App& app) {
   auto machine = std::make_shared<std::string>();
   auto gpus = std::make_shared<int>(0);
   auto per_epoch = std::make_shared<bool>(false);
+  auto keep = std::make_shared<std::string>("global");
   cmd->add_option("plan", *plan, "plan YAML file or built-in APP@MACHINE (e.g. cosmoflow-mrt@summit)")->required();
   cmd->add_option("--json", *json, "write the predicted Record as JSON here");
   cmd->add_option("--machine", *machine, "override the plan's machine (built-in name or profile YAML)");
-  cmd->add_option("--gpus", *gpus, "move every stage to this many GPUs, keeping the global batch");
+  cmd->add_option("--gpus", *gpus, "move every stage to this many GPUs");
+  cmd->add_option("--keep", *keep, "with --gpus: keep the 'global' or the 'local' batch")
+      ->check(CLI::IsMember({"global", "local"}))
+      ->capture_default_str();
   cmd->add_flag("--epochs", *per_epoch, "also print every epoch");
   cmd->callback([=] {
     Plan p = load_plan(*plan);
-    if (*gpus > 0) p = plan_at_gpus(p, *gpus, true);
+    if (*gpus > 0) p = plan_at_gpus(p, *gpus, *keep == "global");
     const auto m = machine_for(p, *machine);
     const auto r = simulate(p, m);
     print_record(r, *per_epoch);
