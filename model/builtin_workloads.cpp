@@ -93,10 +93,10 @@ NetworkSpec cosmoflow_mrt(const WorkloadOptions& opt) {
   L.simple("flatten", OpKind::flatten);
   L.linear("fc1", 2048);
   L.simple("fc1_relu", OpKind::activation, "relu");
-  L.simple("fc1_dropout", OpKind::dropout);
+  L.simple("fc1_dropout", OpKind::dropout).rate = 0.05;
   L.linear("fc2", 256);
   L.simple("fc2_relu", OpKind::activation, "relu");
-  L.simple("fc2_dropout", OpKind::dropout);
+  L.simple("fc2_dropout", OpKind::dropout).rate = 0.05;
   L.linear("fc3", 4);
   s.ops = std::move(L.ops);
   return s;
@@ -117,14 +117,14 @@ NetworkSpec cosmoflow_mlperf(const WorkloadOptions& opt) {
   for (int i = 0; i < blocks; ++i) {
     const auto n = std::to_string(i + 1);
     L.conv("conv" + n, scaled(filters[i], opt.width), 3, 1, -1, true);
-    L.simple("act" + n, OpKind::activation, "leaky_relu");
+    L.simple("act" + n, OpKind::activation, "leaky_relu").rate = 0.3;
     L.pool("pool" + n, OpKind::max_pool, 2);
   }
   L.simple("flatten", OpKind::flatten);
   L.linear("fc1", 128);
-  L.simple("fc1_act", OpKind::activation, "leaky_relu");
+  L.simple("fc1_act", OpKind::activation, "leaky_relu").rate = 0.3;
   L.linear("fc2", 64);
-  L.simple("fc2_act", OpKind::activation, "leaky_relu");
+  L.simple("fc2_act", OpKind::activation, "leaky_relu").rate = 0.3;
   L.linear("fc3", 4);
   L.simple("output_tanh", OpKind::activation, "tanh");
   s.ops = std::move(L.ops);
@@ -220,7 +220,7 @@ NetworkSpec deepcam(const WorkloadOptions& opt) {
   gap.name = "image_pool", gap.kind = OpKind::global_avg_pool, gap.from = {features};
   L.push(gap);
   L.conv("image_pool.conv", F(256), 1, 1, 0);
-  L.simple("image_pool.affine", OpKind::batch_norm);  // TrainableAffine: 2C params, elementwise
+  L.simple("image_pool.affine", OpKind::affine);
   L.simple("image_pool.relu", OpKind::activation, "relu");
   L.join("image_pool.tile", OpKind::tile, {L.last, branches.front()});
   branches.push_back(L.last);
@@ -281,7 +281,7 @@ NetworkSpec neuron_inverter(const WorkloadOptions& opt) {
     const auto n = fmt::format("fc{}", i + 1);
     L.linear(n, fc[i]);
     L.simple(n + "_relu", OpKind::activation, "relu");
-    L.simple(n + "_dropout", OpKind::dropout);
+    L.simple(n + "_dropout", OpKind::dropout).rate = 0.05;
   }
   L.linear("fc6", 15);
   s.ops = std::move(L.ops);

@@ -124,6 +124,7 @@ struct Builder {
         l.bwd_flops = in_elems;
         break;
       case OpKind::batch_norm:
+      case OpKind::affine:
         l.params = 2 * c_in;
         // normalise + scale + shift per element, statistics pass; backward roughly twice that.
         l.fwd_flops = 4.0 * in_elems;

@@ -16,6 +16,7 @@ enum class OpKind {
   avg_pool,
   global_avg_pool,  // AdaptiveAvgPool to 1 per spatial axis
   batch_norm,
+  affine,      // per-channel scale and shift without statistics (DeepCAM's TrainableAffine)
   activation,  // relu, leaky_relu, tanh, ...: elementwise
   dropout,
   linear,
@@ -42,6 +43,7 @@ struct Op {
   int64_t factor = 1;             // upsample factor
   bool bias = false;
   std::string function;           // activation: relu, leaky_relu, tanh; pooling is in kind
+  double rate = 0;                // dropout probability; leaky_relu negative slope
   bool transfer = true;           // MRT: copied coarse -> dense (false: re-initialised)
 };
 

@@ -151,13 +151,7 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
 }  // namespace
 
 Plan plan_from_yaml_text(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    fail_input(file, fmt::format("line {}", e.mark.line + 1), "not valid YAML: " + e.msg);
-  }
-  return read_plan(root, file);
+  return read_plan(parse_yaml_text(text, file), file);
 }
 
 Plan load_plan_file(const std::string& path) { return read_plan(load_yaml_file(path), path); }

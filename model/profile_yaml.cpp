@@ -125,13 +125,7 @@ void curve_out(YAML::Emitter& e, const char* key, const LearningCurve& c) {
 }  // namespace
 
 MachineProfile profile_from_yaml_text(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    fail_input(file, fmt::format("line {}", e.mark.line + 1), "not valid YAML: " + e.msg);
-  }
-  return read_profile(root, file);
+  return read_profile(parse_yaml_text(text, file), file);
 }
 
 MachineProfile load_profile_file(const std::string& path) { return read_profile(load_yaml_file(path), path); }

@@ -23,6 +23,7 @@ constexpr KindName kKinds[] = {
     {OpKind::avg_pool, "avg_pool"},
     {OpKind::global_avg_pool, "global_avg_pool"},
     {OpKind::batch_norm, "batch_norm"},
+    {OpKind::affine, "affine"},
     {OpKind::activation, "activation"},
     {OpKind::dropout, "dropout"},
     {OpKind::linear, "linear"},
@@ -55,7 +56,7 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
   s.coarse_upsamples_output = top.boolean("coarse_upsamples_output", false);
   for (const auto& o : top.list("ops")) {
     o.only({"name", "kind", "from", "filters", "kernel", "stride", "dilation", "padding", "output_padding",
-            "factor", "bias", "function", "transfer"});
+            "factor", "bias", "function", "rate", "transfer"});
     Op op;
     op.name = o.text("name");
     try {
@@ -74,6 +75,9 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
     op.factor = o.integer("factor", 1);
     op.bias = o.boolean("bias", false);
     op.function = o.text("function", "");
+    op.rate = o.number("rate", 0.0);
+    if (op.rate < 0 || (op.kind == OpKind::dropout && op.rate >= 1))
+      fail_input(file, o.key_path("rate"), "dropout rate must be in [0, 1); slopes must be >= 0");
     op.transfer = o.boolean("transfer", true);
     if (op.kernel < 1 || op.stride < 1 || op.dilation < 1)
       fail_input(file, o.key_path("kernel"), "kernel, stride and dilation must be >= 1");
@@ -99,13 +103,7 @@ OpKind op_kind_from_string(const std::string& name) {
 }
 
 NetworkSpec workload_from_yaml_text(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    fail_input(file, fmt::format("line {}", e.mark.line + 1), "not valid YAML: " + e.msg);
-  }
-  return from_node(root, file);
+  return from_node(parse_yaml_text(text, file), file);
 }
 
 NetworkSpec load_workload_file(const std::string& path) { return from_node(load_yaml_file(path), path); }
@@ -135,6 +133,7 @@ std::string workload_to_yaml(const NetworkSpec& s) {
     if (op.factor != d.factor) e << YAML::Key << "factor" << YAML::Value << op.factor;
     if (op.bias) e << YAML::Key << "bias" << YAML::Value << true;
     if (!op.function.empty()) e << YAML::Key << "function" << YAML::Value << op.function;
+    if (op.rate != d.rate) e << YAML::Key << "rate" << YAML::Value << op.rate;
     if (!op.transfer) e << YAML::Key << "transfer" << YAML::Value << false;
     e << YAML::EndMap;
   }

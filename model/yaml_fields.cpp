@@ -130,6 +130,14 @@ std::vector<std::string> YamlFields::texts(const char* key) const {
   return out;
 }
 
+YAML::Node parse_yaml_text(const std::string& text, const std::string& file) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail_input(file, fmt::format("line {}", e.mark.line + 1), "not valid YAML: " + e.msg);
+  }
+}
+
 YAML::Node load_yaml_file(const std::string& path) {
   if (!std::filesystem::exists(path)) fail_input(path, "", "file not found");
   try {

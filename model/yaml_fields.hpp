@@ -47,5 +47,7 @@ class YamlFields {
 
 // Loads a YAML file; a missing or malformed file is an InputError naming it.
 YAML::Node load_yaml_file(const std::string& path);
+// Parses YAML text; malformed text is an InputError naming `file` and the line.
+YAML::Node parse_yaml_text(const std::string& text, const std::string& file);
 
 }  // namespace mrplan
