@@ -8,6 +8,7 @@ PACKAGES=(
   libeigen3-dev libboost-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox libopenblas0-pthread
+  libtorch-dev libhdf5-dev libopenmpi-dev openmpi-bin libfftw3-dev
 )
 
 missing=()

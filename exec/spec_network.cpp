@@ -1,0 +1,216 @@
+#include "exec/spec_network.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+namespace nn = torch::nn;
+
+namespace {
+
+// 'same' padding for odd kernels: d(k-1)/2 on each side gives ceil(in/stride) outputs.
+int64_t pad_of(const Op& op, const std::string& spec_name) {
+  if (op.padding >= 0) return op.padding;
+  if (op.kernel % 2 == 0)
+    fail_input(spec_name, "ops." + op.name, "'same' padding needs an odd kernel; give an explicit padding");
+  return op.dilation * (op.kernel - 1) / 2;
+}
+
+template <size_t D>
+nn::AnyModule conv_module(const Op& op, int64_t c_in, int64_t c_out, int64_t groups, int64_t pad) {
+  using Opts = nn::ConvOptions<D>;
+  Opts o(c_in, c_out, torch::ExpandingArray<D>(op.kernel));
+  o.stride(op.stride).padding(pad).dilation(op.dilation).groups(groups).bias(op.bias);
+  if constexpr (D == 1) return nn::AnyModule(nn::Conv1d(o));
+  if constexpr (D == 2) return nn::AnyModule(nn::Conv2d(o));
+  if constexpr (D == 3) return nn::AnyModule(nn::Conv3d(o));
+}
+
+template <size_t D>
+nn::AnyModule deconv_module(const Op& op, int64_t c_in, int64_t c_out, int64_t pad) {
+  nn::ConvTransposeOptions<D> o(c_in, c_out, torch::ExpandingArray<D>(op.kernel));
+  o.stride(op.stride).padding(pad).output_padding(op.output_padding).dilation(op.dilation).bias(op.bias);
+  if constexpr (D == 1) return nn::AnyModule(nn::ConvTranspose1d(o));
+  if constexpr (D == 2) return nn::AnyModule(nn::ConvTranspose2d(o));
+  if constexpr (D == 3) return nn::AnyModule(nn::ConvTranspose3d(o));
+}
+
+// Per-channel scale and shift (DeepCAM's TrainableAffine): weight 1, bias 0 at start.
+struct AffineImpl : nn::Module {
+  explicit AffineImpl(int64_t c) {
+    weight = register_parameter("weight", torch::ones({c}));
+    bias = register_parameter("bias", torch::zeros({c}));
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    std::vector<int64_t> shape(x.dim(), 1);
+    shape[1] = x.size(1);
+    return x * weight.view(shape) + bias.view(shape);
+  }
+  torch::Tensor weight, bias;
+};
+TORCH_MODULE(Affine);
+
+}  // namespace
+
+std::string SpecNetImpl::module_name(const std::string& op_name) {
+  std::string s = op_name;
+  for (auto& c : s)
+    if (c == '.') c = '_';
+  return s;
+}
+
+SpecNetImpl::SpecNetImpl(const NetworkSpec& spec, const std::vector<int64_t>& spatial, int64_t coarse_output_factor) {
+  table_ = resolve(spec, spatial, 1, 4.0, coarse_output_factor);
+  std::vector<Op> ops = spec.ops;
+  if (coarse_output_factor > 1) {
+    Op up;
+    up.name = "coarse_output_upsample", up.kind = OpKind::upsample, up.factor = coarse_output_factor;
+    ops.push_back(up);
+  }
+  std::map<std::string, int> index{{"input", -1}};
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    const Layer& l = table_.layers[i];
+    Node n;
+    n.op = op;
+    if (op.from.empty()) n.inputs = {static_cast<int>(i) - 1};
+    for (const auto& f : op.from) n.inputs.push_back(index.at(f));
+    const int rank = l.spatial_rank;
+    const int64_t c_in = l.in_shape[0], c_out = l.out_shape[0];
+    auto need_rank = [&] {
+      if (rank < 1 || rank > 3) fail_input(spec.name, "ops." + op.name, fmt::format("unsupported spatial rank {}", rank));
+    };
+    switch (op.kind) {
+      case OpKind::conv:
+      case OpKind::depthwise_conv: {
+        need_rank();
+        const int64_t groups = op.kind == OpKind::depthwise_conv ? c_in : 1;
+        const int64_t pad = pad_of(op, spec.name);
+        n.module = rank == 1 ? conv_module<1>(op, c_in, c_out, groups, pad)
+                   : rank == 2 ? conv_module<2>(op, c_in, c_out, groups, pad)
+                               : conv_module<3>(op, c_in, c_out, groups, pad);
+        n.has_module = true;
+        break;
+      }
+      case OpKind::transposed_conv: {
+        need_rank();
+        const int64_t pad = op.padding < 0 ? 0 : op.padding;
+        n.module = rank == 1 ? deconv_module<1>(op, c_in, c_out, pad)
+                   : rank == 2 ? deconv_module<2>(op, c_in, c_out, pad)
+                               : deconv_module<3>(op, c_in, c_out, pad);
+        n.has_module = true;
+        break;
+      }
+      case OpKind::batch_norm:
+        if (rank <= 1) n.module = nn::AnyModule(nn::BatchNorm1d(c_in));
+        else if (rank == 2) n.module = nn::AnyModule(nn::BatchNorm2d(c_in));
+        else n.module = nn::AnyModule(nn::BatchNorm3d(c_in));
+        n.has_module = true;
+        break;
+      case OpKind::affine:
+        n.module = nn::AnyModule(Affine(c_in));
+        n.has_module = true;
+        break;
+      case OpKind::linear: {
+        int64_t f_in = 1;
+        for (auto v : l.in_shape) f_in *= v;
+        n.module = nn::AnyModule(nn::Linear(nn::LinearOptions(f_in, c_out).bias(op.bias)));
+        n.has_module = true;
+        break;
+      }
+      case OpKind::dropout:
+        n.module = nn::AnyModule(nn::Dropout(nn::DropoutOptions(op.rate)));
+        n.has_module = true;
+        break;
+      default:
+        break;  // functional ops: no parameters, applied in forward
+    }
+    if (n.has_module) register_module(module_name(op.name), n.module.ptr());
+    index[op.name] = static_cast<int>(i);
+    nodes_.push_back(std::move(n));
+  }
+}
+
+std::vector<torch::Tensor> SpecNetImpl::forward_all(const torch::Tensor& x) {
+  std::vector<torch::Tensor> out;
+  out.reserve(nodes_.size());
+  auto in = [&](const Node& n, size_t k) -> const torch::Tensor& { return n.inputs[k] < 0 ? x : out[n.inputs[k]]; };
+  for (auto& n : nodes_) {
+    const auto& a = in(n, 0);
+    const Op& op = n.op;
+    torch::Tensor y;
+    switch (op.kind) {
+      case OpKind::linear:
+        y = n.module.forward(a.dim() > 2 ? a.flatten(1) : a);
+        break;
+      case OpKind::max_pool: {
+        const int64_t s = op.stride > 1 ? op.stride : op.kernel;
+        const int r = static_cast<int>(a.dim()) - 2;
+        y = r == 1 ? torch::max_pool1d(a, op.kernel, s) : r == 2 ? torch::max_pool2d(a, op.kernel, s) : torch::max_pool3d(a, op.kernel, s);
+        break;
+      }
+      case OpKind::avg_pool: {
+        const int64_t s = op.stride > 1 ? op.stride : op.kernel;
+        const int r = static_cast<int>(a.dim()) - 2;
+        y = r == 1 ? torch::avg_pool1d(a, op.kernel, s) : r == 2 ? torch::avg_pool2d(a, op.kernel, s) : torch::avg_pool3d(a, op.kernel, s);
+        break;
+      }
+      case OpKind::global_avg_pool: {
+        std::vector<int64_t> dims;
+        for (int64_t d = 2; d < a.dim(); ++d) dims.push_back(d);
+        y = a.mean(dims, /*keepdim=*/true);
+        break;
+      }
+      case OpKind::activation:
+        if (op.function == "leaky_relu") y = torch::leaky_relu(a, op.rate);
+        else if (op.function == "tanh") y = torch::tanh(a);
+        else y = torch::relu(a);
+        break;
+      case OpKind::flatten:
+        y = a.flatten(1);
+        break;
+      case OpKind::upsample: {
+        std::vector<double> f(a.dim() - 2, static_cast<double>(op.factor));
+        y = nn::functional::interpolate(
+            a, nn::functional::InterpolateFuncOptions().scale_factor(f).mode(torch::kNearest));
+        break;
+      }
+      case OpKind::tile: {
+        std::vector<int64_t> size(in(n, 1).sizes().begin(), in(n, 1).sizes().end());
+        size[1] = a.size(1);
+        y = a.expand(size).contiguous();
+        break;
+      }
+      case OpKind::concat: {
+        std::vector<torch::Tensor> parts;
+        for (size_t k = 0; k < n.inputs.size(); ++k) parts.push_back(in(n, k));
+        y = torch::cat(parts, 1);
+        break;
+      }
+      case OpKind::add:
+        y = a;
+        for (size_t k = 1; k < n.inputs.size(); ++k) y = y + in(n, k);
+        break;
+      default:
+        y = n.module.forward(a);
+    }
+    out.push_back(std::move(y));
+  }
+  return out;
+}
+
+torch::Tensor SpecNetImpl::forward(const torch::Tensor& x) { return forward_all(x).back(); }
+
+std::vector<std::string> SpecNetImpl::transferable_parameter_names() const {
+  std::vector<std::string> names;
+  for (const auto& n : nodes_)
+    if (n.has_module && n.op.transfer)
+      for (const auto& p : n.module.ptr()->named_parameters()) names.push_back(module_name(n.op.name) + "." + p.key());
+  return names;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,43 @@
+#pragma once
+// A LibTorch module built from the same NetworkSpec the simulator resolves into a LayerTable:
+// one op list, so the two cannot drift (tests/exec/spec_network_test.cpp holds them together).
+// exec-internal header: includes torch.
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "model/layer_table.hpp"
+#include "model/network_spec.hpp"
+
+namespace mrplan {
+
+class SpecNetImpl : public torch::nn::Module {
+ public:
+  // `spatial`: the input size this model trains at; `coarse_output_factor` > 1 appends the
+  // coarse model's nearest-neighbour upsample (MRT III-B).
+  SpecNetImpl(const NetworkSpec& spec, const std::vector<int64_t>& spatial, int64_t coarse_output_factor = 1);
+
+  torch::Tensor forward(const torch::Tensor& x);
+  // Output of every op, in spec order (for shape checks).
+  std::vector<torch::Tensor> forward_all(const torch::Tensor& x);
+
+  const LayerTable& table() const { return table_; }  // resolved at batch 1
+  // Torch's name for an op's submodule (torch forbids '.' in module names).
+  static std::string module_name(const std::string& op_name);
+  // Ops whose parameters MRT transfers coarse -> dense (Op::transfer).
+  std::vector<std::string> transferable_parameter_names() const;
+
+ private:
+  struct Node {
+    Op op;
+    std::vector<int> inputs;  // node indices; -1 = the network input
+    torch::nn::AnyModule module;
+    bool has_module = false;
+  };
+  LayerTable table_;
+  std::vector<Node> nodes_;
+};
+TORCH_MODULE(SpecNet);
+
+}  // namespace mrplan
