@@ -1,0 +1,42 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "exec/datagen.hpp"
+
+namespace mrplan {
+
+void register_data(CLI::App& app) {
+  {
+    auto* cmd = app.add_subcommand("datagen", "Write a synthetic dataset in the real HDF5 layout (CosmoFlow: 3Dmap, unitPar)");
+    auto o = std::make_shared<DatagenOptions>();
+    cmd->add_option("workload", o->workload, "cosmoflow-mrt or cosmoflow-mlperf")->required();
+    cmd->add_option("--out", o->out_dir, "output folder")->required();
+    cmd->add_option("--samples", o->samples, "number of samples")->capture_default_str();
+    cmd->add_option("--size", o->size, "cube edge in voxels")->capture_default_str();
+    cmd->add_option("--seed", o->seed, "random seed (same seed, same data)")->capture_default_str();
+    cmd->add_option("--samples-per-file", o->samples_per_file, "samples per HDF5 file")->capture_default_str();
+    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)");
+    cmd->callback([o] {
+      const auto r = generate_dataset(*o);
+      fmt::print("datagen: {} samples in {} files, {:.1f} MB, {:.2f} s ({:.1f} MB/s)\n", r.samples, r.files, r.bytes / 1e6,
+                 r.seconds, r.bytes / 1e6 / r.seconds);
+    });
+  }
+  {
+    auto* cmd = app.add_subcommand("coarsen", "Average (or sum) every 2^d block of every file's spatial axes");
+    auto o = std::make_shared<CoarsenOptions>();
+    cmd->add_option("in", o->in_dir, "input folder")->required();
+    cmd->add_option("out", o->out_dir, "output folder")->required();
+    cmd->add_option("--factor", o->factor, "coarsening factor per spatial axis")->capture_default_str();
+    cmd->add_option("--op", o->op, "mean or sum")->check(CLI::IsMember({"mean", "sum"}))->capture_default_str();
+    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)");
+    cmd->callback([o] {
+      const auto r = coarsen_dataset(*o);
+      fmt::print("coarsen: {} files, read {:.1f} MB, wrote {:.1f} MB in {:.3f} s ({:.0f} MB/s read)\n", r.files,
+                 r.bytes_read / 1e6, r.bytes_written / 1e6, r.seconds, r.bytes_read / 1e6 / r.seconds);
+    });
+  }
+}
+
+}  // namespace mrplan

@@ -1,0 +1,180 @@
+#include "exec/datagen.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <unistd.h>
+#include <vector>
+
+#include "exec/cosmo_fields.hpp"
+#include "exec/data_layout.hpp"
+#include "exec/hdf5_file.hpp"
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+namespace {
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+class ProgressBar {
+ public:
+  ProgressBar(std::string what, int64_t total, bool on) : what_(std::move(what)), total_(total), on_(on) {}
+  void add(int64_t n) {
+    const int64_t d = done_ += n;
+    if (!on_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    int pct = static_cast<int>(100 * d / std::max<int64_t>(1, total_));
+    if (!tty_) pct -= pct % 25;  // a log file gets a line per quarter, a terminal a live bar
+    if (pct == last_ && d != total_) return;
+    last_ = pct;
+    const int bars = pct / 4;
+    fmt::print(stderr, "{}{} [{}{}] {:3d}% ({}/{})", tty_ ? "\r" : "", what_, std::string(bars, '#'),
+               std::string(25 - bars, '.'), pct, d, total_);
+    if (d >= total_ || !tty_) fmt::print(stderr, "\n");
+  }
+
+ private:
+  std::string what_;
+  int64_t total_;
+  bool on_;
+  std::atomic<int64_t> done_{0};
+  std::mutex mu_;
+  int last_ = -1;
+  bool tty_ = isatty(2) != 0;
+};
+
+unsigned thread_count(unsigned requested) { return requested ? requested : std::max(1u, std::thread::hardware_concurrency()); }
+
+template <class F>
+void parallel_for(int64_t n, unsigned threads, F&& f) {
+  std::atomic<int64_t> next{0};
+  std::exception_ptr err;
+  std::mutex mu;
+  auto work = [&] {
+    try {
+      for (int64_t i; (i = next++) < n;) f(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!err) err = std::current_exception();
+      next = n;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (err) std::rethrow_exception(err);
+}
+
+}  // namespace
+
+DatagenReport generate_dataset(const DatagenOptions& o) {
+  layout_for(o.workload);  // refuses workloads without a layout
+  if (o.samples < 1) fail_input("command line", "--samples", "must be >= 1");
+  if (o.size < 4 || o.size % 2) fail_input("command line", "--size", fmt::format("must be even and >= 4, got {}", o.size));
+  if (o.samples_per_file < 1) fail_input("command line", "--samples-per-file", "must be >= 1");
+  std::filesystem::create_directories(o.out_dir);
+  const auto t0 = std::chrono::steady_clock::now();
+  const CosmoFieldGenerator gen(o.size);
+  const int64_t voxels = int64_t(o.size) * o.size * o.size;
+  const int files = static_cast<int>((o.samples + o.samples_per_file - 1) / o.samples_per_file);
+  ProgressBar bar("datagen", o.samples, o.progress);
+  DatagenReport rep;
+  for (int f = 0; f < files; ++f) {
+    const int64_t first = int64_t(f) * o.samples_per_file;
+    const int64_t n = std::min<int64_t>(o.samples_per_file, o.samples - first);
+    std::vector<int16_t> maps(static_cast<size_t>(n * voxels * 4));
+    std::vector<float> labels(static_cast<size_t>(n * 4));
+    parallel_for(n, thread_count(o.threads), [&](int64_t i) {
+      const uint64_t s = splitmix(o.seed * 0x100000001b3ULL + static_cast<uint64_t>(first + i));
+      std::mt19937_64 rng(s);
+      std::uniform_real_distribution<float> unit(-1.f, 1.f);
+      float* u = &labels[i * 4];
+      for (int k = 0; k < 4; ++k) u[k] = unit(rng);
+      gen.sample(cosmo_params_from_unit(u), splitmix(s), &maps[static_cast<size_t>(i * voxels * 4)]);
+      bar.add(1);
+    });
+    const auto path = (std::filesystem::path(o.out_dir) / fmt::format("cosmo_{:04d}.h5", f)).string();
+    H5File h5(path, H5File::Mode::create);
+    const uint64_t S = o.size;
+    h5.write("3Dmap", {static_cast<uint64_t>(n), S, S, S, 4}, maps.data());
+    h5.write("unitPar", {static_cast<uint64_t>(n), 4}, labels.data());
+    rep.bytes += maps.size() * sizeof(int16_t) + labels.size() * sizeof(float);
+    rep.samples += n;
+    ++rep.files;
+  }
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
+  if (o.factor < 2) fail_input("command line", "--factor", "must be >= 2");
+  if (o.op != "mean" && o.op != "sum") fail_input("command line", "--op", "expected mean or sum");
+  const auto files = list_h5_files(o.in_dir);
+  std::filesystem::create_directories(o.out_dir);
+  const auto t0 = std::chrono::steady_clock::now();
+  CoarsenReport rep;
+  std::mutex mu;
+  ProgressBar bar("coarsen", static_cast<int64_t>(files.size()), o.progress);
+  parallel_for(static_cast<int64_t>(files.size()), thread_count(o.threads), [&](int64_t fi) {
+    const auto& path = files[fi];
+    const DataLayout L = layout_for("cosmoflow");
+    H5File in(path, H5File::Mode::read);
+    const auto d = in.dims(L.data);
+    if (d.size() != 5) fail_input(path, L.data, fmt::format("expected (n, S, S, S, C), got {} axes", d.size()));
+    for (int a = 1; a <= 3; ++a)
+      if (d[a] % o.factor)
+        fail_input(path, L.data, fmt::format("factor {} does not divide axis {} of size {}", o.factor, a, d[a]));
+    const uint64_t n = d[0], S = d[1], C = d[4], s = S / o.factor;
+    const uint64_t in_sample = S * S * S * C, out_sample = s * s * s * C;
+    std::vector<float> buf(in_sample), out(n * out_sample, 0.f);
+    const float scale = o.op == "mean" ? 1.f / float(o.factor * o.factor * o.factor) : 1.f;
+    for (uint64_t i = 0; i < n; ++i) {
+      in.read_rows(L.data, i, 1, buf.data());
+      float* dst = &out[i * out_sample];
+      for (uint64_t x = 0; x < S; ++x)
+        for (uint64_t y = 0; y < S; ++y)
+          for (uint64_t z = 0; z < S; ++z) {
+            const float* src = &buf[((x * S + y) * S + z) * C];
+            float* t = &dst[(((x / o.factor) * s + y / o.factor) * s + z / o.factor) * C];
+            for (uint64_t c = 0; c < C; ++c) t[c] += src[c] * scale;
+          }
+    }
+    const auto ld = in.dims(L.labels);
+    std::vector<float> labels(ld[0] * (ld.size() > 1 ? ld[1] : 1));
+    in.read_rows(L.labels, 0, ld[0], labels.data());
+    const auto out_path = (std::filesystem::path(o.out_dir) / std::filesystem::path(path).filename()).string();
+    H5File h5(out_path, H5File::Mode::create);
+    const bool keep_int = o.op == "sum" && !in.is_float(L.data);
+    if (keep_int) {
+      std::vector<int16_t> ints(out.size());
+      for (size_t k = 0; k < out.size(); ++k) ints[k] = static_cast<int16_t>(std::min(out[k], 32767.f));
+      h5.write(L.data, {n, s, s, s, C}, ints.data());
+    } else {
+      h5.write(L.data, {n, s, s, s, C}, out.data());
+    }
+    h5.write(L.labels, std::vector<uint64_t>(ld.begin(), ld.end()), labels.data());
+    std::lock_guard<std::mutex> lock(mu);
+    rep.bytes_read += static_cast<double>(std::filesystem::file_size(path));
+    rep.bytes_written += static_cast<double>(std::filesystem::file_size(out_path));
+    ++rep.files;
+    bar.add(1);
+  });
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,40 @@
+#pragma once
+// `mrplan datagen` and `mrplan coarsen`: synthetic datasets in the real layouts, and 2^d block
+// averaging (or summing) of every file. No torch here.
+#include <cstdint>
+#include <string>
+
+namespace mrplan {
+
+struct DatagenOptions {
+  std::string workload = "cosmoflow-mrt";
+  std::string out_dir;
+  int64_t samples = 1024;
+  int size = 32;
+  uint64_t seed = 1;
+  int samples_per_file = 128;
+  unsigned threads = 0;  // 0: all cores
+  bool progress = true;
+};
+struct DatagenReport {
+  int files = 0;
+  int64_t samples = 0;
+  double bytes = 0;
+  double seconds = 0;
+};
+DatagenReport generate_dataset(const DatagenOptions& options);
+
+struct CoarsenOptions {
+  std::string in_dir, out_dir;
+  int factor = 2;
+  std::string op = "mean";  // mean | sum
+  unsigned threads = 0;
+  bool progress = true;
+};
+struct CoarsenReport {
+  int files = 0;
+  double bytes_read = 0, bytes_written = 0, seconds = 0;
+};
+CoarsenReport coarsen_dataset(const CoarsenOptions& options);
+
+}  // namespace mrplan
