@@ -1,3 +1,33 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
-namespace CLI { class App; }
-namespace mrplan { void register_run(CLI::App&) {} }
+#include "cli/inputs.hpp"
+#include "exec/run.hpp"
+
+namespace mrplan {
+
+void register_run(CLI::App& app) {
+  auto* cmd = app.add_subcommand("run", "Train a plan for real (under mpirun) and write its Measurement record");
+  auto plan = std::make_shared<std::string>();
+  auto o = std::make_shared<RunOptions>();
+  cmd->add_option("plan", *plan, "plan YAML file")->required();
+  cmd->add_option("--out", o->out_dir, "output folder: record.json, mllog.txt, checkpoints/")->required();
+  cmd->add_option("--data", o->data_dir, "data folder (overrides the plan's data.dir)");
+  cmd->add_option("--resume", o->resume_dir, "continue the run whose --out folder this is");
+  cmd->add_option("--threads", o->threads, "intra-op threads per rank (default: cores / ranks)");
+  cmd->add_option("--seed", o->seed, "seed for initialisation and data order")->capture_default_str();
+  cmd->add_option("--stop-after", o->stop_after_epochs, "stop after this many epochs, as if killed (for resume tests)");
+  cmd->add_flag("--quiet", o->quiet, "no per-epoch lines");
+  cmd->callback([plan, o] {
+    const auto r = run_plan(load_plan(*plan), *o);
+    if (!o->quiet) {
+      for (const auto& s : r.stages)
+        fmt::print("stage {}: {} epochs{}, {:.1f} s (data {:.1f}, comm {:.1f}, compute {:.1f})\n", s.name, s.epochs,
+                   s.switch_epoch ? fmt::format(" (switch at {})", *s.switch_epoch) : "", s.time_s, s.io_s, s.comm_s, s.compute_s);
+      fmt::print("time to target {:.1f} s, target {}reached\n", r.totals.time_to_target_s, r.totals.reached_target ? "" : "NOT ");
+    }
+  });
+}
+
+}  // namespace mrplan

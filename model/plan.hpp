@@ -36,6 +36,8 @@ struct Stage {
   std::string optimizer = "adam";
   double learning_rate = 1e-3;
   bool transfer_from_previous = true;  // MRT: initialise from the previous stage's model
+  int warmup_epochs = 0;                // linear learning-rate warm-up
+  std::vector<std::pair<int, double>> lr_decay;  // (epoch, factor): piecewise-constant schedule
 
   const ModelRun& model() const { return models.front(); }
   int gpus() const;
@@ -61,6 +63,9 @@ struct Plan {
   bool h2d_overlapped = true;      // the input pipeline also prefetches to the GPU (tf.data); false: a
                                    // synchronous copy per step (PyTorch .to(device) on pageable memory)
   std::vector<Stage> stages;
+  // execution backend only
+  std::string data_dir;      // holds res1/ (dense) and resF/ (coarsened by F) HDF5 folders
+  int checkpoint_every = 0;  // epochs; 0: only at the switch and at the end
 };
 
 }  // namespace mrplan

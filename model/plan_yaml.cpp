@@ -31,7 +31,8 @@ int Stage::global_batch() const {
 namespace {
 
 Stage read_stage(const YamlFields& f, size_t index) {
-  f.only({"name", "resolution", "gpus", "local_batch", "global_batch", "optimizer", "learning_rate", "transfer", "stop"});
+  f.only({"name", "resolution", "gpus", "local_batch", "global_batch", "optimizer", "learning_rate", "warmup_epochs",
+          "lr_decay", "transfer", "stop"});
   Stage s;
   s.name = f.text("name", fmt::format("stage{}", index + 1));
   ModelRun m;
@@ -59,6 +60,13 @@ Stage read_stage(const YamlFields& f, size_t index) {
     fail_input(f.file(), f.key_path("optimizer"), fmt::format("unknown optimizer '{}' (expected sgd, momentum, adam or lamb)", s.optimizer));
   s.learning_rate = f.positive("learning_rate", 1e-3);
   s.transfer_from_previous = f.boolean("transfer", true);
+  s.warmup_epochs = static_cast<int>(f.integer("warmup_epochs", 0));
+  if (s.warmup_epochs < 0) fail_input(f.file(), f.key_path("warmup_epochs"), "must be >= 0");
+  if (f.has("lr_decay"))
+    for (const auto& d : f.list("lr_decay")) {
+      d.only({"epoch", "factor"});
+      s.lr_decay.emplace_back(static_cast<int>(d.integer("epoch")), d.positive("factor"));
+    }
   auto st = f.child("stop");
   st.only({"epochs", "switch_rule", "target", "plateau", "max_epochs", "eval_iterations"});
   const int kinds = st.has("epochs") + st.has("switch_rule") + st.has("target") + st.has("plateau");
@@ -91,7 +99,8 @@ Stage read_stage(const YamlFields& f, size_t index) {
 
 Plan read_plan(const YAML::Node& root, const std::string& file) {
   YamlFields f(root, file, "");
-  f.only({"name", "workload", "workload_options", "machine", "method", "precision", "dataset", "target", "comm", "io", "stages"});
+  f.only({"name", "workload", "workload_options", "machine", "method", "precision", "dataset", "target", "comm", "io",
+          "stages", "data", "checkpoint_every"});
   Plan p;
   p.source_file = file;
   p.name = f.text("name", file);
@@ -133,6 +142,12 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
     p.staged_to_nvme = io.boolean("staged_to_nvme", false);
     p.h2d_overlapped = io.boolean("h2d_overlapped", true);
   }
+  if (f.has("data")) {
+    auto d = f.child("data");
+    d.only({"dir"});
+    p.data_dir = d.text("dir");
+  }
+  p.checkpoint_every = static_cast<int>(f.integer("checkpoint_every", 0));
   auto stages = f.list("stages");
   if (stages.empty()) fail_input(file, "stages", "a plan needs at least one stage");
   for (size_t i = 0; i < stages.size(); ++i) p.stages.push_back(read_stage(stages[i], i));
@@ -180,6 +195,9 @@ std::string plan_to_yaml(const Plan& p) {
   e << YAML::Key << "io" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "staged_to_nvme"
     << YAML::Value << p.staged_to_nvme << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped
     << YAML::EndMap;
+  if (!p.data_dir.empty())
+    e << YAML::Key << "data" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dir" << YAML::Value << p.data_dir << YAML::EndMap;
+  if (p.checkpoint_every > 0) e << YAML::Key << "checkpoint_every" << YAML::Value << p.checkpoint_every;
   e << YAML::Key << "stages" << YAML::Value << YAML::BeginSeq;
   for (const auto& s : p.stages) {
     const auto& m = s.model();
@@ -190,6 +208,13 @@ std::string plan_to_yaml(const Plan& p) {
     e << YAML::Key << "local_batch" << YAML::Value << m.local_batch;
     e << YAML::Key << "optimizer" << YAML::Value << s.optimizer;
     e << YAML::Key << "learning_rate" << YAML::Value << s.learning_rate;
+    if (s.warmup_epochs > 0) e << YAML::Key << "warmup_epochs" << YAML::Value << s.warmup_epochs;
+    if (!s.lr_decay.empty()) {
+      e << YAML::Key << "lr_decay" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (const auto& [ep, fac] : s.lr_decay)
+        e << YAML::Flow << YAML::BeginMap << YAML::Key << "epoch" << YAML::Value << ep << YAML::Key << "factor" << YAML::Value << fac << YAML::EndMap;
+      e << YAML::EndSeq;
+    }
     if (!s.transfer_from_previous) e << YAML::Key << "transfer" << YAML::Value << false;
     e << YAML::Key << "stop" << YAML::Value << YAML::Flow << YAML::BeginMap;
     switch (s.stop.kind) {

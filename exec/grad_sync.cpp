@@ -1,0 +1,128 @@
+#include "exec/grad_sync.hpp"
+
+#include <chrono>
+
+namespace mrplan {
+
+GradSync::GradSync(std::vector<torch::Tensor> params, Communicator& comm, double bucket_bytes)
+    : params_(std::move(params)), comm_(comm) {
+  auto bucket = std::make_unique<Bucket>();
+  int64_t size = 0;
+  for (size_t k = params_.size(); k-- > 0;) {
+    const auto& p = params_[k];
+    bucket->params.push_back(k);
+    bucket->offsets.push_back(size);
+    size += p.numel();
+    if (static_cast<double>(size) * 4.0 >= bucket_bytes || k == 0) {
+      bucket->flat.assign(static_cast<size_t>(size), 0.f);
+      buckets_.push_back(std::move(bucket));
+      bucket = std::make_unique<Bucket>();
+      size = 0;
+    }
+  }
+  if (comm_.size() == 1) return;  // nothing to average: no hooks, no thread
+  for (auto& b : buckets_) {
+    Bucket* bp = b.get();
+    for (size_t j = 0; j < bp->params.size(); ++j) {
+      const int64_t off = bp->offsets[j];
+      params_[bp->params[j]].register_hook([this, bp, off](torch::Tensor g) {
+        auto flat = torch::from_blob(bp->flat.data() + off, {g.numel()}, torch::kFloat32);
+        flat.copy_(g.reshape({-1}));
+        if (bp->pending.fetch_sub(1) == 1) {
+          std::lock_guard<std::mutex> lock(mu_);
+          ready_.push_back(bp);
+          cv_.notify_all();
+        }
+      });
+    }
+  }
+  thread_ = std::thread([this] { comm_loop(); });
+}
+
+GradSync::~GradSync() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+double GradSync::bytes_per_step() const {
+  double b = 0;
+  for (const auto& x : buckets_) b += static_cast<double>(x->flat.size()) * 4.0;
+  return b;
+}
+
+void GradSync::comm_loop() {
+  const float inv = 1.0f / static_cast<float>(comm_.size());
+  for (;;) {
+    Bucket* b = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !ready_.empty(); });
+      if (stop_ && ready_.empty()) return;
+      b = ready_.front();
+      ready_.pop_front();
+    }
+    try {
+      comm_.allreduce_sum(b->flat.data(), b->flat.size());
+      for (auto& v : b->flat) v *= inv;
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      error_ = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    b->done = true;
+    ++completed_;
+    cv_.notify_all();
+  }
+}
+
+void GradSync::begin_step() {
+  if (comm_.size() == 1) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  completed_ = 0;
+  for (auto& b : buckets_) {
+    b->pending = static_cast<int>(b->params.size());
+    b->done = false;
+  }
+}
+
+double GradSync::finish_step() {
+  if (comm_.size() == 1) return 0.0;
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return completed_ == static_cast<int>(buckets_.size()) || error_; });
+    if (error_) std::rethrow_exception(error_);
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (auto& b : buckets_)
+    for (size_t j = 0; j < b->params.size(); ++j) {
+      auto& p = params_[b->params[j]];
+      auto flat = torch::from_blob(b->flat.data() + b->offsets[j], p.sizes(), torch::kFloat32);
+      p.mutable_grad().copy_(flat);
+    }
+  return waited;
+}
+
+void broadcast_module(torch::nn::Module& module, Communicator& comm) {
+  if (comm.size() == 1) return;
+  torch::NoGradGuard ng;
+  auto send = [&](torch::Tensor t) {
+    if (t.scalar_type() != torch::kFloat32) {  // e.g. BatchNorm's num_batches_tracked
+      auto f = t.to(torch::kFloat32).contiguous();
+      comm.broadcast(f.data_ptr<float>(), static_cast<size_t>(f.numel()), 0);
+      t.copy_(f);
+      return;
+    }
+    auto c = t.contiguous();
+    comm.broadcast(c.data_ptr<float>(), static_cast<size_t>(c.numel()), 0);
+    if (!c.is_same(t)) t.copy_(c);
+  };
+  for (auto& p : module.parameters()) send(p);
+  for (auto& b : module.buffers()) send(b);
+}
+
+}  // namespace mrplan

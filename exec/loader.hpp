@@ -1,0 +1,69 @@
+#pragma once
+// Samples from HDF5 files, the MRT paper's restricted shuffling, and a background prefetcher
+// with a bounded queue. exec-internal: includes torch.
+#include <torch/torch.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "exec/data_layout.hpp"
+
+namespace mrplan {
+
+// Every sample of a folder of HDF5 files, by global id (files in name order).
+class SampleStore {
+ public:
+  SampleStore(const std::string& dir, const DataLayout& layout);
+  int64_t size() const { return total_; }
+  const std::vector<int64_t>& sample_shape() const { return shape_; }  // channel-first {C, spatial...}
+  int64_t label_size() const { return label_size_; }
+  // Reads one sample (transposed to channel-first) and its labels; refuses NaN and labels
+  // outside [-1, 1] with the file, dataset and row.
+  void read(int64_t id, float* x, float* y) const;
+
+ private:
+  std::vector<std::string> files_;
+  std::vector<int64_t> first_;  // first global id of each file
+  DataLayout layout_;
+  int64_t total_ = 0, label_size_ = 0;
+  std::vector<int64_t> shape_;
+};
+
+// MRT III-D: N training samples in P groups; each epoch the groups are shuffled across ranks
+// and a rank draws its local batches from its own group. Returns this rank's ids, batch after
+// batch (iterations * local_batch of them), the same on every run for (seed, epoch).
+std::vector<int64_t> restricted_shuffle(int64_t n_train, int rank, int ranks, int local_batch, uint64_t seed, int epoch);
+
+struct Batch {
+  torch::Tensor x, y;
+};
+
+// Produces batches of `ids` on a background thread, `depth` ahead; log1p preprocessing as the
+// CosmoFlow references do.
+class Prefetcher {
+ public:
+  Prefetcher(const SampleStore& store, std::vector<int64_t> ids, int batch, int depth);
+  ~Prefetcher();
+  std::optional<Batch> next();  // nullopt when the ids are used up; rethrows reader errors
+
+ private:
+  void run();
+  const SampleStore& store_;
+  std::vector<int64_t> ids_;
+  int batch_, depth_;
+  std::deque<Batch> queue_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false, stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+}  // namespace mrplan

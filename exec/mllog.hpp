@@ -1,0 +1,21 @@
+#pragma once
+// MLPerf-style log lines (":::MLLOG {json}") so existing MLPerf log tools can read a run.
+#include <fstream>
+#include <string>
+
+namespace mrplan {
+
+class MlLog {
+ public:
+  explicit MlLog(const std::string& path, bool append);  // empty path: disabled
+  void event(const std::string& key, const std::string& event_type, const std::string& value_json,
+             const std::string& metadata_json = "{}");
+  void point(const std::string& key, const std::string& value_json, const std::string& metadata_json = "{}") {
+    event(key, "POINT_IN_TIME", value_json, metadata_json);
+  }
+
+ private:
+  std::ofstream out_;
+};
+
+}  // namespace mrplan

@@ -1,0 +1,23 @@
+#pragma once
+// `mrplan run`: train a plan for real and write its Measurement. No torch in this header.
+#include <string>
+
+#include "model/plan.hpp"
+#include "model/record.hpp"
+
+namespace mrplan {
+
+struct RunOptions {
+  std::string out_dir;      // record.json, mllog.txt, checkpoints/
+  std::string data_dir;     // overrides the plan's data.dir
+  std::string resume_dir;   // continue the run whose checkpoints are here
+  int threads = 0;          // intra-op threads per rank; 0: cores / ranks
+  uint64_t seed = 1;
+  bool quiet = false;
+  int stop_after_epochs = 0;  // testing aid: stop (as if killed) after this many epochs in total
+};
+
+// Runs every stage of the plan on the ranks mpirun started. Rank 0 writes the outputs.
+Record run_plan(const Plan& plan, const RunOptions& options);
+
+}  // namespace mrplan

@@ -1,0 +1,362 @@
+// The trainer behind `mrplan run`: stages of a plan (baseline, or MRT coarse -> transfer ->
+// dense), data-parallel over MPI, timed per iteration, checkpointed, written as a Measurement.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <malloc.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "exec/communicator.hpp"
+#include "exec/grad_sync.hpp"
+#include "exec/loader.hpp"
+#include "exec/mllog.hpp"
+#include "exec/run.hpp"
+#include "exec/spec_network.hpp"
+#include "model/errors.hpp"
+#include "model/learning_curve.hpp"
+#include "sim/simulate.hpp"
+
+namespace mrplan {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct NonFiniteLoss : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Where the run stands; what a checkpoint holds besides model and optimizer state.
+struct Progress {
+  size_t stage = 0;
+  int epoch = 0;         // epochs completed in this stage
+  int total_epochs = 0;  // across stages
+  std::vector<double> losses;
+  Record record;
+};
+
+std::string resolve_data_dir(const Plan& plan, const RunOptions& o) {
+  std::string d = !o.data_dir.empty() ? o.data_dir : plan.data_dir;
+  if (d.empty()) fail_input(plan.source_file, "data.dir", "the plan names no data folder (add data: {dir: ...} or pass --data)");
+  fs::path p(d);
+  if (p.is_relative() && o.data_dir.empty() && !plan.source_file.empty() && !fs::exists(p))
+    p = fs::path(plan.source_file).parent_path() / p;
+  return p.string();
+}
+
+double learning_rate(const Stage& s, int epoch /* 0-based */, int iter, int iters) {
+  double lr = s.learning_rate;
+  if (epoch < s.warmup_epochs) lr *= (epoch + (iter + 1.0) / iters) / s.warmup_epochs;
+  for (const auto& [e, f] : s.lr_decay)
+    if (epoch >= e) lr *= f;
+  return lr;
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const Stage& s, std::vector<torch::Tensor> params) {
+  if (s.optimizer == "adam") return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.learning_rate));
+  if (s.optimizer == "sgd") return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(s.learning_rate));
+  if (s.optimizer == "momentum")
+    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(s.learning_rate).momentum(0.9));
+  fail_input("", "optimizer", fmt::format("'{}' is not available in the execution backend yet (adam, sgd, momentum)", s.optimizer));
+}
+
+void set_lr(torch::optim::Optimizer& opt, double lr) {
+  for (auto& g : opt.param_groups()) g.options().set_lr(lr);
+}
+
+// MRT III-C: copy what Op::transfer marks (convolutions, batch norms); a transferable parameter
+// whose shape differs is an error naming it.
+void transfer_weights(SpecNetImpl& from, SpecNetImpl& to) {
+  torch::NoGradGuard ng;
+  auto src = from.named_parameters();
+  auto dst = to.named_parameters();
+  for (const auto& name : to.transferable_parameter_names()) {
+    auto* s = src.find(name);
+    if (!s) fail_input("", "transfer", fmt::format("parameter '{}' has no counterpart in the previous stage's model", name));
+    if (s->sizes() != dst[name].sizes())
+      fail_input("", "transfer", fmt::format("parameter '{}' has shape {} in the previous stage but {} now", name,
+                                             fmt::join(s->sizes(), "x"), fmt::join(dst[name].sizes(), "x")));
+    dst[name].copy_(*s);
+  }
+  auto sb = from.named_buffers();
+  for (auto& b : to.named_buffers())
+    if (auto* s = sb.find(b.key()); s && s->sizes() == b.value().sizes()) b.value().copy_(*s);
+}
+
+// Atomic: write everything under temporary names, then rename; state.json is renamed last and is
+// what --resume trusts.
+void save_checkpoint(const fs::path& dir, SpecNetImpl& model, torch::optim::Optimizer& opt, const Progress& p) {
+  fs::create_directories(dir);
+  torch::serialize::OutputArchive m;
+  model.save(m);
+  m.save_to((dir / "model.pt.tmp").string());
+  torch::serialize::OutputArchive o;
+  opt.save(o);
+  o.save_to((dir / "optimizer.pt.tmp").string());
+  torch::save(torch::globalContext().defaultGenerator(torch::kCPU).get_state(), (dir / "rng.pt.tmp").string());
+  nlohmann::json j;
+  j["stage"] = p.stage;
+  j["epoch"] = p.epoch;
+  j["total_epochs"] = p.total_epochs;
+  j["losses"] = p.losses;
+  j["record"] = nlohmann::json::parse(record_to_json(p.record));
+  std::ofstream(dir / "state.json.tmp") << j.dump(1);
+  for (const char* f : {"model.pt", "optimizer.pt", "rng.pt", "state.json"})
+    fs::rename(dir / (std::string(f) + ".tmp"), dir / f);
+}
+
+}  // namespace
+
+Record run_plan(const Plan& plan, const RunOptions& o) {
+  // glibc's default thresholds page-fault every large tensor allocation (3-4x slower steps)
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  auto comm = make_mpi_communicator();
+  const int rank = comm->rank(), ranks = comm->size();
+  for (size_t i = 0; i < plan.stages.size(); ++i)
+    if (plan.stages[i].gpus() != ranks)
+      fail_input(plan.source_file, fmt::format("stages[{}].gpus", i),
+                 fmt::format("the stage wants {} ranks but {} were launched (mpirun -np {})", plan.stages[i].gpus(), ranks,
+                             plan.stages[i].gpus()));
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  torch::set_num_threads(o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks)));
+  torch::manual_seed(o.seed);
+
+  const auto spec = plan_network(plan);
+  const auto layout = layout_for(spec.name);
+  const std::string data_dir = resolve_data_dir(plan, o);
+  if (plan.validation_samples < 1)
+    fail_input(plan.source_file, "dataset.validation_samples", "the execution backend needs validation samples for the target");
+  const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
+  const fs::path ckpt = out / "checkpoints";
+  if (rank == 0) fs::create_directories(out);
+
+  Progress prog;
+  prog.record.source = "measured";
+  prog.record.plan = plan.name;
+  prog.record.workload = spec.name;
+  prog.record.machine = "local";
+  prog.record.method = plan.method;
+  prog.record.target_metric = plan.target_metric;
+  prog.record.target_value = plan.target_value;
+  bool resuming = false;
+  if (!o.resume_dir.empty()) {
+    const fs::path state = fs::path(o.resume_dir) / "checkpoints" / "state.json";
+    if (!fs::exists(state)) fail_input(state.string(), "", "no checkpoint to resume from");
+    std::ifstream in(state);
+    const auto j = nlohmann::json::parse(in);
+    prog.stage = j["stage"], prog.epoch = j["epoch"], prog.total_epochs = j["total_epochs"];
+    prog.losses = j["losses"].get<std::vector<double>>();
+    prog.record = record_from_json(j["record"].dump(), state.string());
+    resuming = true;
+  }
+  MlLog log(rank == 0 ? (out / "mllog.txt").string() : "", resuming);
+  if (!resuming) {
+    log.event("run_start", "INTERVAL_START", "null");
+    log.point("number_of_ranks", std::to_string(ranks));
+    log.point("accelerators_per_node", std::to_string(ranks));
+    log.point("number_of_nodes", "1");
+  }
+  const auto run_t0 = Clock::now();
+  const double time_before = prog.record.totals.time_to_target_s;
+  SpecNet previous{nullptr};
+  bool stopped_early = false;
+
+  for (size_t si = prog.stage; si < plan.stages.size() && !stopped_early; ++si) {
+    const Stage& st = plan.stages[si];
+    const ModelRun& mr = st.model();
+    const SampleStore store((fs::path(data_dir) / fmt::format("res{}", mr.resolution)).string(), layout);
+    const auto spatial = coarsened_spatial(spec, mr.resolution);
+    std::vector<int64_t> want{spec.input_channels};
+    want.insert(want.end(), spatial.begin(), spatial.end());
+    if (store.sample_shape() != want)
+      fail_input(data_dir, fmt::format("res{}", mr.resolution),
+                 fmt::format("samples are {} but stage '{}' needs {}", fmt::join(store.sample_shape(), "x"), st.name,
+                             fmt::join(want, "x")));
+    if (plan.train_samples + plan.validation_samples > store.size())
+      fail_input(plan.source_file, "dataset",
+                 fmt::format("{} training + {} validation samples requested, {} holds {}", plan.train_samples,
+                             plan.validation_samples, data_dir, store.size()));
+    SpecNet model(spec, spatial, spec.coarse_upsamples_output ? mr.resolution : 1);
+    auto opt = make_optimizer(st, model->parameters());
+    const bool resume_here = resuming && si == prog.stage && prog.epoch > 0;
+    if (resume_here) {
+      torch::serialize::InputArchive m, oa;
+      m.load_from((fs::path(o.resume_dir) / "checkpoints" / "model.pt").string());
+      model->load(m);
+      oa.load_from((fs::path(o.resume_dir) / "checkpoints" / "optimizer.pt").string());
+      opt->load(oa);
+      torch::Tensor rng;
+      torch::load(rng, (fs::path(o.resume_dir) / "checkpoints" / "rng.pt").string());
+      { auto gen = torch::globalContext().defaultGenerator(torch::kCPU); gen.set_state(rng); }
+    } else {
+      if (resuming && si == prog.stage && si > 0 && !previous) {
+        // resumed right at a switch: the checkpoint holds the previous stage's model
+        const auto& pm = plan.stages[si - 1].model();
+        previous = SpecNet(spec, coarsened_spatial(spec, pm.resolution), spec.coarse_upsamples_output ? pm.resolution : 1);
+        torch::serialize::InputArchive m;
+        m.load_from((fs::path(o.resume_dir) / "checkpoints" / "model.pt").string());
+        previous->load(m);
+        torch::Tensor rng;
+        torch::load(rng, (fs::path(o.resume_dir) / "checkpoints" / "rng.pt").string());
+        { auto gen = torch::globalContext().defaultGenerator(torch::kCPU); gen.set_state(rng); }
+      }
+      if (si > 0 && st.transfer_from_previous && previous) transfer_weights(*previous, *model);
+      broadcast_module(*model, *comm);
+      prog.epoch = 0;
+      prog.losses.clear();
+      StageRecord sr;
+      sr.name = st.name;
+      ModelRecord m;
+      m.workload = spec.name, m.resolution = mr.resolution, m.gpus = mr.gpus, m.local_batch = mr.local_batch;
+      m.params = model->table().total_params();
+      sr.models.push_back(m);
+      sr.gpus = ranks;
+      sr.global_batch = st.global_batch();
+      sr.iterations_per_epoch = plan.train_samples / ranks / mr.local_batch;
+      sr.allreduce_algorithm = ranks > 1 ? "mpi" : "none";
+      prog.record.stages.push_back(sr);
+    }
+    StageRecord& srec = prog.record.stages.back();
+    GradSync sync(model->parameters(), *comm, plan.bucket_bytes);
+    const int iters = static_cast<int>(srec.iterations_per_epoch);
+    if (iters < 1)
+      fail_input(plan.source_file, "dataset.train_samples", fmt::format("too few samples for one batch per rank in stage '{}'", st.name));
+    bool stage_done = false;
+    while (!stage_done) {
+      const int e = prog.epoch;  // 0-based epoch about to run
+      const auto t_epoch = Clock::now();
+      if (rank == 0) log.event("epoch_start", "INTERVAL_START", "null", fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs + 1));
+      model->train();
+      auto ids = restricted_shuffle(plan.train_samples, rank, ranks, mr.local_batch, o.seed * 31 + si, e);
+      Prefetcher pf(store, std::move(ids), mr.local_batch, 2);
+      double io_s = 0, comm_s = 0, compute_s = 0, loss_sum = 0;
+      int it = 0;
+      for (;;) {
+        const auto t_data = Clock::now();
+        auto b = pf.next();
+        io_s += since(t_data);
+        if (!b) break;
+        set_lr(*opt, learning_rate(st, e, it, iters));
+        const auto t_step = Clock::now();
+        opt->zero_grad();
+        sync.begin_step();
+        auto loss = torch::mse_loss(model->forward(b->x), b->y);
+        loss.backward();
+        const double waited = sync.finish_step();
+        opt->step();
+        const double step_s = since(t_step);
+        comm_s += waited;
+        compute_s += step_s - waited;
+        const double l = loss.item<double>();
+        if (!std::isfinite(l))
+          throw NonFiniteLoss(fmt::format("stage '{}' epoch {} iteration {}: the loss is {}; the last good checkpoint is kept in {}",
+                                          st.name, e + 1, it + 1, l, ckpt.string()));
+        loss_sum += l;
+        ++it;
+      }
+      // epoch means over all ranks, then validation on each rank's shard of the held-out samples
+      double sums[2] = {loss_sum, static_cast<double>(it)};
+      comm->allreduce_sum(sums, 2);
+      const double train_loss = sums[0] / std::max(1.0, sums[1]);
+      model->eval();
+      double val[2] = {0, 0};
+      {
+        torch::NoGradGuard ng;
+        std::vector<int64_t> vids;
+        for (int64_t v = rank; v < plan.validation_samples; v += ranks) vids.push_back(plan.train_samples + v);
+        Prefetcher vp(store, vids, 1, 4);
+        while (auto b = vp.next()) {
+          val[0] += torch::mse_loss(model->forward(b->x), b->y, torch::Reduction::Sum).item<double>() / b->y.size(1);
+          val[1] += 1;
+        }
+      }
+      comm->allreduce_sum(val, 2);
+      const double val_mse = val[0] / std::max(1.0, val[1]);
+      ++prog.epoch;
+      ++prog.total_epochs;
+      prog.losses.push_back(train_loss);
+      EpochRecord er;
+      er.epoch = prog.epoch;
+      er.io_s = io_s, er.comm_s = comm_s, er.compute_s = compute_s, er.epoch_s = since(t_epoch);
+      er.loss = train_loss;
+      er.metric = val_mse;
+      srec.per_epoch.push_back(er);
+      srec.epochs = prog.epoch;
+      srec.iterations += it;
+      srec.io_s += io_s, srec.comm_s += comm_s, srec.compute_s += compute_s, srec.time_s += er.epoch_s;
+      if (rank == 0) {
+        log.point("eval_error", fmt::format("{}", val_mse), fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));
+        log.event("epoch_stop", "INTERVAL_END", "null", fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));
+        if (!o.quiet)
+          fmt::print("[{}] epoch {:3d}  loss {:.5f}  val {:.5f}  {:.2f} s (data {:.2f}, comm {:.2f}, compute {:.2f})\n", st.name,
+                     prog.epoch, train_loss, val_mse, er.epoch_s, io_s, comm_s, compute_s);
+      }
+      // stopping
+      const bool is_switch = st.stop.kind == StopRule::Kind::switch_rule &&
+                             switch_epoch(prog.losses, st.stop.rule).value_or(-1) == prog.epoch;
+      const bool reached = plan.maximize ? val_mse >= plan.target_value : val_mse <= plan.target_value;
+      if (is_switch) {
+        srec.switch_epoch = prog.epoch;
+        srec.stop_reason = "switch rule";
+        stage_done = true;
+      } else if (st.stop.kind == StopRule::Kind::target && reached) {
+        srec.stop_reason = "target reached";
+        stage_done = true;
+      } else if (st.stop.kind == StopRule::Kind::epochs && prog.epoch >= st.stop.epochs) {
+        srec.stop_reason = "epochs";
+        stage_done = true;
+      } else if (prog.epoch >= st.stop.max_epochs) {
+        srec.stop_reason = "max_epochs";
+        stage_done = true;
+      }
+      const bool killed = o.stop_after_epochs > 0 && prog.total_epochs >= o.stop_after_epochs && !(stage_done && si + 1 == plan.stages.size());
+      if (stage_done && si + 1 < plan.stages.size()) {  // the next stage starts from the transfer
+        prog.stage = si + 1;
+        prog.epoch = 0;
+      }
+      const bool last = stage_done && si + 1 == plan.stages.size();
+      const bool periodic = last || (plan.checkpoint_every > 0 && prog.total_epochs % plan.checkpoint_every == 0);
+      // at the switch the checkpoint holds the coarse model and points at the next stage's start
+      if (rank == 0 && (periodic || is_switch || killed)) save_checkpoint(ckpt, *model, *opt, prog);
+      comm->barrier();
+      if (killed) {
+        stopped_early = true;
+        prog.record.warnings.push_back(fmt::format("stopped after {} epochs (--stop-after); resume with --resume", prog.total_epochs));
+        break;
+      }
+    }
+    previous = model;
+  }
+  // totals
+  auto& r = prog.record;
+  r.totals = {};
+  for (const auto& s : r.stages) {
+    r.totals.io_s += s.io_s, r.totals.comm_s += s.comm_s, r.totals.compute_s += s.compute_s;
+    r.totals.time_to_target_s += s.time_s;
+    r.totals.gpu_hours += s.time_s * s.gpus / 3600.0;
+    r.totals.epochs += s.epochs;
+  }
+  const auto& last = r.stages.back();
+  r.totals.reached_target = !stopped_early && last.stop_reason == "target reached";
+  (void)time_before;
+  (void)run_t0;
+  if (rank == 0) {
+    log.event("run_stop", "INTERVAL_END", "null",
+              fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : stopped_early ? "aborted" : "target_not_reached"));
+    std::ofstream(out / "record.json.tmp") << record_to_json(r);
+    fs::rename(out / "record.json.tmp", out / "record.json");
+  }
+  return r;
+}
+
+}  // namespace mrplan
