@@ -12,9 +12,9 @@ namespace mrplan {
 
 namespace {
 
-constexpr double kVoxelMpc = 2.0;                    // Mpc/h per voxel at the dense resolution
+constexpr double kVoxelMpc = 4.0;  // Mpc/h per voxel: 512 Mpc/h binned to 128^3 as in CosmoFlow
 constexpr double kScaleFactors[4] = {0.25, 0.5, 0.75, 1.0};  // the four "redshift" channels
-constexpr double kMeanCountPerVoxel = 4.0;
+constexpr double kMeanCountPerVoxel = 64.0;  // 512^3 particles in 128^3 voxels
 
 std::mutex fftw_planner_mutex;  // FFTW's planner is not thread-safe
 

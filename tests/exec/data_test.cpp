@@ -1,0 +1,173 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <set>
+
+#include "exec/cosmo_fields.hpp"
+#include "exec/datagen.hpp"
+#include "exec/hdf5_file.hpp"
+#include "exec/loader.hpp"
+#include "model/errors.hpp"
+
+using namespace mrplan;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  const auto p = fs::temp_directory_path() / ("mrplan_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+std::vector<float> all_rows(const std::string& file, const std::string& ds) {
+  H5File h(file, H5File::Mode::read);
+  const auto d = h.dims(ds);
+  size_t n = 1;
+  for (auto v : d) n *= v;
+  std::vector<float> out(n);
+  h.read_rows(ds, 0, d[0], out.data());
+  return out;
+}
+
+}  // namespace
+
+TEST(Datagen, DeterministicBySeedAndInTheMrtLayout) {
+  const auto dir = scratch("datagen");
+  DatagenOptions o;
+  o.samples = 6, o.size = 8, o.samples_per_file = 4, o.progress = false, o.seed = 3;
+  o.out_dir = (dir / "a").string();
+  const auto rep = generate_dataset(o);
+  EXPECT_EQ(rep.files, 2);
+  o.out_dir = (dir / "b").string();
+  generate_dataset(o);
+  o.out_dir = (dir / "c").string(), o.seed = 4;
+  generate_dataset(o);
+  const auto a = all_rows((dir / "a/cosmo_0000.h5").string(), "3Dmap");
+  EXPECT_EQ(a, all_rows((dir / "b/cosmo_0000.h5").string(), "3Dmap"));
+  EXPECT_NE(a, all_rows((dir / "c/cosmo_0000.h5").string(), "3Dmap"));
+  H5File h((dir / "a/cosmo_0001.h5").string(), H5File::Mode::read);
+  EXPECT_EQ(h.dims("3Dmap"), (std::vector<uint64_t>{2, 8, 8, 8, 4}));
+  EXPECT_EQ(h.dims("unitPar"), (std::vector<uint64_t>{2, 4}));
+  for (float v : a) EXPECT_GE(v, 0.f);  // particle counts
+  for (float u : all_rows((dir / "a/cosmo_0000.h5").string(), "unitPar")) {
+    EXPECT_GE(u, -1.f);
+    EXPECT_LE(u, 1.f);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Datagen, Sigma8ControlsTheFluctuations) {
+  // the labels must shape the field: a larger sigma8 gives a larger variance of log(1 + counts)
+  CosmoFieldGenerator gen(16);
+  auto spread = [&](double s8) {
+    std::vector<int16_t> out(16 * 16 * 16 * 4);
+    gen.sample({0.3, s8, 0.95, 0.7}, 11, out.data());
+    double m = 0, v = 0;
+    const size_t n = out.size() / 4;
+    for (size_t i = 0; i < n; ++i) m += std::log1p(out[i * 4 + 3]);
+    m /= n;
+    for (size_t i = 0; i < n; ++i) v += std::pow(std::log1p(out[i * 4 + 3]) - m, 2);
+    return v / n;
+  };
+  EXPECT_GT(spread(0.9), 1.1 * spread(0.6));
+}
+
+TEST(Coarsen, SumAndMeanOfBlocksMatchClosedForm) {
+  const auto dir = scratch("coarsen");
+  fs::create_directories(dir / "in");
+  std::vector<float> x(1 * 4 * 4 * 4 * 2);
+  std::iota(x.begin(), x.end(), 0.f);
+  std::vector<float> y{0.5f, -0.5f, 0.f, 1.f};
+  {
+    H5File h((dir / "in/a.h5").string(), H5File::Mode::create);
+    h.write("3Dmap", {1, 4, 4, 4, 2}, x.data());
+    h.write("unitPar", {1, 4}, y.data());
+  }
+  for (const std::string op : {"sum", "mean"}) {
+    CoarsenOptions o{(dir / "in").string(), (dir / op).string(), 2, op, 1, false};
+    const auto rep = coarsen_dataset(o);
+    EXPECT_EQ(rep.files, 1);
+    const auto out = all_rows((dir / op / "a.h5").string(), "3Dmap");
+    ASSERT_EQ(out.size(), 2u * 2 * 2 * 2);
+    // block (0,0,0), channel c: voxels (x,y,z) in {0,1}^3 at index ((x*4+y)*4+z)*2+c
+    for (int c = 0; c < 2; ++c) {
+      double s = 0;
+      for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+          for (int z = 0; z < 2; ++z) s += x[((a * 4 + b) * 4 + z) * 2 + c];
+      EXPECT_FLOAT_EQ(out[c], op == "sum" ? s : s / 8);
+    }
+    EXPECT_EQ(all_rows((dir / op / "a.h5").string(), "unitPar"), y);
+  }
+  EXPECT_NE(error_of([&] { coarsen_dataset({(dir / "in").string(), (dir / "x").string(), 3, "sum", 1, false}); })
+                .find("factor 3 does not divide axis 1 of size 4"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Loader, BadFilesGiveOneClearMessage) {
+  const auto dir = scratch("badfiles");
+  std::vector<float> x(2 * 4 * 4 * 4 * 4, 1.f), y(2 * 4, 0.f);
+  auto make = [&](const std::string& sub, const std::string& data_name, bool nan, float label) {
+    fs::create_directories(dir / sub);
+    auto xx = x;
+    auto yy = y;
+    if (nan) xx[5] = NAN;
+    yy[1] = label;
+    H5File h((dir / sub / "f.h5").string(), H5File::Mode::create);
+    h.write(data_name, {2, 4, 4, 4, 4}, xx.data());
+    h.write("unitPar", {2, 4}, yy.data());
+  };
+  const DataLayout L{"3Dmap", "unitPar", 3, true};
+  make("wrongname", "density", false, 0.f);
+  EXPECT_NE(error_of([&] { SampleStore s((dir / "wrongname").string(), L); }).find("f.h5: 3Dmap: dataset not found"), std::string::npos);
+  std::vector<float> bx(4 * 4 * 4 * 4), by(4);
+  make("nan", "3Dmap", true, 0.f);
+  SampleStore nan_store((dir / "nan").string(), L);
+  EXPECT_NE(error_of([&] { nan_store.read(0, bx.data(), by.data()); }).find("3Dmap: row 0 holds NaN"), std::string::npos);
+  make("label", "3Dmap", false, 3.f);
+  SampleStore label_store((dir / "label").string(), L);
+  EXPECT_NE(error_of([&] { label_store.read(0, bx.data(), by.data()); }).find("unitPar: row 0 label 1 = 3 is outside [-1, 1]"),
+            std::string::npos);
+  fs::create_directories(dir / "trunc");
+  std::ofstream(dir / "trunc" / "f.h5") << "\x89HDF\r\n\x1a\n truncated";
+  EXPECT_NE(error_of([&] { SampleStore s((dir / "trunc").string(), L); }).find("not a readable HDF5 file"), std::string::npos);
+  EXPECT_NE(error_of([&] { SampleStore s((dir / "none").string(), L); }).find("data folder not found"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Loader, RestrictedShufflingKeepsEachRankInItsGroup) {
+  const int64_t n = 64;
+  const int ranks = 4, batch = 4;
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    std::set<int64_t> seen;
+    std::set<int64_t> groups;
+    for (int r = 0; r < ranks; ++r) {
+      const auto ids = restricted_shuffle(n, r, ranks, batch, 9, epoch);
+      EXPECT_EQ(ids.size(), 16u);
+      const int64_t g = ids.front() / 16;
+      groups.insert(g);
+      for (auto id : ids) {
+        EXPECT_EQ(id / 16, g);  // one group per rank
+        EXPECT_TRUE(seen.insert(id).second);  // no sample twice in an epoch
+      }
+    }
+    EXPECT_EQ(groups.size(), 4u);
+  }
+  EXPECT_EQ(restricted_shuffle(n, 1, ranks, batch, 9, 2), restricted_shuffle(n, 1, ranks, batch, 9, 2));
+  EXPECT_NE(restricted_shuffle(n, 1, ranks, batch, 9, 2), restricted_shuffle(n, 1, ranks, batch, 9, 3));
+}

@@ -1,0 +1,129 @@
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "exec/datagen.hpp"
+#include "exec/run.hpp"
+#include "exec/spec_network.hpp"
+#include "model/builtin_workloads.hpp"
+#include "model/errors.hpp"
+#include "model/plan_yaml.hpp"
+
+using namespace mrplan;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TinyRun : ::testing::Test {
+  static fs::path dir;
+  static void SetUpTestSuite() {
+    dir = fs::temp_directory_path() / ("mrplan_trainer_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    DatagenOptions o;
+    o.samples = 48, o.size = 16, o.samples_per_file = 16, o.progress = false, o.out_dir = (dir / "data/res1").string();
+    generate_dataset(o);
+    coarsen_dataset({(dir / "data/res1").string(), (dir / "data/res2").string(), 2, "sum", 1, false});
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir); }
+  Plan plan(const std::string& method) {
+    std::string y = R"(name: tiny
+workload: cosmoflow-mrt
+workload_options: {size: 16, width: 0.25}
+machine: summit
+method: METHOD
+dataset: {train_samples: 32, validation_samples: 16}
+target: {metric: val_mse, value: 0.0001}
+stages:
+)";
+    y.replace(y.find("METHOD"), 6, method);
+    if (method == "mrt")
+      y += "  - {name: coarse, resolution: 2, gpus: 1, local_batch: 8, stop: {switch_rule: {patience: 1, epsilon: 10}, max_epochs: 5}}\n";
+    y += "  - {name: dense, resolution: 1, gpus: 1, local_batch: 8, stop: {epochs: 3}}\n";
+    Plan p = plan_from_yaml_text(y, "tiny.yaml");
+    p.data_dir = (dir / "data").string();
+    return p;
+  }
+  RunOptions options(const std::string& out) {
+    RunOptions o;
+    o.out_dir = (dir / out).string();
+    o.threads = 1;
+    o.quiet = true;
+    return o;
+  }
+};
+fs::path TinyRun::dir;
+
+std::vector<torch::Tensor> load_params(const fs::path& out) {
+  const auto spec = builtin_workload("cosmoflow-mrt", {.size = 16, .width = 0.25});
+  SpecNet net(spec, coarsened_spatial(spec, 1));
+  torch::serialize::InputArchive a;
+  a.load_from((out / "checkpoints/model.pt").string());
+  net->load(a);
+  return net->parameters();
+}
+
+}  // namespace
+
+TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
+  const auto r = run_plan(plan("mrt"), options("mrt"));
+  ASSERT_EQ(r.stages.size(), 2u);
+  EXPECT_EQ(r.source, "measured");
+  // patience 1 with a huge epsilon: the rule fires after epoch 2 (the first it may)
+  EXPECT_EQ(r.stages[0].switch_epoch.value_or(-1), 2);
+  EXPECT_EQ(r.stages[1].epochs, 3);
+  EXPECT_EQ(r.stages[1].per_epoch.size(), 3u);
+  for (const auto& s : r.stages)
+    for (const auto& e : s.per_epoch) {
+      EXPECT_GT(e.compute_s, 0);
+      EXPECT_GE(e.epoch_s, e.compute_s);
+      EXPECT_TRUE(e.loss && e.metric);
+    }
+  const auto back = load_record_file((dir / "mrt/record.json").string());
+  EXPECT_EQ(record_to_json(back), record_to_json(r));
+  std::ifstream log(dir / "mrt/mllog.txt");
+  std::string all((std::istreambuf_iterator<char>(log)), {});
+  EXPECT_NE(all.find(":::MLLOG {"), std::string::npos);
+  EXPECT_NE(all.find("\"key\": \"run_start\""), std::string::npos);
+  EXPECT_NE(all.find("\"key\": \"eval_error\""), std::string::npos);
+  EXPECT_NE(all.find("\"key\": \"run_stop\""), std::string::npos);
+}
+
+TEST_F(TinyRun, ResumedRunEndsWithTheSameParameters) {
+  const auto p = plan("mrt");
+  run_plan(p, options("straight"));
+  auto o = options("killed");
+  o.stop_after_epochs = 3;  // mid dense stage: 2 coarse + 1 dense
+  const auto partial = run_plan(p, o);
+  EXPECT_FALSE(partial.totals.reached_target);
+  ASSERT_FALSE(partial.warnings.empty());
+  auto r = options("killed");
+  r.resume_dir = (dir / "killed").string();
+  const auto resumed = run_plan(p, r);
+  EXPECT_EQ(resumed.stages.back().epochs, 3);
+  const auto a = load_params(dir / "straight"), b = load_params(dir / "killed");
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_FALSE(a.empty());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-6, 1e-7)) << i;
+}
+
+TEST_F(TinyRun, RefusesMoreRanksThanLaunchedAndMissingData) {
+  auto p = plan("baseline");
+  p.stages[0].models[0].gpus = 4;
+  try {
+    run_plan(p, options("ranks"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("stages[0].gpus: the stage wants 4 ranks but 1 were launched"), std::string::npos) << e.what();
+  }
+  p = plan("baseline");
+  p.data_dir = (dir / "nowhere").string();
+  try {
+    run_plan(p, options("nodata"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("data folder not found"), std::string::npos) << e.what();
+  }
+}
