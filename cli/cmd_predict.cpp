@@ -69,7 +69,7 @@ void register_predict(CLI::App& app) {
       ->check(CLI::IsMember({"global", "local"}))
       ->capture_default_str();
   cmd->add_flag("--epochs", *per_epoch, "also print every epoch");
-  cmd->callback([=] {
+  cmd->callback([plan, json, machine, gpus, per_epoch, keep] {
     Plan p = load_plan(*plan);
     if (*gpus > 0) p = plan_at_gpus(p, *gpus, *keep == "global");
     const auto m = machine_for(p, *machine);

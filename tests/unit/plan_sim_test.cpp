@@ -100,7 +100,7 @@ TEST(Plan, BadInputsGiveOneClearMessage) {
   };
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("method: mrt", "method: mrt\ncolour: red"), "p.yaml"); }),
             "p.yaml: colour: unknown key (expected one of: name, workload, workload_options, machine, method, precision, "
-            "dataset, target, comm, io, stages)");
+            "dataset, target, comm, io, stages, data, checkpoint_every)");
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("gpus: 32, local_batch: 8, stop: {t", "gpus: many, local_batch: 8, stop: {t"), "p.yaml"); }),
             "p.yaml: stages[1].gpus: expected an integer");
   EXPECT_NE(error_of([&] { plan_from_yaml_text(with("local_batch: 8, stop: {s", "global_batch: 16, stop: {s"), "p.yaml"); })
