@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "tests/support/error_of.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include "model/errors.hpp"
 
 using namespace mrplan;
+using mrplan::testing::error_of;
 namespace fs = std::filesystem;
 
 namespace {
@@ -24,14 +27,6 @@ fs::path scratch(const std::string& name) {
   return p;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 std::vector<float> all_rows(const std::string& file, const std::string& ds) {
   H5File h(file, H5File::Mode::read);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "tests/support/error_of.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,17 +16,10 @@
 #include "sim/sweep.hpp"
 
 using namespace mrplan;
+using mrplan::testing::error_of;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 const char* kPlan = R"(name: test
 workload: cosmoflow-mrt

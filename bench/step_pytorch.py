@@ -1,0 +1,43 @@
+"""The PyTorch peer of bench/step_bench.cpp: the same cosmoflow-mrt network (MRT paper Fig. 1a,
+as mrplan's op list builds it), one training step timed. Run with Debian's /usr/bin/python3."""
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn as nn
+
+size = int(sys.argv[1]) if len(sys.argv) > 1 else 32
+batch = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+threads = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+steps = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+torch.set_num_threads(threads)
+torch.manual_seed(0)
+
+pools = max(0, min(5, size.bit_length() - 1 - 2))  # as mrplan: dense keeps >= 2 cells
+layers = [nn.BatchNorm3d(4)]
+cin, extent = 4, size
+for i, f in enumerate([16, 32, 64, 128, 256, 256, 256]):
+    stride = 2 if i == 3 else 1
+    layers += [nn.Conv3d(cin, f, 3, stride=stride, padding=1), nn.BatchNorm3d(f), nn.ReLU()]
+    extent = (extent + stride - 1) // stride
+    if i < pools:
+        layers.append(nn.AvgPool3d(2))
+        extent //= 2
+    cin = f
+layers += [nn.Flatten(), nn.Linear(cin * extent ** 3, 2048), nn.ReLU(), nn.Dropout(0.05),
+           nn.Linear(2048, 256), nn.ReLU(), nn.Dropout(0.05), nn.Linear(256, 4)]
+net = nn.Sequential(*layers)
+opt = torch.optim.Adam(net.parameters(), 1e-3)
+x, y = torch.rand(batch, 4, size, size, size), torch.rand(batch, 4)
+ms = []
+for s in range(steps + 3):
+    t0 = time.perf_counter()
+    opt.zero_grad()
+    nn.functional.mse_loss(net(x), y).backward()
+    opt.step()
+    if s >= 3:
+        ms.append((time.perf_counter() - t0) * 1e3)
+params = sum(p.numel() for p in net.parameters())
+print(f"pytorch size {size} batch {batch} threads {threads}: median step {statistics.median(ms):.1f} ms "
+      f"(min {min(ms):.1f}, max {max(ms):.1f}) over {len(ms)} steps, {params} parameters")
