@@ -101,9 +101,11 @@ void CosmoFieldGenerator::sample(const CosmoParams& p, uint64_t seed, int16_t* o
 
   // four growth stages: delta scales with D(a) ≈ a^f, f = Omega_m^0.55 (linder 2005); log-normal
   // transform keeps the density positive with mean 1 (Coles & Jones 1991); Poisson counts.
+  // The snapshots' scale factors stretch with h (a faster expansion reaches them sooner), so h
+  // leaves its own mark across the channels instead of only through Gamma = Omega_m h.
   const double f = std::pow(p.omega_m, 0.55);
   for (int c = 0; c < 4; ++c) {
-    const double d = std::pow(kScaleFactors[c], f);
+    const double d = std::pow(std::pow(kScaleFactors[c], p.h / 0.7), f);
     const double shift = 0.5 * d * d * field_var;
     for (size_t i = 0; i < nreal; ++i) {
       const double rho = std::exp(d * field[i] - shift);
