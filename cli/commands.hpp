@@ -10,6 +10,7 @@ void register_predict(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_show(CLI::App& app);   // plan, profile, workload
 void register_study(CLI::App& app);
+void register_validate(CLI::App& app);  // validate, ingest-mllog
 void register_data(CLI::App& app);  // datagen, coarsen (exec builds only)
 void register_run(CLI::App& app);   // run (exec builds only)
 

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   mrplan::register_sweep(app);
   mrplan::register_show(app);
   mrplan::register_study(app);
+  mrplan::register_validate(app);
 #ifdef MRPLAN_HAVE_EXEC
   mrplan::register_data(app);
   mrplan::register_run(app);

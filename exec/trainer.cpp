@@ -20,6 +20,7 @@
 #include "exec/spec_network.hpp"
 #include "model/errors.hpp"
 #include "model/learning_curve.hpp"
+#include "model/plan_yaml.hpp"
 #include "sim/simulate.hpp"
 
 namespace mrplan {
@@ -148,6 +149,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   prog.record.method = plan.method;
   prog.record.target_metric = plan.target_metric;
   prog.record.target_value = plan.target_value;
+  prog.record.plan_spec = plan_to_yaml(plan);
   bool resuming = false;
   if (!o.resume_dir.empty()) {
     const fs::path state = fs::path(o.resume_dir) / "checkpoints" / "state.json";
@@ -165,6 +167,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     log.point("number_of_ranks", std::to_string(ranks));
     log.point("accelerators_per_node", std::to_string(ranks));
     log.point("number_of_nodes", "1");
+    log.point("global_batch_size", std::to_string(plan.stages.front().global_batch()));
   }
   const auto run_t0 = Clock::now();
   const double time_before = prog.record.totals.time_to_target_s;

@@ -63,6 +63,7 @@ struct Record {
   std::vector<StageRecord> stages;
   RecordTotals totals;
   std::vector<std::string> warnings;
+  std::string plan_spec;  // the plan it ran or predicts, as YAML (what `validate` re-predicts)
 };
 
 std::string record_to_json(const Record& record, int indent = 2);

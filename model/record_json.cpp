@@ -55,6 +55,7 @@ json to_j(const Record& r) {
                  {"comm_s", t.comm_s}, {"compute_s", t.compute_s}, {"epochs", t.epochs},
                  {"reached_target", t.reached_target}};
   j["warnings"] = r.warnings;
+  if (!r.plan_spec.empty()) j["plan_spec"] = r.plan_spec;
   return j;
 }
 
@@ -184,6 +185,7 @@ Record record_from_json(const std::string& text, const std::string& file) {
   if (auto it = t.find("reached_target"); it != t.end() && it->is_boolean()) r.totals.reached_target = *it;
   if (auto it = j.find("warnings"); it != j.end() && it->is_array())
     for (const auto& w : *it) r.warnings.push_back(w.get<std::string>());
+  if (auto it = j.find("plan_spec"); it != j.end() && it->is_string()) r.plan_spec = *it;
   return r;
 }
 

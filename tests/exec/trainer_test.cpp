@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "calibrate/mllog_ingest.hpp"
 #include "exec/datagen.hpp"
 #include "exec/run.hpp"
 #include "exec/spec_network.hpp"
@@ -89,6 +90,11 @@ TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
   EXPECT_NE(all.find("\"key\": \"run_start\""), std::string::npos);
   EXPECT_NE(all.find("\"key\": \"eval_error\""), std::string::npos);
   EXPECT_NE(all.find("\"key\": \"run_stop\""), std::string::npos);
+  // the log reads back as a measured record with every epoch of both stages
+  const auto ingested = load_mllog_file((dir / "mrt/mllog.txt").string());
+  EXPECT_EQ(ingested.stages[0].epochs, r.totals.epochs);
+  EXPECT_EQ(ingested.stages[0].global_batch, 8);
+  EXPECT_EQ(ingested.stages[0].gpus, 1);
 }
 
 TEST_F(TinyRun, ResumedRunEndsWithTheSameParameters) {

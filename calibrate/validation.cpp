@@ -1,0 +1,78 @@
+#include "calibrate/validation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/errors.hpp"
+#include "model/plan_yaml.hpp"
+#include "sim/simulate.hpp"
+
+namespace mrplan {
+
+std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& measured, const MachineProfile& profile) {
+  std::vector<ValidationRow> rows;
+  for (const auto& [file, m] : measured) {
+    if (m.source != "measured") fail_input(file, "source", "validate compares measured records; this one is a prediction");
+    if (m.plan_spec.empty()) fail_input(file, "plan_spec", "the record does not carry the plan it ran, so it cannot be re-predicted");
+    const Plan plan = plan_from_yaml_text(m.plan_spec, file + ": plan_spec");
+    const auto pp = prepare(plan, profile);
+    if (pp.stages.size() != m.stages.size())
+      fail_input(file, "stages", fmt::format("the record has {} stages, its plan {}", m.stages.size(), pp.stages.size()));
+    bool used = false;
+    for (const auto& f : profile.fitted) used = used || f.source.find(file) != std::string::npos;
+    auto add = [&](const std::string& stage, const std::string& q, double meas, double pred) {
+      rows.push_back({file, stage, q, meas, pred, meas != 0 ? (pred - meas) / meas : 0.0, used});
+    };
+    std::vector<StageEpochs> predicted_epochs;
+    bool have_convergence = true;
+    try {
+      predicted_epochs = stage_epochs(pp);
+    } catch (const InputError&) {
+      have_convergence = false;  // no convergence parameters for this workload: compare costs only
+    }
+    for (size_t i = 0; i < m.stages.size(); ++i) {
+      const auto& s = m.stages[i];
+      if (s.epochs <= 0) continue;
+      const auto t = stage_time(pp.stages[i], s.epochs);
+      add(s.name, "io_s", s.io_s / s.epochs, t.io_s / s.epochs);
+      add(s.name, "comm_s", s.comm_s / s.epochs, t.comm_s / s.epochs);
+      add(s.name, "compute_s", s.compute_s / s.epochs, t.compute_s / s.epochs);
+      add(s.name, "epoch_s", s.time_s / s.epochs, t.epoch_s() / s.epochs);
+      if (have_convergence) add(s.name, "epochs", s.epochs, predicted_epochs[i].epochs);
+    }
+    if (have_convergence) add("total", "time_to_target_s", m.totals.time_to_target_s, totals(pp, predicted_epochs).time_s);
+  }
+  return rows;
+}
+
+ValidationSummary summarize_validation(const std::vector<ValidationRow>& rows, const std::vector<std::string>& quantities) {
+  std::vector<double> e;
+  for (const auto& r : rows)
+    if (!r.used_for_calibration && r.measured != 0 &&
+        std::find(quantities.begin(), quantities.end(), r.quantity) != quantities.end())
+      e.push_back(std::abs(r.rel_error));
+  ValidationSummary s;
+  s.rows = static_cast<int>(e.size());
+  if (e.empty()) return s;
+  std::sort(e.begin(), e.end());
+  auto q = [&](double f) {
+    const double pos = f * (e.size() - 1);
+    const size_t lo = static_cast<size_t>(pos), hi = std::min(e.size() - 1, lo + 1);
+    return e[lo] + (e[hi] - e[lo]) * (pos - lo);
+  };
+  s.median_abs = q(0.5);
+  s.p90_abs = q(0.9);
+  return s;
+}
+
+std::string validation_csv(const std::vector<ValidationRow>& rows) {
+  std::string s = "record,stage,quantity,measured,predicted,rel_error,used_for_calibration\n";
+  for (const auto& r : rows)
+    s += fmt::format("{},{},{},{:.6g},{:.6g},{:.6g},{}\n", r.record, r.stage, r.quantity, r.measured, r.predicted, r.rel_error,
+                     r.used_for_calibration ? "true" : "false");
+  return s;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,38 @@
+#pragma once
+// `mrplan validate`: re-predict the plan of every measured Record and compare, per stage and per
+// quantity, measured with predicted.
+#include <string>
+#include <vector>
+
+#include "model/machine_profile.hpp"
+#include "model/record.hpp"
+
+namespace mrplan {
+
+struct ValidationRow {
+  std::string record;    // file it came from
+  std::string stage;     // stage name, or "total"
+  std::string quantity;  // io_s comm_s compute_s epoch_s (means per epoch), epochs, time_to_target_s
+  double measured = 0, predicted = 0;
+  double rel_error = 0;  // (predicted - measured) / measured; 0 when measured is 0
+  bool used_for_calibration = false;
+};
+
+struct NamedRecord {
+  std::string file;
+  Record record;
+};
+
+// Per-epoch components are predicted for the measured number of epochs, so they test the cost
+// models alone; `epochs` and `time_to_target_s` include the convergence model. A record counts
+// as used for calibration when a fitted parameter of `profile` names its file as its source.
+std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& measured, const MachineProfile& profile);
+
+struct ValidationSummary {
+  int rows = 0;
+  double median_abs = 0, p90_abs = 0;
+};
+ValidationSummary summarize_validation(const std::vector<ValidationRow>& rows, const std::vector<std::string>& quantities);
+std::string validation_csv(const std::vector<ValidationRow>& rows);
+
+}  // namespace mrplan

@@ -1,0 +1,95 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "calibrate/mllog_ingest.hpp"
+#include "calibrate/paper_calibration.hpp"
+#include "calibrate/validation.hpp"
+#include "cli/commands.hpp"
+#include "cli/gnuplot.hpp"
+#include "cli/text_table.hpp"
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+namespace {
+
+void scatter(const std::vector<ValidationRow>& rows, const std::string& png) {
+  std::string cal = "$cal << EOD\n", held = "$held << EOD\n";
+  for (const auto& r : rows)
+    if (r.measured > 0 && r.predicted > 0 && r.quantity != "epochs")
+      (r.used_for_calibration ? cal : held) += fmt::format("{} {}\n", r.measured, r.predicted);
+  cal += "EOD\n", held += "EOD\n";
+  const std::string script = fmt::format(
+      "set terminal pngcairo size 700,650 font 'Sans,11' noenhanced\nset output '{}'\n{}{}set logscale xy\nset grid\n"
+      "set key top left\nset title 'predicted vs measured (seconds)'\nset xlabel 'measured'\nset ylabel 'predicted'\n"
+      "plot $held using 1:2 with points pt 7 title 'validation', $cal using 1:2 with points pt 6 title 'used for calibration', "
+      "x with lines dt 2 lc 'gray' title 'y = x'\n",
+      png, cal, held);
+  if (run_gnuplot(script, png)) fmt::print("wrote {}\n", png);
+}
+
+}  // namespace
+
+void register_validate(CLI::App& app) {
+  {
+    auto* cmd = app.add_subcommand("validate", "Re-predict measured Records and report predicted-vs-measured error");
+    auto profile = std::make_shared<std::string>();
+    auto files = std::make_shared<std::vector<std::string>>();
+    auto csv = std::make_shared<std::string>();
+    auto plot = std::make_shared<std::string>();
+    cmd->add_option("--profile", *profile, "machine profile: built-in name or YAML")->required();
+    cmd->add_option("records", *files, "measured record.json files")->required();
+    cmd->add_option("--csv", *csv, "write record,stage,quantity,measured,predicted,rel_error,used_for_calibration");
+    cmd->add_option("--plot", *plot, "scatter plot PNG");
+    cmd->callback([profile, files, csv, plot] {
+      const auto prof = resolve_profile(*profile);
+      std::vector<NamedRecord> recs;
+      for (const auto& f : *files) recs.push_back({f, load_record_file(f)});
+      const auto rows = validate_records(recs, prof);
+      TextTable t({"record", "stage", "quantity", "measured", "predicted", "rel_error", "calibration"});
+      for (const auto& r : rows)
+        t.add({r.record, r.stage, r.quantity, fmt::format("{:.4g}", r.measured), fmt::format("{:.4g}", r.predicted),
+               r.measured != 0 ? fmt::format("{:+.1f}%", 100 * r.rel_error) : "n/a", r.used_for_calibration ? "yes" : ""});
+      fmt::print("{}", t.str());
+      TextTable s({"quantity (records not used for calibration)", "rows", "median |error|", "p90 |error|"});
+      for (const auto& [label, qs] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+               {"epoch time", {"epoch_s"}},
+               {"per-epoch components", {"io_s", "comm_s", "compute_s", "epoch_s"}},
+               {"epochs", {"epochs"}},
+               {"end-to-end time", {"time_to_target_s"}}}) {
+        const auto e = summarize_validation(rows, qs);
+        s.add({label, std::to_string(e.rows), fmt::format("{:.1f}%", 100 * e.median_abs), fmt::format("{:.1f}%", 100 * e.p90_abs)});
+      }
+      fmt::print("\n{}", s.str());
+      if (!csv->empty()) {
+        std::ofstream f(*csv);
+        if (!f) fail_input(*csv, "", "cannot write the CSV file");
+        f << validation_csv(rows);
+        fmt::print("wrote {}\n", *csv);
+      }
+      if (!plot->empty()) scatter(rows, *plot);
+    });
+  }
+  {
+    auto* cmd = app.add_subcommand("ingest-mllog", "Turn MLPerf HPC result logs into measured Records");
+    auto logs = std::make_shared<std::vector<std::string>>();
+    auto out = std::make_shared<std::string>(".");
+    cmd->add_option("logs", *logs, "result logs with :::MLLOG lines")->required();
+    cmd->add_option("--out", *out, "folder for the NAME.record.json files")->capture_default_str();
+    cmd->callback([logs, out] {
+      std::filesystem::create_directories(*out);
+      for (const auto& l : *logs) {
+        const auto r = load_mllog_file(l);
+        const auto dst = std::filesystem::path(*out) / (std::filesystem::path(l).stem().string() + ".record.json");
+        std::ofstream(dst) << record_to_json(r);
+        fmt::print("{}: {} epochs, {} GPUs, global batch {}, time to train {:.1f} s ({}) -> {}\n", l, r.stages[0].epochs,
+                   r.stages[0].gpus, r.stages[0].global_batch, r.totals.time_to_target_s, r.stages[0].stop_reason, dst.string());
+      }
+    });
+  }
+}
+
+}  // namespace mrplan
