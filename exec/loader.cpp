@@ -34,6 +34,7 @@ SampleStore::SampleStore(const std::string& dir, const DataLayout& layout) : fil
     total_ += static_cast<int64_t>(d[0]);
     label_size_ = l.size() > 1 ? static_cast<int64_t>(l[1]) : 1;
   }
+  open_.resize(files_.size());
   shape_ = {static_cast<int64_t>(ref.back())};
   for (int a = 1; a <= layout.spatial_axes; ++a) shape_.push_back(static_cast<int64_t>(ref[a]));
 }
@@ -47,9 +48,9 @@ void SampleStore::read(int64_t id, float* x, float* y) const {
   std::vector<float> raw(static_cast<size_t>(elems));
   {
     std::lock_guard<std::mutex> lock(hdf5_mutex);
-    H5File h5(files_[f], H5File::Mode::read);
-    h5.read_rows(layout_.data, row, 1, raw.data());
-    h5.read_rows(layout_.labels, row, 1, y);
+    if (!open_[f]) open_[f] = std::make_unique<H5File>(files_[f], H5File::Mode::read);
+    open_[f]->read_rows(layout_.data, row, 1, raw.data());
+    open_[f]->read_rows(layout_.labels, row, 1, y);
   }
   // channel-last on disk -> channel-first for the network
   const int64_t C = shape_[0], V = elems / C;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "exec/data_layout.hpp"
+#include "exec/hdf5_file.hpp"
 
 namespace mrplan {
 
@@ -30,6 +31,7 @@ class SampleStore {
 
  private:
   std::vector<std::string> files_;
+  mutable std::vector<std::unique_ptr<H5File>> open_;  // opened on first read, kept open
   std::vector<int64_t> first_;  // first global id of each file
   DataLayout layout_;
   int64_t total_ = 0, label_size_ = 0;

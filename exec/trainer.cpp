@@ -169,8 +169,6 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     log.point("number_of_nodes", "1");
     log.point("global_batch_size", std::to_string(plan.stages.front().global_batch()));
   }
-  const auto run_t0 = Clock::now();
-  const double time_before = prog.record.totals.time_to_target_s;
   SpecNet previous{nullptr};
   bool stopped_early = false;
 
@@ -351,8 +349,6 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   }
   const auto& last = r.stages.back();
   r.totals.reached_target = !stopped_early && last.stop_reason == "target reached";
-  (void)time_before;
-  (void)run_t0;
   if (rank == 0) {
     log.event("run_stop", "INTERVAL_END", "null",
               fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : stopped_early ? "aborted" : "target_not_reached"));
