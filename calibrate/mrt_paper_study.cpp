@@ -53,23 +53,11 @@ std::vector<StudyRow> mrt_paper_study() {
 
 ErrorSummary summarize_held_out(const std::vector<StudyRow>& rows, const std::vector<std::string>& quantities) {
   std::vector<double> errs;
-  for (const auto& r : rows) {
-    if (r.paper.used_for_calibration() || r.paper.value == 0) continue;
-    if (std::find(quantities.begin(), quantities.end(), r.paper.quantity) == quantities.end()) continue;
-    errs.push_back(std::abs(r.rel_error));
-  }
-  ErrorSummary s;
-  s.count = static_cast<int>(errs.size());
-  if (errs.empty()) return s;
-  std::sort(errs.begin(), errs.end());
-  auto q = [&](double f) {
-    const double pos = f * (errs.size() - 1);
-    const size_t lo = static_cast<size_t>(std::floor(pos)), hi = std::min(errs.size() - 1, lo + 1);
-    return errs[lo] + (errs[hi] - errs[lo]) * (pos - lo);
-  };
-  s.median_abs = q(0.5);
-  s.p90_abs = q(0.9);
-  return s;
+  for (const auto& r : rows)
+    if (!r.paper.used_for_calibration() && r.paper.value != 0 &&
+        std::find(quantities.begin(), quantities.end(), r.paper.quantity) != quantities.end())
+      errs.push_back(r.rel_error);
+  return summarize_abs_errors(std::move(errs));
 }
 
 }  // namespace mrplan

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "calibrate/mrt_paper_tables.hpp"
+#include "model/error_summary.hpp"
 
 namespace mrplan {
 
@@ -16,11 +17,6 @@ struct StudyRow {
 
 std::vector<StudyRow> mrt_paper_study();
 
-struct ErrorSummary {
-  int count = 0;
-  double median_abs = 0;
-  double p90_abs = 0;
-};
 // Over held-out rows (not used for calibration) whose quantity is in `quantities`.
 ErrorSummary summarize_held_out(const std::vector<StudyRow>& rows, const std::vector<std::string>& quantities);
 

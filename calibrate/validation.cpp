@@ -47,24 +47,13 @@ std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& meas
   return rows;
 }
 
-ValidationSummary summarize_validation(const std::vector<ValidationRow>& rows, const std::vector<std::string>& quantities) {
-  std::vector<double> e;
+ErrorSummary summarize_validation(const std::vector<ValidationRow>& rows, const std::vector<std::string>& quantities) {
+  std::vector<double> errs;
   for (const auto& r : rows)
     if (!r.used_for_calibration && r.measured != 0 &&
         std::find(quantities.begin(), quantities.end(), r.quantity) != quantities.end())
-      e.push_back(std::abs(r.rel_error));
-  ValidationSummary s;
-  s.rows = static_cast<int>(e.size());
-  if (e.empty()) return s;
-  std::sort(e.begin(), e.end());
-  auto q = [&](double f) {
-    const double pos = f * (e.size() - 1);
-    const size_t lo = static_cast<size_t>(pos), hi = std::min(e.size() - 1, lo + 1);
-    return e[lo] + (e[hi] - e[lo]) * (pos - lo);
-  };
-  s.median_abs = q(0.5);
-  s.p90_abs = q(0.9);
-  return s;
+      errs.push_back(r.rel_error);
+  return summarize_abs_errors(std::move(errs));
 }
 
 std::string validation_csv(const std::vector<ValidationRow>& rows) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "model/error_summary.hpp"
 #include "model/machine_profile.hpp"
 #include "model/record.hpp"
 
@@ -28,11 +29,7 @@ struct NamedRecord {
 // as used for calibration when a fitted parameter of `profile` names its file as its source.
 std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& measured, const MachineProfile& profile);
 
-struct ValidationSummary {
-  int rows = 0;
-  double median_abs = 0, p90_abs = 0;
-};
-ValidationSummary summarize_validation(const std::vector<ValidationRow>& rows, const std::vector<std::string>& quantities);
+ErrorSummary summarize_validation(const std::vector<ValidationRow>& rows, const std::vector<std::string>& quantities);
 std::string validation_csv(const std::vector<ValidationRow>& rows);
 
 }  // namespace mrplan

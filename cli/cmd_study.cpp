@@ -8,6 +8,7 @@
 #include "calibrate/paper_calibration.hpp"
 #include "cli/commands.hpp"
 #include "cli/gnuplot.hpp"
+#include "cli/scatter_plot.hpp"
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
 #include "sim/builtin_plans.hpp"
@@ -54,21 +55,13 @@ void switch_curve_plot(const std::string& app, int gpus, const std::string& dir,
   if (run_gnuplot(script, png)) fmt::print("wrote {}\n", png);
 }
 
-void scatter_plot(const std::vector<StudyRow>& rows, const std::string& dir) {
-  std::string cal = "$cal << EOD\n", held = "$held << EOD\n";
-  for (const auto& r : rows) {
-    if (r.paper.value <= 0 || r.paper.quantity == "epochs" || r.paper.quantity == "iterations") continue;
-    (r.paper.used_for_calibration() ? cal : held) += fmt::format("{} {}\n", r.paper.value, r.predicted);
-  }
-  cal += "EOD\n", held += "EOD\n";
-  const auto png = (std::filesystem::path(dir) / "predicted-vs-paper.png").string();
-  const std::string script = fmt::format(
-      "set terminal pngcairo size 700,650 font 'Sans,11' noenhanced\nset output '{}'\n{}{}set logscale xy\nset grid\nset key top left\n"
-      "set title 'MRT paper Tables I-VIII: predicted vs published (seconds)'\nset xlabel 'paper'\nset ylabel 'mrplan'\n"
-      "plot $held using 1:2 with points pt 7 title 'held out', $cal using 1:2 with points pt 6 title 'calibration', "
-      "x with lines dt 2 lc 'gray' title 'y = x'\n",
-      png, cal, held);
-  if (run_gnuplot(script, png)) fmt::print("wrote {}\n", png);
+void paper_scatter(const std::vector<StudyRow>& rows, const std::string& dir) {
+  std::vector<ScatterPoint> pts;
+  for (const auto& r : rows)
+    if (r.paper.quantity != "epochs" && r.paper.quantity != "iterations")
+      pts.push_back({r.paper.value, r.predicted, r.paper.used_for_calibration()});
+  scatter_plot(pts, {"MRT paper Tables I-VIII: predicted vs published (seconds)", "paper", "mrplan", "held out", "calibration"},
+               (std::filesystem::path(dir) / "predicted-vs-paper.png").string());
 }
 
 }  // namespace
@@ -115,7 +108,7 @@ void register_study(CLI::App& app) {
       std::filesystem::create_directories(*plots);
       switch_curve_plot("cosmoflow", 32, *plots, "fig6b");
       switch_curve_plot("deepcam", 64, *plots, "fig7b");
-      scatter_plot(rows, *plots);
+      paper_scatter(rows, *plots);
     }
   });
 }

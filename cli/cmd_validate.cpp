@@ -8,7 +8,7 @@
 #include "calibrate/paper_calibration.hpp"
 #include "calibrate/validation.hpp"
 #include "cli/commands.hpp"
-#include "cli/gnuplot.hpp"
+#include "cli/scatter_plot.hpp"
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
 
@@ -17,18 +17,10 @@ namespace mrplan {
 namespace {
 
 void scatter(const std::vector<ValidationRow>& rows, const std::string& png) {
-  std::string cal = "$cal << EOD\n", held = "$held << EOD\n";
+  std::vector<ScatterPoint> pts;
   for (const auto& r : rows)
-    if (r.measured > 0 && r.predicted > 0 && r.quantity != "epochs")
-      (r.used_for_calibration ? cal : held) += fmt::format("{} {}\n", r.measured, r.predicted);
-  cal += "EOD\n", held += "EOD\n";
-  const std::string script = fmt::format(
-      "set terminal pngcairo size 700,650 font 'Sans,11' noenhanced\nset output '{}'\n{}{}set logscale xy\nset grid\n"
-      "set key top left\nset title 'predicted vs measured (seconds)'\nset xlabel 'measured'\nset ylabel 'predicted'\n"
-      "plot $held using 1:2 with points pt 7 title 'validation', $cal using 1:2 with points pt 6 title 'used for calibration', "
-      "x with lines dt 2 lc 'gray' title 'y = x'\n",
-      png, cal, held);
-  if (run_gnuplot(script, png)) fmt::print("wrote {}\n", png);
+    if (r.quantity != "epochs") pts.push_back({r.measured, r.predicted, r.used_for_calibration});
+  scatter_plot(pts, {"predicted vs measured (seconds)", "measured", "predicted", "validation", "used for calibration"}, png);
 }
 
 }  // namespace
@@ -61,7 +53,7 @@ void register_validate(CLI::App& app) {
                {"epochs", {"epochs"}},
                {"end-to-end time", {"time_to_target_s"}}}) {
         const auto e = summarize_validation(rows, qs);
-        s.add({label, std::to_string(e.rows), fmt::format("{:.1f}%", 100 * e.median_abs), fmt::format("{:.1f}%", 100 * e.p90_abs)});
+        s.add({label, std::to_string(e.count), fmt::format("{:.1f}%", 100 * e.median_abs), fmt::format("{:.1f}%", 100 * e.p90_abs)});
       }
       fmt::print("\n{}", s.str());
       if (!csv->empty()) {

@@ -91,3 +91,14 @@ TEST(LeastSquares, WeightedLinearRecoversAlphaBeta) {
   EXPECT_NEAR(fit.params[0], alpha, 0.1 * alpha);
   EXPECT_NEAR(1.0 / fit.params[1], 12e9, 0.05 * 12e9);
 }
+
+#include "model/error_summary.hpp"
+
+TEST(ErrorSummary, QuantilesInterpolateBetweenOrderStatistics) {
+  // |e| sorted: 0.1 0.2 0.3 0.4 0.5; median = 0.3; p90 at position 3.6 -> 0.4 + 0.6 * 0.1
+  const auto s = summarize_abs_errors({-0.3, 0.1, 0.5, -0.2, 0.4});
+  EXPECT_EQ(s.count, 5);
+  EXPECT_DOUBLE_EQ(s.median_abs, 0.3);
+  EXPECT_NEAR(s.p90_abs, 0.46, 1e-12);
+  EXPECT_EQ(summarize_abs_errors({}).count, 0);
+}

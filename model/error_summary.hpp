@@ -1,0 +1,16 @@
+#pragma once
+// Median and 90th percentile of absolute relative errors: what `study` and `validate` report.
+#include <vector>
+
+namespace mrplan {
+
+struct ErrorSummary {
+  int count = 0;
+  double median_abs = 0;
+  double p90_abs = 0;
+};
+
+// Quantiles by linear interpolation between order statistics of |e| (Hyndman & Fan type 7).
+ErrorSummary summarize_abs_errors(std::vector<double> relative_errors);
+
+}  // namespace mrplan
