@@ -16,6 +16,9 @@ void register_run(CLI::App& app) {
   cmd->add_option("--data", o->data_dir, "data folder (overrides the plan's data.dir)");
   cmd->add_option("--resume", o->resume_dir, "continue the run whose --out folder this is");
   cmd->add_option("--threads", o->threads, "intra-op threads per rank (default: cores / ranks)");
+  cmd->add_option("--device", o->device, "cpu, cuda (one GPU per rank, gradients over NCCL) or auto")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed for initialisation and data order")->capture_default_str();
   cmd->add_option("--stop-after", o->stop_after_epochs, "stop after this many epochs, as if killed (for resume tests)");
   cmd->add_flag("--quiet", o->quiet, "no per-epoch lines");

@@ -1,6 +1,6 @@
 #pragma once
-// Data-parallel collectives behind one interface: MPI on CPU tensors here; an NCCL
-// implementation (CUDA tensors, unique id broadcast over MPI) belongs beside it on GPU builds.
+// Data-parallel collectives behind one interface: MPI on host memory, NCCL on CUDA device memory
+// (its unique id broadcast over MPI). Torch-free, so benchmarks and calibration use it too.
 #include <cstddef>
 #include <memory>
 
@@ -11,6 +11,8 @@ class Communicator {
   virtual ~Communicator() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  virtual int local_rank() const = 0;  // rank among the processes of this node (picks the GPU)
+  virtual bool device_memory() const { return false; }  // true: buffers are CUDA device pointers
   virtual void allreduce_sum(float* data, size_t count) = 0;  // in place
   virtual void allreduce_sum(double* data, size_t count) = 0;
   virtual void broadcast(float* data, size_t count, int root) = 0;
@@ -20,5 +22,12 @@ class Communicator {
 // Initialises MPI (thread level SERIALIZED: a comm thread issues the gradient allreduces) on first
 // use and finalises it at exit.
 std::unique_ptr<Communicator> make_mpi_communicator();
+
+// NCCL over the ranks of `bootstrap` (which carries the unique id), on CUDA device `device`.
+// Operations wait for the work already queued on the legacy default stream (where LibTorch
+// computes unless told otherwise) and return when the collective has finished.
+// Throws when this build has no NCCL (the CUDA toolkit was not found when it was configured).
+std::unique_ptr<Communicator> make_nccl_communicator(Communicator& bootstrap, int device);
+bool nccl_compiled();
 
 }  // namespace mrplan

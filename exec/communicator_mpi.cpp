@@ -31,9 +31,14 @@ class MpiCommunicator final : public Communicator {
     ensure_mpi();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank_);
+    MPI_Comm_free(&node);
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
   void allreduce_sum(float* data, size_t count) override { chunked(data, count, MPI_FLOAT); }
   void allreduce_sum(double* data, size_t count) override { chunked(data, count, MPI_DOUBLE); }
   void broadcast(float* data, size_t count, int root) override {
@@ -49,7 +54,7 @@ class MpiCommunicator final : public Communicator {
       MPI_Allreduce(MPI_IN_PLACE, data + off, static_cast<int>(std::min<size_t>(INT_MAX, count - off)), type, MPI_SUM,
                     MPI_COMM_WORLD);
   }
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
 };
 
 }  // namespace

@@ -6,6 +6,9 @@ namespace mrplan {
 
 GradSync::GradSync(std::vector<torch::Tensor> params, Communicator& comm, double bucket_bytes)
     : params_(std::move(params)), comm_(comm) {
+  if (!params_.empty() && params_.front().is_cuda() != comm_.device_memory() && comm_.size() > 1)
+    throw std::runtime_error(params_.front().is_cuda() ? "CUDA parameters need the NCCL communicator"
+                                                       : "CPU parameters need the MPI communicator");
   auto bucket = std::make_unique<Bucket>();
   int64_t size = 0;
   for (size_t k = params_.size(); k-- > 0;) {
@@ -14,7 +17,7 @@ GradSync::GradSync(std::vector<torch::Tensor> params, Communicator& comm, double
     bucket->offsets.push_back(size);
     size += p.numel();
     if (static_cast<double>(size) * 4.0 >= bucket_bytes || k == 0) {
-      bucket->flat.assign(static_cast<size_t>(size), 0.f);
+      bucket->flat = torch::zeros({size}, p.options().dtype(torch::kFloat32));
       buckets_.push_back(std::move(bucket));
       bucket = std::make_unique<Bucket>();
       size = 0;
@@ -26,8 +29,7 @@ GradSync::GradSync(std::vector<torch::Tensor> params, Communicator& comm, double
     for (size_t j = 0; j < bp->params.size(); ++j) {
       const int64_t off = bp->offsets[j];
       params_[bp->params[j]].register_hook([this, bp, off](torch::Tensor g) {
-        auto flat = torch::from_blob(bp->flat.data() + off, {g.numel()}, torch::kFloat32);
-        flat.copy_(g.reshape({-1}));
+        bp->flat.narrow(0, off, g.numel()).copy_(g.reshape({-1}));
         if (bp->pending.fetch_sub(1) == 1) {
           std::lock_guard<std::mutex> lock(mu_);
           ready_.push_back(bp);
@@ -50,7 +52,7 @@ GradSync::~GradSync() {
 
 double GradSync::bytes_per_step() const {
   double b = 0;
-  for (const auto& x : buckets_) b += static_cast<double>(x->flat.size()) * 4.0;
+  for (const auto& x : buckets_) b += static_cast<double>(x->flat.numel()) * 4.0;
   return b;
 }
 
@@ -66,8 +68,8 @@ void GradSync::comm_loop() {
       ready_.pop_front();
     }
     try {
-      comm_.allreduce_sum(b->flat.data(), b->flat.size());
-      for (auto& v : b->flat) v *= inv;
+      comm_.allreduce_sum(b->flat.data_ptr<float>(), static_cast<size_t>(b->flat.numel()));
+      b->flat.mul_(inv);
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu_);
       error_ = std::current_exception();
@@ -101,8 +103,7 @@ double GradSync::finish_step() {
   for (auto& b : buckets_)
     for (size_t j = 0; j < b->params.size(); ++j) {
       auto& p = params_[b->params[j]];
-      auto flat = torch::from_blob(b->flat.data() + b->offsets[j], p.sizes(), torch::kFloat32);
-      p.mutable_grad().copy_(flat);
+      p.mutable_grad().copy_(b->flat.narrow(0, b->offsets[j], p.numel()).view(p.sizes()));
     }
   return waited;
 }

@@ -2,6 +2,7 @@
 // Gradient averaging as PyTorch DDP does it (Li et al., VLDB 2020): parameters in reverse
 // registration order are packed into ~25 MB buckets; a bucket's allreduce starts on a comm thread
 // as soon as backward has produced all of its gradients, overlapping the rest of backward.
+// The communicator must take the parameters' memory: MPI for CPU tensors, NCCL for CUDA tensors.
 // exec-internal: includes torch.
 #include <torch/torch.h>
 
@@ -32,7 +33,7 @@ class GradSync {
   struct Bucket {
     std::vector<size_t> params;   // indices into params_
     std::vector<int64_t> offsets;  // element offset of each parameter in `flat`
-    std::vector<float> flat;
+    torch::Tensor flat;  // on the parameters' device (CUDA buffers go to an NCCL communicator)
     std::atomic<int> pending{0};
     bool done = false;
   };

@@ -12,6 +12,7 @@ struct RunOptions {
   std::string data_dir;     // overrides the plan's data.dir
   std::string resume_dir;   // continue the run whose checkpoints are here
   int threads = 0;          // intra-op threads per rank; 0: cores / ranks
+  std::string device = "auto";  // cpu | cuda | auto (cuda where LibTorch sees a GPU)
   uint64_t seed = 1;
   bool quiet = false;
   int stop_after_epochs = 0;  // testing aid: stop (as if killed) after this many epochs in total

@@ -115,6 +115,18 @@ void save_checkpoint(const fs::path& dir, SpecNetImpl& model, torch::optim::Opti
     fs::rename(dir / (std::string(f) + ".tmp"), dir / f);
 }
 
+// One GPU per rank (the node-local rank picks it) when asked for or, on auto, when there is one.
+torch::Device pick_device(const std::string& want, const Communicator& comm) {
+  if (want != "auto" && want != "cpu" && want != "cuda")
+    fail_input("", "--device", fmt::format("'{}' is not a device (cpu, cuda, auto)", want));
+  const bool gpu = torch::cuda::is_available();
+  if (want == "cuda" && !gpu) fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
+  if (want == "cpu" || !gpu) return torch::Device(torch::kCPU);
+  if (comm.size() > 1 && !nccl_compiled())
+    fail_input("", "--device", "several ranks on GPUs need NCCL, which this build lacks; use --device cpu or rebuild with CUDA");
+  return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(comm.local_rank() % torch::cuda::device_count()));
+}
+
 }  // namespace
 
 Record run_plan(const Plan& plan, const RunOptions& o) {
@@ -131,6 +143,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   torch::set_num_threads(o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks)));
   torch::manual_seed(o.seed);
+  const torch::Device dev = pick_device(o.device, *comm);
+  // gradients and parameters travel over NCCL on GPUs, over MPI on CPUs; scalars always over MPI
+  std::unique_ptr<Communicator> nccl;
+  if (dev.is_cuda() && ranks > 1) nccl = make_nccl_communicator(*comm, dev.index());
+  Communicator& tensor_comm = nccl ? *nccl : *comm;
 
   const auto spec = plan_network(plan);
   const auto layout = layout_for(spec.name);
@@ -188,6 +205,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
                  fmt::format("{} training + {} validation samples requested, {} holds {}", plan.train_samples,
                              plan.validation_samples, data_dir, store.size()));
     SpecNet model(spec, spatial, spec.coarse_upsamples_output ? mr.resolution : 1);
+    model->to(dev);
     auto opt = make_optimizer(st, model->parameters());
     const bool resume_here = resuming && si == prog.stage && prog.epoch > 0;
     if (resume_here) {
@@ -206,13 +224,14 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
         previous = SpecNet(spec, coarsened_spatial(spec, pm.resolution), spec.coarse_upsamples_output ? pm.resolution : 1);
         torch::serialize::InputArchive m;
         m.load_from((fs::path(o.resume_dir) / "checkpoints" / "model.pt").string());
+        previous->to(dev);
         previous->load(m);
         torch::Tensor rng;
         torch::load(rng, (fs::path(o.resume_dir) / "checkpoints" / "rng.pt").string());
         { auto gen = torch::globalContext().defaultGenerator(torch::kCPU); gen.set_state(rng); }
       }
       if (si > 0 && st.transfer_from_previous && previous) transfer_weights(*previous, *model);
-      broadcast_module(*model, *comm);
+      broadcast_module(*model, tensor_comm);
       prog.epoch = 0;
       prog.losses.clear();
       StageRecord sr;
@@ -224,11 +243,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       sr.gpus = ranks;
       sr.global_batch = st.global_batch();
       sr.iterations_per_epoch = plan.train_samples / ranks / mr.local_batch;
-      sr.allreduce_algorithm = ranks > 1 ? "mpi" : "none";
+      sr.allreduce_algorithm = ranks == 1 ? "none" : nccl ? "nccl" : "mpi";
       prog.record.stages.push_back(sr);
     }
     StageRecord& srec = prog.record.stages.back();
-    GradSync sync(model->parameters(), *comm, plan.bucket_bytes);
+    GradSync sync(model->parameters(), tensor_comm, plan.bucket_bytes);
     const int iters = static_cast<int>(srec.iterations_per_epoch);
     if (iters < 1)
       fail_input(plan.source_file, "dataset.train_samples", fmt::format("too few samples for one batch per rank in stage '{}'", st.name));
@@ -245,8 +264,15 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       for (;;) {
         const auto t_data = Clock::now();
         auto b = pf.next();
+        if (!b) {
+          io_s += since(t_data);
+          break;
+        }
+        if (dev.is_cuda()) {  // host-to-device copies count as data time, as the simulator's timeline has them
+          b->x = b->x.to(dev), b->y = b->y.to(dev);
+          torch::cuda::synchronize(dev.index());
+        }
         io_s += since(t_data);
-        if (!b) break;
         set_lr(*opt, learning_rate(st, e, it, iters));
         const auto t_step = Clock::now();
         opt->zero_grad();
@@ -277,6 +303,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
         for (int64_t v = rank; v < plan.validation_samples; v += ranks) vids.push_back(plan.train_samples + v);
         Prefetcher vp(store, vids, 1, 4);
         while (auto b = vp.next()) {
+          if (dev.is_cuda()) b->x = b->x.to(dev), b->y = b->y.to(dev);
           val[0] += torch::mse_loss(model->forward(b->x), b->y, torch::Reduction::Sum).item<double>() / b->y.size(1);
           val[1] += 1;
         }
