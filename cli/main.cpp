@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
 #ifdef MRPLAN_HAVE_EXEC
   mrplan::register_data(app);
   mrplan::register_run(app);
+  mrplan::register_calibrate(app);
 #endif
   try {
     app.parse(argc, argv);

@@ -29,5 +29,7 @@ std::unique_ptr<Communicator> make_mpi_communicator();
 // Throws when this build has no NCCL (the CUDA toolkit was not found when it was configured).
 std::unique_ptr<Communicator> make_nccl_communicator(Communicator& bootstrap, int device);
 bool nccl_compiled();
+// `count` floats of CUDA device memory on the current device, zeroed (NCCL builds only).
+std::shared_ptr<float> cuda_buffer(size_t count);
 
 }  // namespace mrplan

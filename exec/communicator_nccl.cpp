@@ -83,12 +83,20 @@ std::unique_ptr<Communicator> make_nccl_communicator(Communicator& bootstrap, in
 }
 bool nccl_compiled() { return true; }
 
+std::shared_ptr<float> cuda_buffer(size_t count) {
+  float* p = nullptr;
+  check(cudaMalloc(&p, count * sizeof(float)), "cudaMalloc");
+  check(cudaMemset(p, 0, count * sizeof(float)), "cudaMemset");
+  return std::shared_ptr<float>(p, [](float* q) { cudaFree(q); });
+}
+
 #else
 
 std::unique_ptr<Communicator> make_nccl_communicator(Communicator&, int) {
   throw std::runtime_error("this build has no NCCL (the CUDA toolkit was not found when it was configured); rebuild on a GPU site");
 }
 bool nccl_compiled() { return false; }
+std::shared_ptr<float> cuda_buffer(size_t) { throw std::runtime_error("this build has no CUDA"); }
 
 #endif
 
