@@ -6,29 +6,13 @@
 
 #include "calibrate/allreduce_fit.hpp"
 #include "cli/commands.hpp"
+#include "cli/profile_file.hpp"
 #include "exec/allreduce_microbench.hpp"
 #include "model/profile_yaml.hpp"
 
 namespace mrplan {
 
 namespace {
-
-// Updates the profile file in place, or starts a `local` one: fitted sections replace what was there.
-MachineProfile load_or_new_profile(const std::string& path, int ranks) {
-  if (std::filesystem::exists(path)) return load_profile_file(path);
-  MachineProfile p;
-  p.name = "local";
-  p.description = "this machine, measured by mrplan calibrate";
-  p.gpus_per_node = ranks;
-  return p;
-}
-
-void save_profile(const MachineProfile& p, const std::string& path) {
-  const auto dir = std::filesystem::path(path).parent_path();
-  if (!dir.empty()) std::filesystem::create_directories(dir);
-  std::ofstream(path + ".tmp") << profile_to_yaml(p);
-  std::filesystem::rename(path + ".tmp", path);
-}
 
 struct AllreduceArgs {
   std::string profile = "out/local-profile.yaml";
@@ -95,6 +79,7 @@ void register_calibrate(CLI::App& app) {
   ar->add_option("--repeats", a->bench.repeats, "timed repeats per size (after warm-up)")->capture_default_str();
   ar->add_option("--warmup", a->bench.warmup, "untimed repeats per size")->capture_default_str();
   ar->callback([a] { calibrate_allreduce(*a); });
+  register_calibrate_compute(*cal);
 }
 
 }  // namespace mrplan

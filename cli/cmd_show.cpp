@@ -65,7 +65,7 @@ void register_show(CLI::App& app) {
       const auto t = model_run_table(p, spec, ModelRun{o->resolution, 1, o->batch});
       TextTable tt({"layer", "kind", "in", "out", "params", "fwd GFLOP", "bwd GFLOP", "MB read", "MB written"});
       for (const auto& l : t.layers)
-        tt.add({l.name, layer_family(l) == "elementwise" ? to_string(l.kind) : layer_family(l), shape(l.in_shape),
+        tt.add({l.name, layer_family(l), shape(l.in_shape),
                 shape(l.out_shape), std::to_string(l.params), fmt::format("{:.3f}", l.fwd_flops / 1e9),
                 fmt::format("{:.3f}", l.bwd_flops / 1e9), fmt::format("{:.1f}", l.bytes_read / 1e6),
                 fmt::format("{:.1f}", l.bytes_written / 1e6)});

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "model/errors.hpp"
@@ -135,14 +137,12 @@ SpecNetImpl::SpecNetImpl(const NetworkSpec& spec, const std::vector<int64_t>& sp
   }
 }
 
-std::vector<torch::Tensor> SpecNetImpl::forward_all(const torch::Tensor& x) {
-  std::vector<torch::Tensor> out;
-  out.reserve(nodes_.size());
-  auto in = [&](const Node& n, size_t k) -> const torch::Tensor& { return n.inputs[k] < 0 ? x : out[n.inputs[k]]; };
-  for (auto& n : nodes_) {
-    const auto& a = in(n, 0);
-    const Op& op = n.op;
-    torch::Tensor y;
+torch::Tensor SpecNetImpl::apply(Node& n, const std::vector<torch::Tensor>& ins) {
+  auto in = [&](size_t k) -> const torch::Tensor& { return ins[k]; };
+  const auto& a = ins[0];
+  const Op& op = n.op;
+  torch::Tensor y;
+  {
     switch (op.kind) {
       case OpKind::linear:
         y = n.module.forward(a.dim() > 2 ? a.flatten(1) : a);
@@ -180,27 +180,86 @@ std::vector<torch::Tensor> SpecNetImpl::forward_all(const torch::Tensor& x) {
         break;
       }
       case OpKind::tile: {
-        std::vector<int64_t> size(in(n, 1).sizes().begin(), in(n, 1).sizes().end());
+        std::vector<int64_t> size(in(1).sizes().begin(), in(1).sizes().end());
         size[1] = a.size(1);
         y = a.expand(size).contiguous();
         break;
       }
       case OpKind::concat: {
         std::vector<torch::Tensor> parts;
-        for (size_t k = 0; k < n.inputs.size(); ++k) parts.push_back(in(n, k));
+        for (size_t k = 0; k < n.inputs.size(); ++k) parts.push_back(in(k));
         y = torch::cat(parts, 1);
         break;
       }
       case OpKind::add:
         y = a;
-        for (size_t k = 1; k < n.inputs.size(); ++k) y = y + in(n, k);
+        for (size_t k = 1; k < n.inputs.size(); ++k) y = y + in(k);
         break;
       default:
         y = n.module.forward(a);
     }
-    out.push_back(std::move(y));
   }
+  return y;
+}
+
+std::vector<torch::Tensor> SpecNetImpl::inputs_of(const Node& n, const torch::Tensor& x, const std::vector<torch::Tensor>& out) {
+  std::vector<torch::Tensor> ins;
+  for (int k : n.inputs) ins.push_back(k < 0 ? x : out[static_cast<size_t>(k)]);
+  return ins;
+}
+
+std::vector<torch::Tensor> SpecNetImpl::forward_all(const torch::Tensor& x) {
+  std::vector<torch::Tensor> out;
+  out.reserve(nodes_.size());
+  for (auto& n : nodes_) out.push_back(apply(n, inputs_of(n, x, out)));
   return out;
+}
+
+std::vector<OpTiming> SpecNetImpl::time_ops(const torch::Tensor& x, int repeats) {
+  std::vector<torch::Tensor> acts;
+  {
+    torch::NoGradGuard ng;
+    acts = forward_all(x);
+  }
+  const bool cuda = x.is_cuda();
+  auto now = [cuda, &x] {
+    if (cuda) torch::cuda::synchronize(x.device().index());
+    return std::chrono::steady_clock::now();
+  };
+  auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+  std::vector<OpTiming> times;
+  for (auto& n : nodes_) {
+    // the op alone, on its real inputs; the network input needs no gradient, as in training
+    std::vector<torch::Tensor> ins;
+    for (int k : n.inputs) {
+      auto t = (k < 0 ? x : acts[static_cast<size_t>(k)]).detach().clone();
+      if (k >= 0) t.requires_grad_(true);
+      ins.push_back(t);
+    }
+    std::vector<double> fwd, both;
+    for (int r = 0; r < repeats + 1; ++r) {  // the first round warms caches and allocators
+      const auto t0 = now();
+      torch::Tensor y;
+      {
+        torch::NoGradGuard ng;
+        y = apply(n, ins);
+      }
+      const auto t1 = now();
+      y = apply(n, ins);
+      if (y.requires_grad()) y.backward(torch::ones_like(y));
+      const auto t2 = now();
+      for (auto& t : ins)
+        if (t.grad().defined()) t.mutable_grad().reset();
+      if (r > 0) fwd.push_back(secs(t0, t1)), both.push_back(secs(t1, t2));
+    }
+    auto median = [](std::vector<double> v) {
+      std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+      return v[v.size() / 2];
+    };
+    const double f = median(fwd);
+    times.push_back({n.op.name, f, std::max(0.0, median(both) - f)});
+  }
+  return times;
 }
 
 torch::Tensor SpecNetImpl::forward(const torch::Tensor& x) { return forward_all(x).back(); }

@@ -12,6 +12,12 @@
 
 namespace mrplan {
 
+struct OpTiming {
+  std::string op;
+  double fwd_s = 0;
+  double bwd_s = 0;  // input and weight gradients
+};
+
 class SpecNetImpl : public torch::nn::Module {
  public:
   // `spatial`: the input size this model trains at; `coarse_output_factor` > 1 appends the
@@ -21,6 +27,9 @@ class SpecNetImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
   // Output of every op, in spec order (for shape checks).
   std::vector<torch::Tensor> forward_all(const torch::Tensor& x);
+
+  // Each op timed alone on its real input (median of `repeats`), for `calibrate compute`.
+  std::vector<OpTiming> time_ops(const torch::Tensor& x, int repeats);
 
   const LayerTable& table() const { return table_; }  // resolved at batch 1
   // Torch's name for an op's submodule (torch forbids '.' in module names).
@@ -35,6 +44,8 @@ class SpecNetImpl : public torch::nn::Module {
     torch::nn::AnyModule module;
     bool has_module = false;
   };
+  torch::Tensor apply(Node& n, const std::vector<torch::Tensor>& inputs);
+  static std::vector<torch::Tensor> inputs_of(const Node& n, const torch::Tensor& x, const std::vector<torch::Tensor>& out);
   LayerTable table_;
   std::vector<Node> nodes_;
 };

@@ -2,7 +2,6 @@
 // dense), data-parallel over MPI, timed per iteration, checkpointed, written as a Measurement.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <malloc.h>
 
 #include <chrono>
 #include <cmath>
@@ -14,6 +13,7 @@
 
 #include "exec/communicator.hpp"
 #include "exec/grad_sync.hpp"
+#include "exec/host_tuning.hpp"
 #include "exec/loader.hpp"
 #include "exec/mllog.hpp"
 #include "exec/run.hpp"
@@ -130,9 +130,7 @@ torch::Device pick_device(const std::string& want, const Communicator& comm) {
 }  // namespace
 
 Record run_plan(const Plan& plan, const RunOptions& o) {
-  // glibc's default thresholds page-fault every large tensor allocation (3-4x slower steps)
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  keep_large_allocations_mapped();
   auto comm = make_mpi_communicator();
   const int rank = comm->rank(), ranks = comm->size();
   for (size_t i = 0; i < plan.stages.size(); ++i)
@@ -141,7 +139,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
                  fmt::format("the stage wants {} ranks but {} were launched (mpirun -np {})", plan.stages[i].gpus(), ranks,
                              plan.stages[i].gpus()));
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  torch::set_num_threads(o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks)));
+  set_intra_op_threads(o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks)));
   torch::manual_seed(o.seed);
   const torch::Device dev = pick_device(o.device, *comm);
   // gradients and parameters travel over NCCL on GPUs, over MPI on CPUs; scalars always over MPI

@@ -2,7 +2,16 @@
 
 #include <algorithm>
 
+#include "model/memory_fit.hpp"
+
 namespace mrplan {
+
+namespace {
+double lookup(const std::map<std::string, double>& m, const std::string& k, double fallback) {
+  const auto it = m.find(k);
+  return it == m.end() ? fallback : it->second;
+}
+}  // namespace
 
 std::string layer_family(const Layer& l) {
   switch (l.kind) {
@@ -13,9 +22,12 @@ std::string layer_family(const Layer& l) {
     case OpKind::linear:
       return "linear";
     default:
-      return "elementwise";
+      return to_string(l.kind);
   }
 }
+
+bool is_math_family(const std::string& f) { return f == "linear" || f.rfind("conv", 0) == 0; }
+
 
 double math_efficiency(const ComputeParams& c, const std::string& family, double flops) {
   auto it = c.efficiency.find(family);
@@ -27,15 +39,17 @@ double math_efficiency(const ComputeParams& c, const std::string& family, double
     for (const auto& [k, v] : c.efficiency) s += v;
     peak = s / static_cast<double>(c.efficiency.size());
   }
-  return peak * flops / (flops + c.half_work_flops);
+  return peak * flops / (flops + lookup(c.half_work_flops_by_family, family, c.half_work_flops));
 }
 
-double kernel_time_s(const ComputeParams& c, const std::string& family, double flops, double bytes, bool amp) {
-  const double mem_s = bytes / (c.mem_bandwidth_Bps * c.mem_efficiency);
+double kernel_time_s(const ComputeParams& c, const std::string& family, double flops, double bytes, bool amp,
+                     bool backward) {
+  const double b = backward ? lookup(c.backward_efficiency, family, 1.0) : 1.0;
+  const double mem_s = bytes / (c.mem_bandwidth_Bps * lookup(c.mem_efficiency_by_kind, family, c.mem_efficiency) * b);
   double math_s = 0;
-  if (family != "elementwise" && flops > 0) {
+  if (is_math_family(family) && flops > 0) {
     const double peak = amp ? c.peak_fp16_flops : c.peak_fp32_flops;
-    math_s = flops / (peak * math_efficiency(c, family, flops));
+    math_s = flops / (peak * math_efficiency(c, family, flops) * b);
   }
   return std::max(math_s, mem_s) + c.kernel_overhead_s;
 }
@@ -56,14 +70,15 @@ std::vector<LayerTime> layer_times(const LayerTable& t, const ComputeParams& c, 
     // reading the saved activation and the output gradient.
     const int kernels = l.params > 0 ? 2 : 1;
     lt.bwd_s = 0;
-    for (int k = 0; k < kernels; ++k) lt.bwd_s += kernel_time_s(c, fam, l.bwd_flops / kernels, bytes, amp);
+    for (int k = 0; k < kernels; ++k) lt.bwd_s += kernel_time_s(c, fam, l.bwd_flops / kernels, bytes, amp, true);
     out.push_back(lt);
   }
   return out;
 }
 
-double optimizer_step_s(const ComputeParams& c, int64_t params, double state_bytes_per_param) {
-  return static_cast<double>(params) * state_bytes_per_param / (c.mem_bandwidth_Bps * c.mem_efficiency) +
+double optimizer_step_s(const ComputeParams& c, int64_t params, const std::string& optimizer) {
+  const double bytes_per_param = 8.0 + 2.0 * optimizer_state_bytes_per_param(optimizer);
+  return static_cast<double>(params) * bytes_per_param / (c.mem_bandwidth_Bps * c.mem_efficiency) +
          c.kernel_overhead_s;
 }
 

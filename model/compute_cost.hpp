@@ -13,19 +13,24 @@ struct LayerTime {
   double bwd_s = 0;
 };
 
-// conv1d / conv2d / conv3d / linear for math-bound kinds; "elementwise" for the rest.
+// conv1d / conv2d / conv3d / linear for math-bound kinds; the op kind (batch_norm, max_pool,
+// activation, ...) for memory-bound ones.
 std::string layer_family(const Layer& layer);
+bool is_math_family(const std::string& family);
 
 // Efficiency of a math kernel of `flops` work: peak * w / (w + w_half) (a Michaelis-Menten-style
 // saturation; small local batches or coarse inputs leave the GPU under-occupied).
 double math_efficiency(const ComputeParams& c, const std::string& family, double flops);
 
-// Roofline (Williams et al. 2009): max(flops / (peak * eff), bytes / (bw * eff_bw)) + overhead.
-double kernel_time_s(const ComputeParams& c, const std::string& family, double flops, double bytes, bool amp);
+// Roofline (Williams et al. 2009): max(flops / (peak * eff), bytes / (bw * eff_bw)) + overhead,
+// both efficiencies scaled by backward_efficiency[family] for backward kernels.
+double kernel_time_s(const ComputeParams& c, const std::string& family, double flops, double bytes, bool amp,
+                     bool backward = false);
 
 std::vector<LayerTime> layer_times(const LayerTable& table, const ComputeParams& c, bool amp);
 
-// Optimizer update: memory-bound sweep over parameters and their state (bytes per parameter).
-double optimizer_step_s(const ComputeParams& c, int64_t params, double state_bytes_per_param);
+// Optimizer update: memory-bound sweep reading weights and gradients, writing weights, and
+// reading and writing the optimizer's state (model/memory_fit).
+double optimizer_step_s(const ComputeParams& c, int64_t params, const std::string& optimizer);
 
 }  // namespace mrplan

@@ -23,11 +23,19 @@ struct ComputeParams {
   double peak_fp32_flops = 15.7e12;
   double peak_fp16_flops = 120e12;  // tensor cores (used when the plan's precision is amp)
   double mem_bandwidth_Bps = 900e9;
-  // Efficiency at saturation per layer family (conv1d, conv2d, conv3d, linear, elementwise):
+  // Efficiency at saturation per math family (conv1d, conv2d, conv3d, linear), of peak:
   // eff(work) = efficiency[family] * work / (work + half_work_flops) (fitted saturation curve).
   std::map<std::string, double> efficiency = {{"conv1d", 0.5}, {"conv2d", 0.5}, {"conv3d", 0.5}, {"linear", 0.5}};
   double half_work_flops = 1e9;   // work per kernel at which efficiency is half its peak
+  // Per math family, where they differ (a convolution's setup costs more than a GEMM's); unlisted: half_work_flops.
+  std::map<std::string, double> half_work_flops_by_family;
   double mem_efficiency = 0.7;    // achieved fraction of memory bandwidth for memory-bound kernels
+  // Per memory-bound kind (batch_norm, max_pool, activation, dropout, ...): its own fraction of
+  // the bandwidth (training-mode batch norm sweeps its input several times); unlisted: mem_efficiency.
+  std::map<std::string, double> mem_efficiency_by_kind;
+  // Per family or kind: backward kernels' efficiency relative to forward's (on CPUs the weight
+  // gradient of a convolution runs far below its forward); unlisted: 1.
+  std::map<std::string, double> backward_efficiency;
   double kernel_overhead_s = 5e-6;  // launch + framework dispatch per kernel
 };
 

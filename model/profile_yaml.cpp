@@ -40,27 +40,38 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
 
   auto c = f.child("compute");
   c.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "efficiency", "half_work_GFLOP",
-          "mem_efficiency", "kernel_overhead_us"});
+          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us"});
   m.compute.peak_fp32_flops = c.positive("peak_fp32_TFLOPS") * 1e12;
   m.compute.peak_fp16_flops = c.positive("peak_fp16_TFLOPS", m.compute.peak_fp32_flops / 1e12) * 1e12;
   m.compute.mem_bandwidth_Bps = c.positive("mem_bandwidth_GBps") * 1e9;
-  if (c.has("efficiency")) {
-    m.compute.efficiency.clear();
-    for (const auto& kv : c.node()["efficiency"]) {
+  // fractions of a measured peak; above 1 where an op beats the largest matmul or copy (caches)
+  auto read_map = [&](const char* key, std::map<std::string, double>& out) {
+    if (!c.has(key)) return;
+    out.clear();
+    for (const auto& kv : c.node()[key]) {
       const auto k = kv.first.as<std::string>();
       double v = 0;
       try {
         v = kv.second.as<double>();
       } catch (const YAML::Exception&) {
-        fail_input(file, "compute.efficiency." + k, "expected a number");
+        fail_input(file, fmt::format("compute.{}.{}", key, k), "expected a number");
       }
-      if (!(v > 0 && v <= 1)) fail_input(file, "compute.efficiency." + k, fmt::format("expected 0 < efficiency <= 1, got {}", v));
-      m.compute.efficiency[k] = v;
+      if (!(v > 0 && v <= 10)) fail_input(file, fmt::format("compute.{}.{}", key, k), fmt::format("expected 0 < value <= 10, got {}", v));
+      out[k] = v;
     }
-  }
+  };
+  read_map("efficiency", m.compute.efficiency);
+  read_map("mem_efficiency_by_kind", m.compute.mem_efficiency_by_kind);
+  read_map("backward_efficiency", m.compute.backward_efficiency);
+  if (c.has("half_work_GFLOP_by_family"))
+    for (const auto& kv : c.node()["half_work_GFLOP_by_family"]) {
+      const auto k = kv.first.as<std::string>();
+      const double v = kv.second.as<double>(-1);
+      if (!(v >= 0)) fail_input(file, "compute.half_work_GFLOP_by_family." + k, "expected a number >= 0");
+      m.compute.half_work_flops_by_family[k] = v * 1e9;
+    }
   m.compute.half_work_flops = c.non_negative("half_work_GFLOP", 1.0) * 1e9;
   m.compute.mem_efficiency = c.positive("mem_efficiency", 0.7);
-  if (m.compute.mem_efficiency > 1) fail_input(file, "compute.mem_efficiency", "expected a fraction <= 1");
   m.compute.kernel_overhead_s = c.non_negative("kernel_overhead_us", 5.0) * 1e-6;
 
   auto cm = f.child("comm");
@@ -145,11 +156,21 @@ std::string profile_to_yaml(const MachineProfile& m) {
   kv("peak_fp32_TFLOPS", m.compute.peak_fp32_flops / 1e12);
   kv("peak_fp16_TFLOPS", m.compute.peak_fp16_flops / 1e12);
   kv("mem_bandwidth_GBps", m.compute.mem_bandwidth_Bps / 1e9);
-  e << YAML::Key << "efficiency" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  for (const auto& [k, v] : m.compute.efficiency) kv(k.c_str(), v);
-  e << YAML::EndMap;
+  auto write_map = [&](const char* key, const std::map<std::string, double>& values) {
+    e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto& [k, v] : values) kv(k.c_str(), v);
+    e << YAML::EndMap;
+  };
+  write_map("efficiency", m.compute.efficiency);
   kv("half_work_GFLOP", m.compute.half_work_flops / 1e9);
+  if (!m.compute.half_work_flops_by_family.empty()) {
+    std::map<std::string, double> gflop;
+    for (const auto& [k, v] : m.compute.half_work_flops_by_family) gflop[k] = v / 1e9;
+    write_map("half_work_GFLOP_by_family", gflop);
+  }
   kv("mem_efficiency", m.compute.mem_efficiency);
+  if (!m.compute.mem_efficiency_by_kind.empty()) write_map("mem_efficiency_by_kind", m.compute.mem_efficiency_by_kind);
+  if (!m.compute.backward_efficiency.empty()) write_map("backward_efficiency", m.compute.backward_efficiency);
   kv("kernel_overhead_us", m.compute.kernel_overhead_s * 1e6);
   e << YAML::EndMap;
   e << YAML::Key << "comm" << YAML::Value << YAML::BeginMap;

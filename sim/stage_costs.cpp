@@ -50,7 +50,7 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   c.comm_exposed_iter_s = run.gpus > 1 ? (plan.overlap_comm ? std::max(0.0, comm_free_at - bwd_s) : comm_total) : 0.0;
   c.buckets = buckets;
   c.allreduce_algorithm = run.gpus > 1 ? to_string(algo) : "none";
-  const double opt_s = optimizer_step_s(m.compute, c.params, 8.0 + optimizer_state_bytes_per_param(optimizer) * 2.0);
+  const double opt_s = optimizer_step_s(m.compute, c.params, optimizer);
   c.compute_iter_s = fwd_s + bwd_s + opt_s;
 
   // input pipeline: a prefetcher overlaps producing batch i+1 with training on batch i; what it

@@ -1,0 +1,175 @@
+#include "calibrate/compute_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "model/compute_cost.hpp"
+#include "model/errors.hpp"
+#include "model/least_squares.hpp"
+
+namespace mrplan {
+
+namespace {
+
+// One fitted parameter (in log space) and where it goes in ComputeParams.
+struct Slot {
+  enum class What { efficiency, half_work, mem_efficiency, backward, overhead, optimizer_mem } what;
+  std::string key;  // family or kind; empty for the shared ones
+};
+
+std::vector<Slot> slots_for(const std::set<std::string>& math, const std::set<std::string>& memory) {
+  using W = Slot::What;
+  std::vector<Slot> v;
+  for (const auto& f : math)
+    for (W w : {W::efficiency, W::half_work, W::mem_efficiency, W::backward}) v.push_back({w, f});
+  for (const auto& k : memory)
+    for (W w : {W::mem_efficiency, W::backward}) v.push_back({w, k});
+  v.push_back({W::overhead, ""});
+  v.push_back({W::optimizer_mem, ""});
+  return v;
+}
+
+ComputeParams params_from(const Eigen::VectorXd& x, const std::vector<Slot>& slots, ComputeParams c) {
+  using W = Slot::What;
+  c.efficiency.clear(), c.half_work_flops_by_family.clear(), c.mem_efficiency_by_kind.clear(), c.backward_efficiency.clear();
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const double v = std::exp(x(static_cast<Eigen::Index>(i)));
+    switch (slots[i].what) {
+      case W::efficiency: c.efficiency[slots[i].key] = v; break;
+      case W::half_work: c.half_work_flops_by_family[slots[i].key] = v; break;
+      case W::mem_efficiency: c.mem_efficiency_by_kind[slots[i].key] = v; break;
+      case W::backward: c.backward_efficiency[slots[i].key] = v; break;
+      case W::overhead: c.kernel_overhead_s = v; break;
+      case W::optimizer_mem: c.mem_efficiency = v; break;
+    }
+  }
+  return c;
+}
+
+LayerTime model_time(const Layer& l, const ComputeParams& c) {
+  LayerTable t;
+  t.layers = {l};
+  return layer_times(t, c, false).front();
+}
+
+bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
+
+}  // namespace
+
+ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector<OptimizerTiming>& steps, const ComputeParams& peaks) {
+  if (!finite_positive(peaks.peak_fp32_flops) || !finite_positive(peaks.mem_bandwidth_Bps))
+    fail_input("", "compute timings", "the measured peak FLOP/s and copy bandwidth must be positive");
+  std::set<std::string> math, memory;
+  std::vector<const OpTimingSample*> used;
+  for (const auto& s : ops) {
+    if (s.layer.kind == OpKind::flatten) continue;  // a view: the model gives it no time
+    if (!finite_positive(s.fwd_s) || !(s.bwd_s >= 0) || !std::isfinite(s.bwd_s))
+      fail_input("", "compute timings", fmt::format("op {} ({}): times must be positive and finite", s.layer.name, s.context));
+    const auto f = layer_family(s.layer);
+    (is_math_family(f) ? math : memory).insert(f);
+    used.push_back(&s);
+  }
+  if (math.empty()) fail_input("", "compute timings", "no convolution or linear op was timed: nothing to fit efficiencies to");
+  if (steps.empty()) fail_input("", "compute timings", "no optimizer step was timed: the memory efficiency cannot be fitted");
+  for (const auto& s : steps)
+    if (!finite_positive(s.seconds) || s.params < 1)
+      fail_input("", "compute timings", fmt::format("optimizer step ({}): time and parameter count must be positive", s.context));
+  const auto slots = slots_for(math, memory);
+  const auto n_params = static_cast<Eigen::Index>(slots.size());
+
+  // Each op's error is weighed by its share of its configuration's step (sum over its ops), with
+  // the square root so small ops still pin the overheads: the step is what the fit must get right.
+  std::map<std::string, double> step_s;
+  for (const auto* s : used) step_s[s->context] += s->fwd_s + s->bwd_s;
+  std::vector<double> obs, scale;
+  for (const auto* s : used) {
+    // between relative error (every op alike) and error over the step (large ops only)
+    obs.push_back(s->fwd_s), scale.push_back(std::sqrt(s->fwd_s * step_s[s->context]));
+    if (s->bwd_s > 0) obs.push_back(s->bwd_s), scale.push_back(std::sqrt(s->bwd_s * step_s[s->context]));
+  }
+  for (const auto& s : steps) obs.push_back(s.seconds), scale.push_back(s.seconds);
+  if (obs.size() < slots.size() + 2)
+    fail_input("", "compute timings", fmt::format("{} timings cannot fit {} parameters: time more batch sizes", obs.size(), slots.size()));
+
+  using W = Slot::What;
+  Eigen::VectorXd start(n_params);
+  for (size_t i = 0; i < slots.size(); ++i)
+    start(static_cast<Eigen::Index>(i)) = std::log(slots[i].what == W::half_work ? 1e7 : slots[i].what == W::overhead ? 1e-5 : 0.5);
+  // A weak pull towards the start (ridge in log space) keeps parameters the timings cannot tell
+  // apart (a huge efficiency with a huge half work) finite; identified ones barely move.
+  const double ridge = 0.1;
+  const auto n_obs = static_cast<Eigen::Index>(obs.size());
+  const auto n_steps = static_cast<Eigen::Index>(step_s.size());
+  // the relative error of each configuration's whole step, as many times over as it has ops
+  const double step_weight = std::sqrt(static_cast<double>(used.size()) / static_cast<double>(step_s.size()));
+  auto residuals = [&](const Eigen::VectorXd& x) {
+    const auto c = params_from(x, slots, peaks);
+    Eigen::VectorXd r(n_obs + n_steps + n_params);
+    r.tail(n_params) = ridge * (x - start);
+    std::map<std::string, double> model_step;
+    Eigen::Index i = 0;
+    for (const auto* s : used) {
+      const auto t = model_time(s->layer, c);
+      model_step[s->context] += t.fwd_s + t.bwd_s;
+      r(i) = (t.fwd_s - s->fwd_s) / scale[static_cast<size_t>(i)], ++i;
+      if (s->bwd_s > 0) r(i) = (t.bwd_s - s->bwd_s) / scale[static_cast<size_t>(i)], ++i;
+    }
+    for (const auto& s : steps) r(i) = (optimizer_step_s(c, s.params, s.optimizer) - s.seconds) / s.seconds, ++i;
+    for (const auto& [ctx, measured] : step_s) r(i++) = step_weight * (model_step[ctx] - measured) / measured;
+    return r;
+  };
+  // scaled residuals: the target of every observation is 0
+  const auto f = levenberg_marquardt(residuals, start, Eigen::VectorXd::Zero(n_obs + n_steps + n_params), 500);
+
+  ComputeFit fit;
+  fit.compute = params_from(f.params, slots, peaks);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    const double se = std::exp(f.params(k)) * f.std_errors(k);  // delta method: se(exp(u)) = exp(u) se(u)
+    const auto& key = slots[i].key;
+    switch (slots[i].what) {
+      case W::efficiency: fit.efficiency_std_error[key] = se; break;
+      case W::half_work: fit.half_work_std_error_flops_by_family[key] = se; break;
+      case W::mem_efficiency: fit.mem_efficiency_by_kind_std_error[key] = se; break;
+      case W::backward: fit.backward_efficiency_std_error[key] = se; break;
+      case W::overhead: fit.kernel_overhead_std_error_s = se; break;
+      case W::optimizer_mem: fit.mem_efficiency_std_error = se; break;
+    }
+  }
+  const Eigen::VectorXd r = residuals(f.params);
+  double mean_log = 0, ss_tot = 0, ss_res = 0;
+  for (double o : obs) mean_log += std::log(o) / static_cast<double>(obs.size());
+  for (size_t i = 0; i < obs.size(); ++i) {
+    const double model = obs[i] + r(static_cast<Eigen::Index>(i)) * scale[i];
+    fit.relative_residuals.push_back((model - obs[i]) / obs[i]);
+    ss_tot += std::pow(std::log(obs[i]) - mean_log, 2);
+    ss_res += std::pow(std::log(std::max(model, 1e-30)) - std::log(obs[i]), 2);
+  }
+  fit.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
+  return fit;
+}
+
+void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source) {
+  const double fp16_ratio = profile.compute.peak_fp16_flops / profile.compute.peak_fp32_flops;
+  profile.compute = fit.compute;
+  profile.compute.peak_fp16_flops = fit.compute.peak_fp32_flops * fp16_ratio;  // not measured: fp32 runs only
+  std::erase_if(profile.fitted, [](const FittedParameter& p) { return p.key.rfind("compute.", 0) == 0; });
+  auto add = [&](const std::string& key, double v, double e) { profile.fitted.push_back({key, v, e, source}); };
+  profile.fitted.push_back({"compute.peak_fp32_flops", fit.compute.peak_fp32_flops, 0, source + " (best matmul)"});
+  profile.fitted.push_back({"compute.mem_bandwidth_Bps", fit.compute.mem_bandwidth_Bps, 0, source + " (best copy)"});
+  for (const auto& [k, v] : fit.compute.efficiency) add("compute.efficiency." + k, v, fit.efficiency_std_error.at(k));
+  for (const auto& [k, v] : fit.compute.mem_efficiency_by_kind)
+    add("compute.mem_efficiency_by_kind." + k, v, fit.mem_efficiency_by_kind_std_error.at(k));
+  for (const auto& [k, v] : fit.compute.backward_efficiency)
+    add("compute.backward_efficiency." + k, v, fit.backward_efficiency_std_error.at(k));
+  for (const auto& [k, v] : fit.compute.half_work_flops_by_family)
+    add("compute.half_work_flops_by_family." + k, v, fit.half_work_std_error_flops_by_family.at(k));
+  add("compute.mem_efficiency", fit.compute.mem_efficiency, fit.mem_efficiency_std_error);
+  add("compute.kernel_overhead_s", fit.compute.kernel_overhead_s, fit.kernel_overhead_std_error_s);
+}
+
+}  // namespace mrplan

@@ -1,0 +1,49 @@
+#pragma once
+// `calibrate compute`: fit the roofline's per-kind efficiencies, saturation and per-kernel
+// overhead from ops timed alone (exec's SpecNet::time_ops) and optimizer steps, with the peak
+// and memory bandwidth measured (largest matmul, largest copy).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/layer_table.hpp"
+#include "model/machine_profile.hpp"
+
+namespace mrplan {
+
+struct OpTimingSample {
+  Layer layer;         // resolved at the batch it ran at
+  double fwd_s = 0;
+  double bwd_s = 0;
+  std::string context;  // e.g. "cosmoflow-mrt 16x16x16 batch 4", for tables and plots
+};
+
+struct OptimizerTiming {
+  std::string optimizer;  // adam, sgd, ...
+  int64_t params = 0;
+  double seconds = 0;
+  std::string context;
+};
+
+struct ComputeFit {
+  ComputeParams compute;  // the measured peaks, fitted efficiencies and overhead
+  std::map<std::string, double> efficiency_std_error;           // by math family
+  std::map<std::string, double> mem_efficiency_by_kind_std_error;
+  std::map<std::string, double> backward_efficiency_std_error;  // by family or kind
+  std::map<std::string, double> half_work_std_error_flops_by_family;
+  double mem_efficiency_std_error = 0;  // from the optimizer steps
+  double kernel_overhead_std_error_s = 0;
+  double r2 = 0;  // on log time
+  std::vector<double> relative_residuals;  // (model - measured) / measured, every observation
+};
+
+// Levenberg-Marquardt on the errors of layer_times() and optimizer_step_s() (model/compute_cost)
+// over every forward, backward and optimizer step, each op's error relative to its configuration's
+// whole step; parameters are fitted in log space so they stay positive.
+ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector<OptimizerTiming>& steps,
+                       const ComputeParams& measured_peaks);
+
+// Replaces `compute` and its fitted entries; `source` says what data the fit came from.
+void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source);
+
+}  // namespace mrplan

@@ -1,0 +1,107 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include "cli/commands.hpp"
+#include "cli/profile_file.hpp"
+#include "cli/roofline_plot.hpp"
+#include "exec/compute_microbench.hpp"
+#include "model/compute_cost.hpp"
+#include "model/error_summary.hpp"
+
+namespace mrplan {
+
+namespace {
+
+struct ComputeArgs {
+  std::string profile = "out/local-profile.yaml";
+  std::string csv, plot;
+  int devices_per_node = 2;
+  ComputeBenchOptions bench;
+};
+
+void calibrate_compute(const ComputeArgs& a) {
+  const auto peaks = measure_device_peaks(a.bench);
+  fmt::print("device peaks ({} threads): {:.1f} GFLOP/s ({}), {:.2f} GB/s ({})\n", a.bench.threads,
+             peaks.matmul_flops_per_s / 1e9, peaks.matmul_shape, peaks.copy_Bps / 1e9, peaks.copy_shape);
+  const auto timings = time_workload_ops(a.bench, [](int done, int total) {
+    fmt::print(stderr, "\rtiming ops: {}/{} configurations", done, total), std::fflush(stderr);
+  });
+  fmt::print(stderr, "\n");
+  ComputeParams roofs;
+  roofs.peak_fp32_flops = peaks.matmul_flops_per_s;
+  roofs.mem_bandwidth_Bps = peaks.copy_Bps;
+  const auto& samples = timings.ops;
+  const auto fit = fit_compute(samples, timings.steps, roofs);
+  fmt::print("fit over {} timings (ops forward and backward, optimizer steps), R^2 on log time = {:.4f}\n",
+             fit.relative_residuals.size(), fit.r2);
+  for (const auto& [fam, eff] : fit.compute.efficiency)
+    fmt::print("  efficiency {:<16} {:.3f} +- {:.3f} of the matmul peak\n", fam, eff, fit.efficiency_std_error.at(fam));
+  for (const auto& [k, v] : fit.compute.mem_efficiency_by_kind)
+    fmt::print("  memory efficiency {:<9} {:.3f} +- {:.3f} of the copy bandwidth\n", k, v, fit.mem_efficiency_by_kind_std_error.at(k));
+  for (const auto& [k, v] : fit.compute.backward_efficiency)
+    fmt::print("  backward / forward {:<8} {:.3f} +- {:.3f}\n", k, v, fit.backward_efficiency_std_error.at(k));
+  for (const auto& [fam, h] : fit.compute.half_work_flops_by_family)
+    fmt::print("  half work {:<17} {:.3g} +- {:.2g} MFLOP per kernel\n", fam, h / 1e6, fit.half_work_std_error_flops_by_family.at(fam) / 1e6);
+  fmt::print("  optimizer memory efficiency {:.3f} +- {:.3f} of the copy bandwidth\n", fit.compute.mem_efficiency,
+             fit.mem_efficiency_std_error);
+  fmt::print("  kernel overhead     {:.2f} +- {:.2f} us\n", fit.compute.kernel_overhead_s * 1e6, fit.kernel_overhead_std_error_s * 1e6);
+  const auto sum = summarize_abs_errors(fit.relative_residuals);
+  fmt::print("  per-op |error|: median {:.0f}%, p90 {:.0f}% (ops alone; whole steps are checked by validate)\n",
+             100 * sum.median_abs, 100 * sum.p90_abs);
+  // per configuration: the sum over ops, which is what an iteration's compute time is built from
+  std::map<std::string, std::pair<double, double>> per_config;
+  for (const auto& s : samples) {
+    LayerTable t;
+    t.layers = {s.layer};
+    const auto m = layer_times(t, fit.compute, false).front();
+    per_config[s.context].first += s.fwd_s + s.bwd_s;
+    per_config[s.context].second += m.fwd_s + m.bwd_s;
+  }
+  fmt::print("{:<40} {:>12} {:>12} {:>8}\n", "configuration (sum over ops)", "measured_ms", "model_ms", "error");
+  for (const auto& [ctx, v] : per_config)
+    fmt::print("{:<40} {:>12.2f} {:>12.2f} {:>+7.0f}%\n", ctx, v.first * 1e3, v.second * 1e3, 100 * (v.second - v.first) / v.first);
+  if (!a.csv.empty()) {
+    std::ofstream f(a.csv);
+    f << "configuration,op,family,fwd_flops,bytes,fwd_s,bwd_s\n";
+    for (const auto& s : samples)
+      f << fmt::format("{},{},{},{},{},{},{}\n", s.context, s.layer.name, layer_family(s.layer), s.layer.fwd_flops,
+                       s.layer.bytes_read + s.layer.bytes_written, s.fwd_s, s.bwd_s);
+  }
+  if (!a.plot.empty()) roofline_plot(samples, fit.compute, a.plot);
+  auto profile = load_or_new_profile(a.profile, a.devices_per_node);
+  apply_compute_fit(profile, fit,
+                    fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}", samples.size(),
+                                a.bench.workload, fmt::join(a.bench.resolutions, "/"), fmt::join(a.bench.batches, "/"),
+                                a.bench.threads, a.bench.device));
+  save_profile(profile, a.profile);
+  fmt::print("wrote {}\n", a.profile);
+}
+
+}  // namespace
+
+void register_calibrate_compute(CLI::App& cal) {
+  auto* c = cal.add_subcommand("compute", "Time every op of a workload alone; fit the roofline's efficiencies and overheads");
+  auto a = std::make_shared<ComputeArgs>();
+  c->add_option("--profile", a->profile, "profile YAML to update (created if missing)")->capture_default_str();
+  c->add_option("--workload", a->bench.workload, "built-in workload whose ops are timed")->capture_default_str();
+  c->add_option("--size", a->bench.workload_options.size, "dense input extent (0: the paper's)")->capture_default_str();
+  c->add_option("--width", a->bench.workload_options.width, "filter-count multiplier")->capture_default_str();
+  c->add_option("--resolutions", a->bench.resolutions, "coarsening factors to time")->delimiter(',')->capture_default_str();
+  c->add_option("--batches", a->bench.batches, "local batch sizes to time")->delimiter(',')->capture_default_str();
+  c->add_option("--threads", a->bench.threads, "intra-op threads, as each rank of the runs gets")->capture_default_str();
+  c->add_option("--repeats", a->bench.repeats, "timed repeats per op (median)")->capture_default_str();
+  c->add_option("--optimizer", a->bench.optimizer, "optimizer whose step is timed (adam, sgd)")->capture_default_str();
+  c->add_option("--device", a->bench.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();
+  c->add_option("--csv", a->csv, "write every op timing here");
+  c->add_option("--plot", a->plot, "roofline PNG");
+  c->callback([a] { calibrate_compute(*a); });
+}
+
+}  // namespace mrplan

@@ -1,0 +1,107 @@
+#include "exec/compute_microbench.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/torch.h>
+
+#include <chrono>
+
+#include "exec/host_tuning.hpp"
+#include "exec/spec_network.hpp"
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+namespace {
+
+torch::Device bench_device(const ComputeBenchOptions& o) {
+  keep_large_allocations_mapped();
+  set_intra_op_threads(std::max(1, o.threads));
+  if (o.device == "cpu") return torch::Device(torch::kCPU);
+  if (o.device != "cuda") fail_input("", "--device", fmt::format("'{}' is not a device (cpu, cuda)", o.device));
+  if (!torch::cuda::is_available()) fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
+  return torch::Device(torch::kCUDA, 0);
+}
+
+// Best of `repeats` after one warm-up: the achievable rate, not the typical one.
+double best_seconds(const torch::Device& dev, int repeats, const std::function<void()>& f) {
+  double best = 1e30;
+  for (int r = 0; r <= repeats; ++r) {
+    if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r > 0) best = std::min(best, s);
+  }
+  return best;
+}
+
+}  // namespace
+
+DevicePeaks measure_device_peaks(const ComputeBenchOptions& o) {
+  const auto dev = bench_device(o);
+  torch::NoGradGuard ng;
+  DevicePeaks p;
+  const int64_t n = dev.is_cuda() ? 8192 : 2048;
+  auto a = torch::randn({n, n}, torch::TensorOptions().device(dev));
+  auto b = torch::randn({n, n}, torch::TensorOptions().device(dev));
+  auto c = torch::empty({n, n}, torch::TensorOptions().device(dev));
+  p.matmul_flops_per_s = 2.0 * n * n * n / best_seconds(dev, o.repeats, [&] { torch::mm_out(c, a, b); });
+  p.matmul_shape = fmt::format("{0}x{0} fp32 matmul", n);
+  const int64_t m = int64_t{64} << 20;  // 256 MiB each way: well past any cache
+  auto x = torch::empty({m}, torch::TensorOptions().device(dev)).fill_(1.0f);
+  auto y = torch::empty({m}, torch::TensorOptions().device(dev)).fill_(0.0f);
+  p.copy_Bps = 2.0 * 4.0 * m / best_seconds(dev, o.repeats, [&] { y.copy_(x); });
+  p.copy_shape = fmt::format("{} MiB fp32 copy", 4 * m >> 20);
+  return p;
+}
+
+ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::function<void(int, int)>& progress) {
+  const auto dev = bench_device(o);
+  if (o.optimizer != "adam" && o.optimizer != "sgd")
+    fail_input("", "--optimizer", fmt::format("'{}' is not an optimizer mrplan times (adam, sgd)", o.optimizer));
+  const auto spec = builtin_workload(o.workload, o.workload_options);
+  ComputeTimings out;
+  const int total = static_cast<int>(o.resolutions.size() * o.batches.size());
+  int done = 0;
+  for (int res : o.resolutions) {
+    const auto spatial = coarsened_spatial(spec, res);
+    const int64_t up = spec.coarse_upsamples_output ? res : 1;
+    SpecNet net(spec, spatial, up);
+    net->to(dev);
+    net->train();
+    for (int b : o.batches) {
+      const auto table = resolve(spec, spatial, b, 4.0, up);
+      std::vector<int64_t> shape{b, spec.input_channels};
+      shape.insert(shape.end(), spatial.begin(), spatial.end());
+      const auto x = torch::randn(shape, torch::TensorOptions().device(dev));
+      const std::string ctx = fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), b);
+      std::vector<OpTiming> times;
+      try {
+        times = net->time_ops(x, o.repeats);
+      } catch (const c10::Error& e) {  // e.g. batch norm over one value per channel
+        fail_input("", "--batches", fmt::format("{} cannot train: {}", ctx, e.msg().substr(0, e.msg().find('\n'))));
+      }
+      for (size_t i = 0; i < times.size(); ++i) out.ops.push_back({table.layers.at(i), times[i].fwd_s, times[i].bwd_s, ctx});
+      if (progress) progress(++done, total);
+    }
+    // the optimizer step, on real gradients
+    const int64_t b = o.batches.back();
+    std::vector<int64_t> shape{b, spec.input_channels};
+    shape.insert(shape.end(), spatial.begin(), spatial.end());
+    net->forward(torch::randn(shape, torch::TensorOptions().device(dev))).sum().backward();
+    std::unique_ptr<torch::optim::Optimizer> opt;
+    if (o.optimizer == "adam") opt = std::make_unique<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(1e-4));
+    else opt = std::make_unique<torch::optim::SGD>(net->parameters(), torch::optim::SGDOptions(1e-4));
+    opt->step();  // allocates the optimizer's state
+    std::vector<double> t;
+    for (int r = 0; r < o.repeats; ++r) t.push_back(best_seconds(dev, 1, [&] { opt->step(); }));
+    std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
+    out.steps.push_back({o.optimizer, net->table().total_params(), t[t.size() / 2],
+                         fmt::format("{} {} {} step", spec.name, fmt::join(spatial, "x"), o.optimizer)});
+  }
+  return out;
+}
+
+}  // namespace mrplan

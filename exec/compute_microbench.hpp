@@ -1,0 +1,42 @@
+#pragma once
+// `calibrate compute`'s measurements: the device's achievable peak (largest matmul) and memory
+// bandwidth (largest copy), and every op of a workload timed alone at several resolutions and
+// batch sizes. Torch-free header.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "calibrate/compute_fit.hpp"
+#include "model/builtin_workloads.hpp"
+
+namespace mrplan {
+
+struct ComputeBenchOptions {
+  std::string workload = "cosmoflow-mrt";
+  WorkloadOptions workload_options;
+  std::vector<int> resolutions{1, 2};  // coarsening factors
+  std::vector<int> batches{2, 4, 8};  // batch norm needs 2 values per channel
+  int threads = 1;      // intra-op threads: as many as each rank of the runs to predict gets
+  int repeats = 5;
+  std::string device = "cpu";  // cpu | cuda
+  std::string optimizer = "adam";  // adam | sgd: its step is timed per resolution
+};
+
+struct ComputeTimings {
+  std::vector<OpTimingSample> ops;
+  std::vector<OptimizerTiming> steps;
+};
+
+struct DevicePeaks {
+  double matmul_flops_per_s = 0;  // best of a few square fp32 matmuls
+  double copy_Bps = 0;            // bytes read + written per second by a large copy
+  std::string matmul_shape, copy_shape;
+};
+
+DevicePeaks measure_device_peaks(const ComputeBenchOptions& options);
+
+// `progress(done, total)` after each (resolution, batch) configuration.
+ComputeTimings time_workload_ops(const ComputeBenchOptions& options,
+                                              const std::function<void(int, int)>& progress = {});
+
+}  // namespace mrplan
