@@ -81,8 +81,13 @@ std::vector<int64_t> restricted_shuffle(int64_t n_train, int rank, int ranks, in
   return ids;
 }
 
-Prefetcher::Prefetcher(const SampleStore& store, std::vector<int64_t> ids, int batch, int depth)
-    : store_(store), ids_(std::move(ids)), batch_(batch), depth_(std::max(1, depth)), thread_([this] { run(); }) {}
+Prefetcher::Prefetcher(const SampleStore& store, std::vector<int64_t> ids, int batch, int depth, bool keep_partial)
+    : store_(store),
+      ids_(std::move(ids)),
+      batch_(batch),
+      depth_(std::max(1, depth)),
+      keep_partial_(keep_partial),
+      thread_([this] { run(); }) {}
 
 Prefetcher::~Prefetcher() {
   {
@@ -95,14 +100,16 @@ Prefetcher::~Prefetcher() {
 
 void Prefetcher::run() {
   try {
-    std::vector<int64_t> xs{batch_};
-    xs.insert(xs.end(), store_.sample_shape().begin(), store_.sample_shape().end());
     const int64_t per = std::accumulate(store_.sample_shape().begin(), store_.sample_shape().end(), int64_t{1}, std::multiplies<>());
-    for (size_t start = 0; start + batch_ <= ids_.size(); start += batch_) {
-      Batch b{torch::empty(xs), torch::empty({batch_, store_.label_size()})};
+    const size_t bsz = static_cast<size_t>(batch_);
+    for (size_t start = 0; start + (keep_partial_ ? 1 : bsz) <= ids_.size(); start += bsz) {
+      const int64_t n = static_cast<int64_t>(std::min(bsz, ids_.size() - start));
+      std::vector<int64_t> xs{n};
+      xs.insert(xs.end(), store_.sample_shape().begin(), store_.sample_shape().end());
+      Batch b{torch::empty(xs), torch::empty({n, store_.label_size()})};
       float* x = b.x.data_ptr<float>();
       float* y = b.y.data_ptr<float>();
-      for (int i = 0; i < batch_; ++i) store_.read(ids_[start + i], x + i * per, y + i * store_.label_size());
+      for (int64_t i = 0; i < n; ++i) store_.read(ids_[start + static_cast<size_t>(i)], x + i * per, y + i * store_.label_size());
       b.x.log1p_();  // CosmoFlow references: log(1 + counts)
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return stop_ || static_cast<int>(queue_.size()) < depth_; });

@@ -48,10 +48,10 @@ struct Batch {
 };
 
 // Produces batches of `ids` on a background thread, `depth` ahead; log1p preprocessing as the
-// CosmoFlow references do.
+// CosmoFlow references do. Training drops a last partial batch (drop_last); validation keeps it.
 class Prefetcher {
  public:
-  Prefetcher(const SampleStore& store, std::vector<int64_t> ids, int batch, int depth);
+  Prefetcher(const SampleStore& store, std::vector<int64_t> ids, int batch, int depth, bool keep_partial = false);
   ~Prefetcher();
   std::optional<Batch> next();  // nullopt when the ids are used up; rethrows reader errors
 
@@ -60,6 +60,7 @@ class Prefetcher {
   const SampleStore& store_;
   std::vector<int64_t> ids_;
   int batch_, depth_;
+  bool keep_partial_;
   std::deque<Batch> queue_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -293,33 +293,36 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       double sums[2] = {loss_sum, static_cast<double>(it)};
       comm->allreduce_sum(sums, 2);
       const double train_loss = sums[0] / std::max(1.0, sums[1]);
+      const auto t_eval = Clock::now();
       model->eval();
       double val[2] = {0, 0};
       {
         torch::NoGradGuard ng;
         std::vector<int64_t> vids;
         for (int64_t v = rank; v < plan.validation_samples; v += ranks) vids.push_back(plan.train_samples + v);
-        Prefetcher vp(store, vids, 1, 4);
+        Prefetcher vp(store, vids, mr.local_batch, 2, /*keep_partial=*/true);
         while (auto b = vp.next()) {
           if (dev.is_cuda()) b->x = b->x.to(dev), b->y = b->y.to(dev);
           val[0] += torch::mse_loss(model->forward(b->x), b->y, torch::Reduction::Sum).item<double>() / b->y.size(1);
-          val[1] += 1;
+          val[1] += static_cast<double>(b->y.size(0));
         }
       }
       comm->allreduce_sum(val, 2);
       const double val_mse = val[0] / std::max(1.0, val[1]);
+      const double eval_s = since(t_eval);
       ++prog.epoch;
       ++prog.total_epochs;
       prog.losses.push_back(train_loss);
       EpochRecord er;
       er.epoch = prog.epoch;
-      er.io_s = io_s, er.comm_s = comm_s, er.compute_s = compute_s, er.epoch_s = since(t_epoch);
+      er.io_s = io_s, er.comm_s = comm_s, er.compute_s = compute_s, er.epoch_s = since(t_epoch), er.eval_s = eval_s;
       er.loss = train_loss;
       er.metric = val_mse;
       srec.per_epoch.push_back(er);
       srec.epochs = prog.epoch;
       srec.iterations += it;
       srec.io_s += io_s, srec.comm_s += comm_s, srec.compute_s += compute_s, srec.time_s += er.epoch_s;
+      srec.eval_s += eval_s;
       if (rank == 0) {
         log.point("eval_error", fmt::format("{}", val_mse), fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));
         log.event("epoch_stop", "INTERVAL_END", "null", fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));

@@ -11,7 +11,8 @@ struct EpochRecord {
   double io_s = 0;       // exposed I/O
   double comm_s = 0;     // exposed communication
   double compute_s = 0;  // forward + backward + optimizer
-  double epoch_s = 0;    // wall time of the epoch
+  double epoch_s = 0;    // wall time of the epoch, validation pass included
+  double eval_s = 0;     // the validation pass (measured; the simulator does not model it yet)
   double fraction = 1;   // < 1 for a last, partial epoch (iteration-level stops)
   std::optional<double> loss;
   std::optional<double> metric;
@@ -41,6 +42,7 @@ struct StageRecord {
   std::string allreduce_algorithm;
   std::vector<EpochRecord> per_epoch;
   double io_s = 0, comm_s = 0, compute_s = 0, time_s = 0;
+  double eval_s = 0;  // part of time_s spent in validation passes
 };
 
 struct RecordTotals {

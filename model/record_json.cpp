@@ -43,10 +43,11 @@ json to_j(const Record& r) {
     js["stop_reason"] = s.stop_reason;
     js["allreduce_algorithm"] = s.allreduce_algorithm;
     js["io_s"] = s.io_s, js["comm_s"] = s.comm_s, js["compute_s"] = s.compute_s, js["time_s"] = s.time_s;
+    js["eval_s"] = s.eval_s;
     js["per_epoch"] = json::array();
     for (const auto& e : s.per_epoch)
       js["per_epoch"].push_back({{"epoch", e.epoch}, {"io_s", e.io_s}, {"comm_s", e.comm_s}, {"compute_s", e.compute_s},
-                                 {"epoch_s", e.epoch_s}, {"fraction", e.fraction}, {"loss", opt(e.loss)},
+                                 {"epoch_s", e.epoch_s}, {"eval_s", e.eval_s}, {"fraction", e.fraction}, {"loss", opt(e.loss)},
                                  {"metric", opt(e.metric)}});
     j["stages"].push_back(js);
   }
@@ -160,6 +161,8 @@ Record record_from_json(const std::string& text, const std::string& file) {
     if (auto it = js.find("allreduce_algorithm"); it != js.end() && it->is_string()) s.allreduce_algorithm = *it;
     s.io_s = R.time(js, "io_s", sp), s.comm_s = R.time(js, "comm_s", sp);
     s.compute_s = R.time(js, "compute_s", sp), s.time_s = R.time(js, "time_s", sp);
+    s.eval_s = R.optnum(js, "eval_s", sp).value_or(0.0);  // records before it was measured lack it
+    if (!(s.eval_s >= 0 && s.eval_s <= s.time_s)) fail_input(file, sp + ".eval_s", "expected 0 <= eval_s <= time_s");
     const auto& pe = R.at(js, "per_epoch", sp);
     if (!pe.is_array()) fail_input(file, sp + ".per_epoch", "expected a list");
     for (size_t e = 0; e < pe.size(); ++e) {
@@ -169,6 +172,8 @@ Record record_from_json(const std::string& text, const std::string& file) {
       er.io_s = R.time(pe[e], "io_s", ep), er.comm_s = R.time(pe[e], "comm_s", ep);
       er.compute_s = R.time(pe[e], "compute_s", ep), er.epoch_s = R.time(pe[e], "epoch_s", ep);
       er.fraction = R.optnum(pe[e], "fraction", ep).value_or(1.0);
+      er.eval_s = R.optnum(pe[e], "eval_s", ep).value_or(0.0);
+      if (!(er.eval_s >= 0)) fail_input(file, ep + ".eval_s", "expected a time >= 0");
       er.loss = R.optnum(pe[e], "loss", ep);
       er.metric = R.optnum(pe[e], "metric", ep);
       s.per_epoch.push_back(er);
