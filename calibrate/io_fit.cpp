@@ -1,0 +1,66 @@
+#include "calibrate/io_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/errors.hpp"
+#include "model/least_squares.hpp"
+
+namespace mrplan {
+
+IoFit fit_io(const IoMeasurements& m) {
+  if (m.cold.size() < 3) fail_input("", "io timings", "the latency-bandwidth fit needs three cold reads or more");
+  double lo = 1e300, hi = 0;
+  for (const auto& c : m.cold) {
+    if (!(c.bytes > 0) || !(c.seconds > 0) || !std::isfinite(c.seconds))
+      fail_input("", "io timings", fmt::format("cold read of {} bytes: times and sizes must be positive", c.bytes));
+    lo = std::min(lo, c.bytes), hi = std::max(hi, c.bytes);
+  }
+  if (hi < 2 * lo) fail_input("", "io timings", "cold reads need sizes at least 2x apart to separate latency from bandwidth");
+  if (m.warm.empty() || !(m.decode_bytes_per_s > 0) || !(m.copy_bytes_per_s > 0))
+    fail_input("", "io timings", "warm read, decode and copy rates are all needed");
+  const auto n = static_cast<Eigen::Index>(m.cold.size());
+  Eigen::MatrixXd A(n, 2);
+  Eigen::VectorXd b(n), w(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto& c = m.cold[static_cast<size_t>(i)];
+    A(i, 0) = 1, A(i, 1) = c.bytes, b(i) = c.seconds, w(i) = 1 / (c.seconds * c.seconds);
+  }
+  const auto f = weighted_linear_least_squares(A, b, w);
+  if (!(f.params[1] > 0)) fail_input("", "io timings", "cold read times do not grow with size: the reads were served from a cache");
+  IoFit fit;
+  fit.per_file_latency_s = std::max(0.0, f.params[0]);
+  fit.latency_std_error_s = f.std_errors[0];
+  fit.bandwidth_Bps = 1 / f.params[1];
+  fit.bandwidth_std_error_Bps = f.std_errors[1] / (f.params[1] * f.params[1]);  // delta method for 1/x
+  const Eigen::VectorXd model = A * f.params;
+  double mean = 0, tot = 0, res = 0;
+  for (Eigen::Index i = 0; i < n; ++i) mean += std::log(b(i)) / static_cast<double>(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    tot += std::pow(std::log(b(i)) - mean, 2), res += std::pow(std::log(std::max(model(i), 1e-30)) - std::log(b(i)), 2);
+  fit.r2 = tot > 0 ? 1 - res / tot : 1;
+  for (const auto& wr : m.warm)
+    if (wr.bytes_per_s > fit.page_cache_Bps) fit.page_cache_Bps = wr.bytes_per_s, fit.page_cache_threads = wr.threads;
+  return fit;
+}
+
+void apply_io_fit(MachineProfile& p, const IoMeasurements& m, const IoFit& fit, const std::string& source) {
+  p.io.pfs.per_file_latency_s = fit.per_file_latency_s;
+  p.io.pfs.per_node_bandwidth_Bps = fit.bandwidth_Bps;
+  p.io.pfs.aggregate_bandwidth_Bps = fit.bandwidth_Bps;  // one node: its disk is the whole tier
+  p.io.host_memcpy_Bps = fit.page_cache_Bps;
+  p.io.host_decode_Bps = m.decode_bytes_per_s;
+  p.io.host_to_device_Bps = m.copy_bytes_per_s;
+  p.io.host_to_device_efficiency = 1.0;
+  std::erase_if(p.fitted, [](const FittedParameter& f) { return f.key.rfind("io.", 0) == 0; });
+  p.fitted.push_back({"io.pfs.per_file_latency_s", fit.per_file_latency_s, fit.latency_std_error_s, source + " (" + m.tier_name + ", cold)"});
+  p.fitted.push_back({"io.pfs.per_node_bandwidth_Bps", fit.bandwidth_Bps, fit.bandwidth_std_error_Bps, source + " (" + m.tier_name + ", cold)"});
+  p.fitted.push_back({"io.host_memcpy_Bps", fit.page_cache_Bps, 0,
+                      fmt::format("{} (page cache, best of the thread counts: {} threads)", source, fit.page_cache_threads)});
+  p.fitted.push_back({"io.host_decode_Bps", m.decode_bytes_per_s, 0, source + " (log1p, one thread)"});
+  p.fitted.push_back({"io.host_to_device_Bps", m.copy_bytes_per_s, 0, source + " (host copy of a batch)"});
+}
+
+}  // namespace mrplan

@@ -1,0 +1,50 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/profile_file.hpp"
+#include "exec/io_microbench.hpp"
+
+namespace mrplan {
+
+namespace {
+
+struct IoArgs {
+  std::string profile = "out/local-profile.yaml";
+  int devices_per_node = 2;
+  IoBenchOptions bench;
+};
+
+void calibrate_io(const IoArgs& a) {
+  const auto m = measure_io(a.bench, [](const std::string& s) { fmt::print(stderr, "\r{:<40}", s), std::fflush(stderr); });
+  fmt::print(stderr, "\n");
+  const auto fit = fit_io(m);
+  fmt::print("cold reads ({}): {} reads\n", m.tier_name, m.cold.size());
+  fmt::print("  per-file latency {:.3f} +- {:.3f} ms, bandwidth {:.3f} +- {:.3f} GB/s, R^2 on log time {:.3f}\n",
+             fit.per_file_latency_s * 1e3, fit.latency_std_error_s * 1e3, fit.bandwidth_Bps / 1e9, fit.bandwidth_std_error_Bps / 1e9,
+             fit.r2);
+  fmt::print("warm reads (page cache):\n");
+  for (const auto& w : m.warm) fmt::print("  {} thread(s): {:.3f} GB/s\n", w.threads, w.bytes_per_s / 1e9);
+  fmt::print("host preprocessing (log1p): {:.3f} GB/s of samples on disk; host copy of a batch: {:.3f} GB/s\n",
+             m.decode_bytes_per_s / 1e9, m.copy_bytes_per_s / 1e9);
+  auto profile = load_or_new_profile(a.profile, a.devices_per_node);
+  apply_io_fit(profile, m, fit, fmt::format("calibrate io on {}", a.bench.data_dir));
+  save_profile(profile, a.profile);
+  fmt::print("wrote {}\n", a.profile);
+}
+
+}  // namespace
+
+void register_calibrate_io(CLI::App& cal) {
+  auto* c = cal.add_subcommand("io", "Cold and warm reads of a dataset, host preprocessing; fit latency and bandwidth per tier");
+  auto a = std::make_shared<IoArgs>();
+  c->add_option("--data", a->bench.data_dir, "folder of the dataset's HDF5 files")->required();
+  c->add_option("--workload", a->bench.workload, "workload whose file layout the folder has")->capture_default_str();
+  c->add_option("--profile", a->profile, "profile YAML to update (created if missing)")->capture_default_str();
+  c->add_option("--threads", a->bench.max_threads, "warm reads with 1..threads readers (0: the cores)")->capture_default_str();
+  c->add_option("--samples", a->bench.warm_samples, "samples per warm pass")->capture_default_str();
+  c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();
+  c->callback([a] { calibrate_io(*a); });
+}
+
+}  // namespace mrplan

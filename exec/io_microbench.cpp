@@ -1,0 +1,108 @@
+#include "exec/io_microbench.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "exec/data_layout.hpp"
+#include "exec/hdf5_file.hpp"
+#include "exec/loader.hpp"
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Drops the file's clean pages from the page cache, so the next read goes to the device.
+void drop_from_page_cache(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) fail_input(path, "", "cannot open for reading");
+  ::fdatasync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
+}  // namespace
+
+IoMeasurements measure_io(const IoBenchOptions& o, const std::function<void(const std::string&)>& progress) {
+  const auto layout = layout_for(o.workload);
+  const auto files = list_h5_files(o.data_dir);
+  IoMeasurements m;
+  m.tier_name = "local disk under " + o.data_dir;
+  std::vector<float> buf;
+  double disk_bytes_per_sample = 0;
+  for (size_t i = 0; i < files.size() && static_cast<int>(i) < o.max_files; ++i) {
+    const auto& f = files[i];
+    uint64_t rows = 0, per = 0;
+    {
+      H5File h(f, H5File::Mode::read);
+      const auto d = h.dims(layout.data);
+      rows = d.at(0);
+      per = 1;
+      for (size_t k = 1; k < d.size(); ++k) per *= d[k];
+    }
+    disk_bytes_per_sample = static_cast<double>(std::filesystem::file_size(f)) / static_cast<double>(rows);
+    for (uint64_t n : {uint64_t{1}, std::min<uint64_t>(rows, 32)}) {
+      buf.resize(n * per);
+      drop_from_page_cache(f);
+      const auto t0 = std::chrono::steady_clock::now();
+      H5File h(f, H5File::Mode::read);
+      h.read_rows(layout.data, 0, n, buf.data());
+      m.cold.push_back({disk_bytes_per_sample * static_cast<double>(n), since(t0)});
+    }
+    if (progress) progress(fmt::format("cold reads: {}/{} files", i + 1, std::min<size_t>(files.size(), static_cast<size_t>(o.max_files))));
+  }
+
+  const SampleStore probe(o.data_dir, layout);
+  const int64_t n = std::min<int64_t>(o.warm_samples, probe.size());
+  const auto& shape = probe.sample_shape();
+  int64_t per_sample = 1;
+  for (auto v : shape) per_sample *= v;
+  const int max_threads = o.max_threads > 0 ? o.max_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto read_all = [&](int threads) {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        const SampleStore store(o.data_dir, layout);  // a store per thread: HDF5 handles are not shared
+        std::vector<float> x(static_cast<size_t>(per_sample)), y(static_cast<size_t>(store.label_size()));
+        for (int64_t id = t; id < n; id += threads) store.read(id, x.data(), y.data());
+      });
+    for (auto& th : pool) th.join();
+  };
+  read_all(1);  // now every sample read below is in the page cache
+  for (int t = 1; t <= max_threads; ++t) {
+    const auto t0 = std::chrono::steady_clock::now();
+    read_all(t);
+    m.warm.push_back({t, disk_bytes_per_sample * static_cast<double>(n) / since(t0)});
+    if (progress) progress(fmt::format("warm reads: {} thread(s)", t));
+  }
+
+  std::vector<int64_t> bshape{32};
+  bshape.insert(bshape.end(), shape.begin(), shape.end());
+  auto batch = torch::rand(bshape) * 10;
+  double decode = 1e30, copy = 1e30;
+  for (int r = 0; r < 5; ++r) {
+    auto b = batch.clone();
+    auto t0 = std::chrono::steady_clock::now();
+    b.log1p_();
+    decode = std::min(decode, since(t0));
+    t0 = std::chrono::steady_clock::now();
+    auto c = b.clone();
+    copy = std::min(copy, since(t0));
+  }
+  m.decode_bytes_per_s = disk_bytes_per_sample * 32 / decode;
+  m.copy_bytes_per_s = 4.0 * static_cast<double>(batch.numel()) / copy;
+  return m;
+}
+
+}  // namespace mrplan

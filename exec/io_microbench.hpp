@@ -1,0 +1,21 @@
+#pragma once
+// `calibrate io`'s measurements on a dataset folder: cold reads (pages dropped with
+// posix_fadvise), warm reads by 1..n threads, host preprocessing and copy rates. Torch-free.
+#include <functional>
+#include <string>
+
+#include "calibrate/io_fit.hpp"
+
+namespace mrplan {
+
+struct IoBenchOptions {
+  std::string data_dir;
+  std::string workload = "cosmoflow-mrt";  // picks the file layout
+  int max_threads = 0;                     // 0: the cores
+  int warm_samples = 256;
+  int max_files = 8;                       // cold reads touch at most this many files
+};
+
+IoMeasurements measure_io(const IoBenchOptions& options, const std::function<void(const std::string&)>& progress = {});
+
+}  // namespace mrplan
