@@ -81,6 +81,7 @@ void register_calibrate(CLI::App& app) {
   ar->callback([a] { calibrate_allreduce(*a); });
   register_calibrate_compute(*cal);
   register_calibrate_io(*cal);
+  register_calibrate_convergence(*cal);
 }
 
 }  // namespace mrplan

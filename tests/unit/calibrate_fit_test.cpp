@@ -135,3 +135,69 @@ TEST(IoFit, RecoversLatencyAndBandwidthOfColdReads) {
   m.cold = {{1e6, 1e-3}, {1.5e6, 1e-3}, {1.2e6, 1e-3}};
   EXPECT_NE(error_of([&] { fit_io(m); }).find("2x apart"), std::string::npos);
 }
+
+#include "calibrate/convergence_fit.hpp"
+#include "model/learning_curve.hpp"
+
+namespace {
+
+StageRecord stage_from(const LearningCurve& metric, const LearningCurve* loss, int epochs, int resolution) {
+  StageRecord s;
+  s.models.push_back({});
+  s.models[0].resolution = resolution;
+  s.global_batch = 16;
+  s.epochs = epochs;
+  for (int e = 1; e <= epochs; ++e) {
+    EpochRecord er;
+    er.epoch = e;
+    er.metric = curve_value(metric, e);
+    if (loss) er.loss = curve_value(*loss, e);
+    s.per_epoch.push_back(er);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(ConvergenceFit, RecoversLearningCurvesAndTransferEfficiency) {
+  ConvergenceParams truth;
+  truth.dense_metric = {"exp", 0.1, 0.5, 4.0};
+  truth.coarse_loss = {"exp", 0.2, 0.6, 2.0};
+  truth.coarse_metric = {"exp", 0.25, 0.4, 2.5};
+  truth.transfer_efficiency = 0.6;
+  const double target = 0.14;
+  const double e0 = *crossing_epoch(truth.dense_metric, target);
+  std::vector<NamedRecord> recs;
+  Record base;
+  base.source = "measured", base.workload = "w", base.target_value = target;
+  base.stages.push_back(stage_from(truth.dense_metric, nullptr, 12, 1));
+  recs.push_back({"base.json", base});
+  for (int s : {2, 4, 7}) {
+    Record m = base;
+    m.stages = {stage_from(truth.coarse_metric, &truth.coarse_loss, s, 2), stage_from(truth.dense_metric, nullptr, 1, 1)};
+    // the run stops at the first whole epoch past the crossing
+    m.stages[1].epochs = std::ceil(dense_epochs_after_transfer(truth, e0, s));
+    m.stages[1].stop_reason = "target reached";
+    recs.push_back({"mrt" + std::to_string(s) + ".json", m});
+  }
+  const auto fit = fit_convergence(recs);
+  EXPECT_NEAR(fit.params.dense_metric.floor, 0.1, 1e-6);
+  EXPECT_NEAR(fit.params.dense_metric.scale, 4.0, 1e-4);
+  EXPECT_NEAR(fit.params.coarse_loss.amplitude, 0.6, 1e-5);
+  EXPECT_NEAR(fit.baseline_epochs_to_target, e0, 1e-4);
+  EXPECT_NEAR(fit.params.transfer_efficiency, 0.6, 0.1);  // from whole epochs only
+  MachineProfile p;
+  apply_convergence_fit(p, fit);
+  EXPECT_EQ(p.convergence.count("w"), 1u);
+  EXPECT_NE(p.fitted.back().source.find("mrt7.json"), std::string::npos);
+}
+
+TEST(ConvergenceFit, RefusesRecordsWithoutABaselineOrMissingMetrics) {
+  Record m;
+  m.source = "measured", m.workload = "w";
+  m.stages = {stage_from({"exp", 0.2, 0.5, 2}, nullptr, 5, 2), stage_from({"exp", 0.1, 0.5, 4}, nullptr, 3, 1)};
+  EXPECT_NE(error_of([&] { fit_convergence({{"m.json", m}}); }).find("no training loss"), std::string::npos);
+  LearningCurve l{"exp", 0.2, 0.5, 2};
+  m.stages[0] = stage_from(l, &l, 5, 2);
+  EXPECT_NE(error_of([&] { fit_convergence({{"m.json", m}}); }).find("no baseline run"), std::string::npos);
+}

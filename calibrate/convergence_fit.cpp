@@ -1,0 +1,138 @@
+#include "calibrate/convergence_fit.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/errors.hpp"
+#include "model/learning_curve.hpp"
+#include "model/least_squares.hpp"
+
+namespace mrplan {
+
+CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& pts, const std::string& what) {
+  if (pts.size() < 4) fail_input("", what, fmt::format("{} epochs measured: a learning curve needs four or more", pts.size()));
+  double lo = 1e300, hi = -1e300, first = pts.front().second;
+  for (const auto& [e, v] : pts) {
+    if (!std::isfinite(v)) fail_input("", what, fmt::format("epoch {}: the value is not finite", e));
+    lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  Eigen::VectorXd obs(static_cast<Eigen::Index>(pts.size()));
+  for (size_t i = 0; i < pts.size(); ++i) obs(static_cast<Eigen::Index>(i)) = pts[i].second;
+  auto curve_of = [](const Eigen::VectorXd& x) {
+    LearningCurve c;
+    c.form = "exp", c.floor = x(0), c.amplitude = x(1), c.scale = std::exp(x(2));
+    return c;
+  };
+  auto residuals = [&](const Eigen::VectorXd& x) {
+    const auto c = curve_of(x);
+    Eigen::VectorXd r(obs.size());
+    for (size_t i = 0; i < pts.size(); ++i) r(static_cast<Eigen::Index>(i)) = curve_value(c, pts[i].first) - pts[i].second;
+    return r;
+  };
+  double max_epoch = 1;
+  for (const auto& p : pts) max_epoch = std::max(max_epoch, p.first);
+  // a falling curve from the first value towards the lowest, over a third of the epochs seen
+  Eigen::VectorXd start(3);
+  start << lo, 2 * (first - lo) + 1e-6 * (hi - lo + 1), std::log(std::max(0.5, max_epoch / 3));
+  const auto f = levenberg_marquardt(residuals, start, obs, 400);
+  CurveFit out;
+  out.curve = curve_of(f.params);
+  out.floor_std_error = f.std_errors(0);
+  out.amplitude_std_error = f.std_errors(1);
+  out.scale_std_error = out.curve.scale * f.std_errors(2);  // delta method for exp
+  out.points = static_cast<int>(pts.size());
+  return out;
+}
+
+ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
+  if (records.empty()) fail_input("", "records", "give measured records: baseline runs and MRT runs at several switch points");
+  ConvergenceFit fit;
+  fit.workload = records.front().record.workload;
+  fit.target = records.front().record.target_value;
+  std::vector<std::pair<double, double>> dense, closs, cmetric;
+  struct Mrt {
+    double switch_epochs, dense_epochs;
+  };
+  std::vector<Mrt> mrt;
+  double global_batch = 0;
+  for (const auto& [file, r] : records) {
+    if (r.source != "measured") fail_input(file, "source", "calibrate convergence fits measured records; this one is a prediction");
+    if (r.workload != fit.workload)
+      fail_input(file, "workload", fmt::format("'{}' differs from '{}' of the first record: fit one workload at a time", r.workload, fit.workload));
+    if (r.target_value != fit.target)
+      fail_input(file, "target_value", fmt::format("{} differs from {} of the first record: one target per fit", r.target_value, fit.target));
+    fit.files.push_back(file);
+    auto take = [&](const StageRecord& s, std::vector<std::pair<double, double>>& metric, std::vector<std::pair<double, double>>* loss) {
+      for (const auto& e : s.per_epoch) {
+        if (!e.metric) fail_input(file, s.name, fmt::format("epoch {} has no validation metric", e.epoch));
+        metric.push_back({e.epoch, *e.metric});
+        if (loss) {
+          if (!e.loss) fail_input(file, s.name, fmt::format("epoch {} has no training loss", e.epoch));
+          loss->push_back({e.epoch, *e.loss});
+        }
+      }
+    };
+    if (r.stages.size() == 1 && r.stages[0].models.at(0).resolution == 1) {
+      take(r.stages[0], dense, nullptr);
+      global_batch = r.stages[0].global_batch;
+      ++fit.baseline_runs;
+    } else if (r.stages.size() == 2 && r.stages[0].models.at(0).resolution > 1 && r.stages[1].models.at(0).resolution == 1) {
+      take(r.stages[0], cmetric, &closs);
+      if (r.stages[1].stop_reason == "target reached") mrt.push_back({r.stages[0].epochs, r.stages[1].epochs});
+      ++fit.mrt_runs;
+    } else {
+      fail_input(file, "stages", "neither a baseline (one dense stage) nor an MRT run (coarse, then dense)");
+    }
+  }
+  if (fit.baseline_runs == 0) fail_input("", "records", "no baseline run among the records: the dense learning curve needs one");
+  if (mrt.empty()) fail_input("", "records", "no MRT run that reached the target: the transfer benefit needs one or more");
+  std::sort(dense.begin(), dense.end());
+  fit.dense_metric = fit_learning_curve(dense, "baseline runs' validation metric");
+  fit.coarse_loss = fit_learning_curve(closs, "MRT runs' coarse training loss");
+  fit.coarse_metric = fit_learning_curve(cmetric, "MRT runs' coarse validation metric");
+  auto& p = fit.params;
+  p.dense_metric = fit.dense_metric.curve;
+  p.coarse_loss = fit.coarse_loss.curve;
+  p.coarse_metric = fit.coarse_metric.curve;
+  p.reference_global_batch = global_batch;
+  const auto e0 = crossing_epoch(p.dense_metric, fit.target);
+  if (!e0) fail_input("", "records", fmt::format("the fitted dense curve (floor {:.4g}) never reaches the target {}", p.dense_metric.floor, fit.target));
+  fit.baseline_epochs_to_target = *e0;
+  // E(s) against the dense epochs each MRT run needed; the runs stop at the first epoch past the
+  // crossing, so the crossing itself sat half an epoch earlier on average
+  auto residuals = [&](const Eigen::VectorXd& x) {
+    ConvergenceParams q = p;
+    q.transfer_efficiency = x(0);
+    Eigen::VectorXd r(static_cast<Eigen::Index>(mrt.size()));
+    for (size_t i = 0; i < mrt.size(); ++i)
+      r(static_cast<Eigen::Index>(i)) = dense_epochs_after_transfer(q, *e0, mrt[i].switch_epochs) - (mrt[i].dense_epochs - 0.5);
+    return r;
+  };
+  Eigen::VectorXd obs(static_cast<Eigen::Index>(mrt.size()));
+  for (size_t i = 0; i < mrt.size(); ++i) obs(static_cast<Eigen::Index>(i)) = mrt[i].dense_epochs - 0.5;
+  const auto f = levenberg_marquardt(residuals, Eigen::VectorXd::Constant(1, 0.5), obs, 200);
+  p.transfer_efficiency = f.params(0);
+  fit.transfer_efficiency_std_error = f.std_errors(0);
+  return fit;
+}
+
+void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
+  profile.convergence[fit.workload] = fit.params;
+  const std::string prefix = "convergence." + fit.workload + ".";
+  std::erase_if(profile.fitted, [&](const FittedParameter& f) { return f.key.rfind(prefix, 0) == 0; });
+  const std::string source = fmt::format("calibrate convergence: {}", fmt::join(fit.files, ", "));
+  auto add_curve = [&](const std::string& name, const CurveFit& c) {
+    profile.fitted.push_back({prefix + name + ".floor", c.curve.floor, c.floor_std_error, source});
+    profile.fitted.push_back({prefix + name + ".amplitude", c.curve.amplitude, c.amplitude_std_error, source});
+    profile.fitted.push_back({prefix + name + ".scale", c.curve.scale, c.scale_std_error, source});
+  };
+  add_curve("dense_metric", fit.dense_metric);
+  add_curve("coarse_loss", fit.coarse_loss);
+  add_curve("coarse_metric", fit.coarse_metric);
+  profile.fitted.push_back({prefix + "transfer_efficiency", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error, source});
+}
+
+}  // namespace mrplan

@@ -1,0 +1,41 @@
+#pragma once
+// `calibrate convergence`: learning curves and the MRT transfer benefit fitted from measured
+// Records (baseline runs, and MRT runs at several switch points) by Levenberg-Marquardt.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "calibrate/validation.hpp"
+#include "model/machine_profile.hpp"
+
+namespace mrplan {
+
+struct CurveFit {
+  LearningCurve curve;
+  double floor_std_error = 0, amplitude_std_error = 0, scale_std_error = 0;
+  int points = 0;
+};
+
+// exp form m(e) = floor + amplitude exp(-e / scale) through (epoch, value) points (epoch 1-based).
+CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& points, const std::string& what);
+
+struct ConvergenceFit {
+  std::string workload;
+  double target = 0;
+  ConvergenceParams params;
+  CurveFit dense_metric, coarse_loss, coarse_metric;
+  double transfer_efficiency_std_error = 0;
+  double baseline_epochs_to_target = 0;  // where the fitted dense curve crosses the target
+  std::vector<std::string> files;        // the records the fit used
+  int baseline_runs = 0, mrt_runs = 0;
+};
+
+// Baseline records (one dense stage) give the dense metric curve; MRT records (coarse stage,
+// then dense with transfer) give the coarse curves and, from their dense epochs after switching
+// at different points, the transfer efficiency of model/learning_curve's E(s). Records that did
+// not reach the target still give curve points but no epochs to target.
+ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records);
+
+void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit);
+
+}  // namespace mrplan

@@ -1,0 +1,54 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "calibrate/convergence_fit.hpp"
+#include "cli/commands.hpp"
+#include "cli/profile_file.hpp"
+#include "model/learning_curve.hpp"
+
+namespace mrplan {
+
+namespace {
+
+struct ConvergenceArgs {
+  std::string profile = "out/local-profile.yaml";
+  std::vector<std::string> records;
+};
+
+void print_curve(const char* name, const CurveFit& c) {
+  fmt::print("  {:<14} floor {:.4g} +- {:.2g}, amplitude {:.4g} +- {:.2g}, scale {:.3g} +- {:.2g} epochs ({} points)\n", name,
+             c.curve.floor, c.floor_std_error, c.curve.amplitude, c.amplitude_std_error, c.curve.scale, c.scale_std_error, c.points);
+}
+
+void calibrate_convergence(const ConvergenceArgs& a) {
+  std::vector<NamedRecord> recs;
+  for (const auto& f : a.records) recs.push_back({f, load_record_file(f)});
+  const auto fit = fit_convergence(recs);
+  fmt::print("convergence of {} to {} from {} baseline and {} MRT runs\n", fit.workload, fit.target, fit.baseline_runs, fit.mrt_runs);
+  print_curve("dense metric", fit.dense_metric);
+  print_curve("coarse loss", fit.coarse_loss);
+  print_curve("coarse metric", fit.coarse_metric);
+  fmt::print("  baseline reaches the target after {:.2f} epochs (fitted curve)\n", fit.baseline_epochs_to_target);
+  fmt::print("  transfer efficiency {:.3f} +- {:.3f}\n", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error);
+  fmt::print("{:<40} {:>8} {:>14} {:>14}\n", "MRT run", "switch", "dense_epochs", "model");
+  for (const auto& [file, r] : recs)
+    if (r.stages.size() == 2 && r.stages[1].stop_reason == "target reached")
+      fmt::print("{:<40} {:>8.0f} {:>14.0f} {:>14.2f}\n", file, r.stages[0].epochs, r.stages[1].epochs,
+                 std::ceil(dense_epochs_after_transfer(fit.params, fit.baseline_epochs_to_target, r.stages[0].epochs) - 1e-9));
+  auto profile = load_or_new_profile(a.profile, 1);
+  apply_convergence_fit(profile, fit);
+  save_profile(profile, a.profile);
+  fmt::print("wrote {}\n", a.profile);
+}
+
+}  // namespace
+
+void register_calibrate_convergence(CLI::App& cal) {
+  auto* c = cal.add_subcommand("convergence", "Fit learning curves and the MRT transfer benefit from measured records (LM)");
+  auto a = std::make_shared<ConvergenceArgs>();
+  c->add_option("records", a->records, "record.json files: baseline runs and MRT runs at several switch points")->required();
+  c->add_option("--profile", a->profile, "profile YAML to update (created if missing)")->capture_default_str();
+  c->callback([a] { calibrate_convergence(*a); });
+}
+
+}  // namespace mrplan
