@@ -82,6 +82,7 @@ void register_calibrate(CLI::App& app) {
   register_calibrate_compute(*cal);
   register_calibrate_io(*cal);
   register_calibrate_convergence(*cal);
+  register_calibrate_all(*cal);
 }
 
 }  // namespace mrplan

@@ -22,10 +22,13 @@ struct ComputeArgs {
   std::string profile = "out/local-profile.yaml";
   std::string csv, plot;
   int devices_per_node = 2;
+  std::vector<std::string> workloads{"cosmoflow-mrt"};
   ComputeBenchOptions bench;
 };
 
-void calibrate_compute(const ComputeArgs& a) {
+void calibrate_compute(ComputeArgs a) {
+  a.bench.workloads.clear();
+  for (const auto& w : a.workloads) a.bench.workloads.push_back(parse_workload_variant(w));
   const auto peaks = measure_device_peaks(a.bench);
   fmt::print("device peaks ({} threads): {:.1f} GFLOP/s ({}), {:.2f} GB/s ({})\n", a.bench.threads,
              peaks.matmul_flops_per_s / 1e9, peaks.matmul_shape, peaks.copy_Bps / 1e9, peaks.copy_shape);
@@ -77,7 +80,7 @@ void calibrate_compute(const ComputeArgs& a) {
   auto profile = load_or_new_profile(a.profile, a.devices_per_node);
   apply_compute_fit(profile, fit,
                     fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}", samples.size(),
-                                a.bench.workload, fmt::join(a.bench.resolutions, "/"), fmt::join(a.bench.batches, "/"),
+                                fmt::join(a.workloads, " and "), fmt::join(a.bench.resolutions, "/"), fmt::join(a.bench.batches, "/"),
                                 a.bench.threads, a.bench.device));
   save_profile(profile, a.profile);
   fmt::print("wrote {}\n", a.profile);
@@ -86,12 +89,12 @@ void calibrate_compute(const ComputeArgs& a) {
 }  // namespace
 
 void register_calibrate_compute(CLI::App& cal) {
-  auto* c = cal.add_subcommand("compute", "Time every op of a workload alone; fit the roofline's efficiencies and overheads");
+  auto* c = cal.add_subcommand("compute", "Time every op of workloads alone; fit the roofline's efficiencies and overheads");
   auto a = std::make_shared<ComputeArgs>();
   c->add_option("--profile", a->profile, "profile YAML to update (created if missing)")->capture_default_str();
-  c->add_option("--workload", a->bench.workload, "built-in workload whose ops are timed")->capture_default_str();
-  c->add_option("--size", a->bench.workload_options.size, "dense input extent (0: the paper's)")->capture_default_str();
-  c->add_option("--width", a->bench.workload_options.width, "filter-count multiplier")->capture_default_str();
+  c->add_option("--workload", a->workloads, "built-in workloads whose ops are timed and fitted together: name[:size[:width]]")
+      ->delimiter(',')
+      ->capture_default_str();
   c->add_option("--resolutions", a->bench.resolutions, "coarsening factors to time")->delimiter(',')->capture_default_str();
   c->add_option("--batches", a->bench.batches, "local batch sizes to time")->delimiter(',')->capture_default_str();
   c->add_option("--threads", a->bench.threads, "intra-op threads, as each rank of the runs gets")->capture_default_str();

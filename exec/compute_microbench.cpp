@@ -57,49 +57,68 @@ DevicePeaks measure_device_peaks(const ComputeBenchOptions& o) {
   return p;
 }
 
+WorkloadVariant parse_workload_variant(const std::string& text) {
+  WorkloadVariant v;
+  const auto c1 = text.find(':');
+  v.name = text.substr(0, c1);
+  try {
+    if (c1 != std::string::npos) {
+      const auto c2 = text.find(':', c1 + 1);
+      v.options.size = std::stoll(text.substr(c1 + 1, c2 - c1 - 1));
+      if (c2 != std::string::npos) v.options.width = std::stod(text.substr(c2 + 1));
+    }
+  } catch (const std::exception&) {
+    fail_input("", "--workload", fmt::format("'{}': expected name[:size[:width]], e.g. cosmoflow-mrt:32:0.25", text));
+  }
+  builtin_workload(v.name, v.options);  // refuses unknown names and bad options now, not mid-run
+  return v;
+}
+
 ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::function<void(int, int)>& progress) {
   const auto dev = bench_device(o);
   if (o.optimizer != "adam" && o.optimizer != "sgd")
     fail_input("", "--optimizer", fmt::format("'{}' is not an optimizer mrplan times (adam, sgd)", o.optimizer));
-  const auto spec = builtin_workload(o.workload, o.workload_options);
   ComputeTimings out;
-  const int total = static_cast<int>(o.resolutions.size() * o.batches.size());
+  const int total = static_cast<int>(o.workloads.size() * o.resolutions.size() * o.batches.size());
   int done = 0;
-  for (int res : o.resolutions) {
-    const auto spatial = coarsened_spatial(spec, res);
-    const int64_t up = spec.coarse_upsamples_output ? res : 1;
-    SpecNet net(spec, spatial, up);
-    net->to(dev);
-    net->train();
-    for (int b : o.batches) {
-      const auto table = resolve(spec, spatial, b, 4.0, up);
+  for (const auto& w : o.workloads) {
+    const auto spec = builtin_workload(w.name, w.options);
+    for (int res : o.resolutions) {
+      const auto spatial = coarsened_spatial(spec, res);
+      const int64_t up = spec.coarse_upsamples_output ? res : 1;
+      SpecNet net(spec, spatial, up);
+      net->to(dev);
+      net->train();
+      for (int b : o.batches) {
+        const auto table = resolve(spec, spatial, b, 4.0, up);
+        std::vector<int64_t> shape{b, spec.input_channels};
+        shape.insert(shape.end(), spatial.begin(), spatial.end());
+        const auto x = torch::randn(shape, torch::TensorOptions().device(dev));
+        const std::string ctx = fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), b);
+        std::vector<OpTiming> times;
+        try {
+          times = net->time_ops(x, o.repeats);
+        } catch (const c10::Error& e) {  // e.g. batch norm over one value per channel
+          fail_input("", "--batches", fmt::format("{} cannot train: {}", ctx, e.msg().substr(0, e.msg().find('\n'))));
+        }
+        for (size_t i = 0; i < times.size(); ++i) out.ops.push_back({table.layers.at(i), times[i].fwd_s, times[i].bwd_s, ctx});
+        if (progress) progress(++done, total);
+      }
+      // the optimizer step, on real gradients
+      const int64_t b = o.batches.back();
       std::vector<int64_t> shape{b, spec.input_channels};
       shape.insert(shape.end(), spatial.begin(), spatial.end());
-      const auto x = torch::randn(shape, torch::TensorOptions().device(dev));
-      const std::string ctx = fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), b);
-      std::vector<OpTiming> times;
-      try {
-        times = net->time_ops(x, o.repeats);
-      } catch (const c10::Error& e) {  // e.g. batch norm over one value per channel
-        fail_input("", "--batches", fmt::format("{} cannot train: {}", ctx, e.msg().substr(0, e.msg().find('\n'))));
-      }
-      for (size_t i = 0; i < times.size(); ++i) out.ops.push_back({table.layers.at(i), times[i].fwd_s, times[i].bwd_s, ctx});
-      if (progress) progress(++done, total);
+      net->forward(torch::randn(shape, torch::TensorOptions().device(dev))).sum().backward();
+      std::unique_ptr<torch::optim::Optimizer> opt;
+      if (o.optimizer == "adam") opt = std::make_unique<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(1e-4));
+      else opt = std::make_unique<torch::optim::SGD>(net->parameters(), torch::optim::SGDOptions(1e-4));
+      opt->step();  // allocates the optimizer's state
+      std::vector<double> t;
+      for (int r = 0; r < o.repeats; ++r) t.push_back(best_seconds(dev, 1, [&] { opt->step(); }));
+      std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
+      out.steps.push_back({o.optimizer, net->table().total_params(), t[t.size() / 2],
+                           fmt::format("{} {} {} step", spec.name, fmt::join(spatial, "x"), o.optimizer)});
     }
-    // the optimizer step, on real gradients
-    const int64_t b = o.batches.back();
-    std::vector<int64_t> shape{b, spec.input_channels};
-    shape.insert(shape.end(), spatial.begin(), spatial.end());
-    net->forward(torch::randn(shape, torch::TensorOptions().device(dev))).sum().backward();
-    std::unique_ptr<torch::optim::Optimizer> opt;
-    if (o.optimizer == "adam") opt = std::make_unique<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(1e-4));
-    else opt = std::make_unique<torch::optim::SGD>(net->parameters(), torch::optim::SGDOptions(1e-4));
-    opt->step();  // allocates the optimizer's state
-    std::vector<double> t;
-    for (int r = 0; r < o.repeats; ++r) t.push_back(best_seconds(dev, 1, [&] { opt->step(); }));
-    std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
-    out.steps.push_back({o.optimizer, net->table().total_params(), t[t.size() / 2],
-                         fmt::format("{} {} {} step", spec.name, fmt::join(spatial, "x"), o.optimizer)});
   }
   return out;
 }

@@ -11,9 +11,16 @@
 
 namespace mrplan {
 
+struct WorkloadVariant {
+  std::string name = "cosmoflow-mrt";
+  WorkloadOptions options;
+};
+
+// "name[:size[:width]]", e.g. cosmoflow-mrt:32:0.25 or neuron-inverter.
+WorkloadVariant parse_workload_variant(const std::string& text);
+
 struct ComputeBenchOptions {
-  std::string workload = "cosmoflow-mrt";
-  WorkloadOptions workload_options;
+  std::vector<WorkloadVariant> workloads{WorkloadVariant{}};  // timed together, fitted jointly
   std::vector<int> resolutions{1, 2};  // coarsening factors
   std::vector<int> batches{2, 4, 8};  // batch norm needs 2 values per channel
   int threads = 1;      // intra-op threads: as many as each rank of the runs to predict gets

@@ -10,9 +10,12 @@
 namespace mrplan {
 
 DataLayout layout_for(const std::string& workload) {
-  if (workload.starts_with("cosmoflow")) return {"3Dmap", "unitPar", 3, true};
+  if (workload.starts_with("cosmoflow")) return {"3Dmap", "unitPar", 3, true, true};
+  if (workload == "neuron-inverter") return {"train_frames", "train_unitStar_par", 1, true, false};
   fail_input("", "workload",
-             fmt::format("the execution backend has no data layout for '{}' yet (supported: cosmoflow-mrt, cosmoflow-mlperf)", workload));
+             fmt::format("the execution backend has no data layout for '{}' yet (supported: cosmoflow-mrt, cosmoflow-mlperf, "
+                         "neuron-inverter)",
+                         workload));
 }
 
 std::vector<std::string> list_h5_files(const std::string& dir) {

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <mutex>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include <unistd.h>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "exec/cosmo_fields.hpp"
 #include "exec/data_layout.hpp"
 #include "exec/hdf5_file.hpp"
+#include "exec/neuron_traces.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -81,15 +84,59 @@ void parallel_for(int64_t n, unsigned threads, F&& f) {
 
 }  // namespace
 
+namespace {
+
+// Neuron Inverter files: train_ (the samples asked for), val_ and test_ splits of up to 16 each.
+DatagenReport generate_neuron_inverter(const DatagenOptions& o, int bins) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int files = static_cast<int>((o.samples + o.samples_per_file - 1) / o.samples_per_file);
+  ProgressBar bar("datagen", o.samples, o.progress);
+  DatagenReport rep;
+  for (int f = 0; f < files; ++f) {
+    const auto path = (std::filesystem::path(o.out_dir) / fmt::format("ni_{:04d}.h5", f)).string();
+    H5File h5(path, H5File::Mode::create);
+    const int64_t first = int64_t(f) * o.samples_per_file;
+    const int64_t n_train = std::min<int64_t>(o.samples_per_file, o.samples - first);
+    const int64_t n_extra = std::min<int64_t>(16, n_train);
+    for (const auto& [split, n, salt] : {std::tuple{"train", n_train, uint64_t{0}}, std::tuple{"val", n_extra, uint64_t{1} << 40},
+                                         std::tuple{"test", n_extra, uint64_t{2} << 40}}) {
+      std::vector<float> frames(static_cast<size_t>(n * bins * kNeuronChannels));
+      std::vector<float> labels(static_cast<size_t>(n * kNeuronParams));
+      parallel_for(n, thread_count(o.threads), [&](int64_t i) {
+        const uint64_t s = splitmix(o.seed * 0x100000001b3ULL + salt + static_cast<uint64_t>(first + i));
+        std::mt19937_64 rng(s);
+        std::uniform_real_distribution<float> unit(-1.f, 1.f);
+        float* u = &labels[static_cast<size_t>(i * kNeuronParams)];
+        for (int k = 0; k < kNeuronParams; ++k) u[k] = unit(rng);
+        neuron_traces(u, splitmix(s), bins, &frames[static_cast<size_t>(i * bins * kNeuronChannels)]);
+        if (salt == 0) bar.add(1);
+      });
+      const std::string sp = split;
+      h5.write(sp + "_frames", {static_cast<uint64_t>(n), static_cast<uint64_t>(bins), kNeuronChannels}, frames.data());
+      h5.write(sp + "_unitStar_par", {static_cast<uint64_t>(n), kNeuronParams}, labels.data());
+      rep.bytes += static_cast<double>((frames.size() + labels.size()) * sizeof(float));
+    }
+    rep.samples += n_train;
+    ++rep.files;
+  }
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+}  // namespace
+
 DatagenReport generate_dataset(const DatagenOptions& o) {
   layout_for(o.workload);  // refuses workloads without a layout
   if (o.samples < 1) fail_input("command line", "--samples", "must be >= 1");
-  if (o.size < 4 || o.size % 2) fail_input("command line", "--size", fmt::format("must be even and >= 4, got {}", o.size));
   if (o.samples_per_file < 1) fail_input("command line", "--samples-per-file", "must be >= 1");
+  const bool ni = o.workload == "neuron-inverter";
+  const int size = o.size > 0 ? o.size : ni ? 1600 : 32;
+  if (size < 4 || size % 2) fail_input("command line", "--size", fmt::format("must be even and >= 4, got {}", size));
   std::filesystem::create_directories(o.out_dir);
+  if (ni) return generate_neuron_inverter(o, size);
   const auto t0 = std::chrono::steady_clock::now();
-  const CosmoFieldGenerator gen(o.size);
-  const int64_t voxels = int64_t(o.size) * o.size * o.size;
+  const CosmoFieldGenerator gen(size);
+  const int64_t voxels = int64_t(size) * size * size;
   const int files = static_cast<int>((o.samples + o.samples_per_file - 1) / o.samples_per_file);
   ProgressBar bar("datagen", o.samples, o.progress);
   DatagenReport rep;
@@ -109,7 +156,7 @@ DatagenReport generate_dataset(const DatagenOptions& o) {
     });
     const auto path = (std::filesystem::path(o.out_dir) / fmt::format("cosmo_{:04d}.h5", f)).string();
     H5File h5(path, H5File::Mode::create);
-    const uint64_t S = o.size;
+    const uint64_t S = static_cast<uint64_t>(size);
     h5.write("3Dmap", {static_cast<uint64_t>(n), S, S, S, 4}, maps.data());
     h5.write("unitPar", {static_cast<uint64_t>(n), 4}, labels.data());
     rep.bytes += maps.size() * sizeof(int16_t) + labels.size() * sizeof(float);
@@ -131,27 +178,35 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
   ProgressBar bar("coarsen", static_cast<int64_t>(files.size()), o.progress);
   parallel_for(static_cast<int64_t>(files.size()), thread_count(o.threads), [&](int64_t fi) {
     const auto& path = files[fi];
-    const DataLayout L = layout_for("cosmoflow");
+    const DataLayout L = layout_for(o.workload);
     H5File in(path, H5File::Mode::read);
     const auto d = in.dims(L.data);
-    if (d.size() != 5) fail_input(path, L.data, fmt::format("expected (n, S, S, S, C), got {} axes", d.size()));
-    for (int a = 1; a <= 3; ++a)
+    const int k = L.spatial_axes;
+    if (d.size() != static_cast<size_t>(k + 2))
+      fail_input(path, L.data, fmt::format("expected (n, {} spatial axes, C), got {} axes", k, d.size()));
+    for (int a = 1; a <= k; ++a)
       if (d[a] % o.factor)
         fail_input(path, L.data, fmt::format("factor {} does not divide axis {} of size {}", o.factor, a, d[a]));
-    const uint64_t n = d[0], S = d[1], C = d[4], s = S / o.factor;
-    const uint64_t in_sample = S * S * S * C, out_sample = s * s * s * C;
+    const uint64_t n = d[0], C = d.back(), f = static_cast<uint64_t>(o.factor);
+    std::vector<uint64_t> out_dims{n};
+    uint64_t in_sample = C, out_sample = C;
+    for (int a = 1; a <= k; ++a) out_dims.push_back(d[a] / f), in_sample *= d[a], out_sample *= d[a] / f;
+    out_dims.push_back(C);
     std::vector<float> buf(in_sample), out(n * out_sample, 0.f);
-    const float scale = o.op == "mean" ? 1.f / float(o.factor * o.factor * o.factor) : 1.f;
+    const float scale = o.op == "mean" ? 1.f / static_cast<float>(std::pow(o.factor, k)) : 1.f;
     for (uint64_t i = 0; i < n; ++i) {
       in.read_rows(L.data, i, 1, buf.data());
       float* dst = &out[i * out_sample];
-      for (uint64_t x = 0; x < S; ++x)
-        for (uint64_t y = 0; y < S; ++y)
-          for (uint64_t z = 0; z < S; ++z) {
-            const float* src = &buf[((x * S + y) * S + z) * C];
-            float* t = &dst[(((x / o.factor) * s + y / o.factor) * s + z / o.factor) * C];
-            for (uint64_t c = 0; c < C; ++c) t[c] += src[c] * scale;
-          }
+      for (uint64_t v = 0; v < in_sample / C; ++v) {  // every input voxel, row-major over the spatial axes
+        uint64_t rest = v, target = 0, stride = 1;
+        for (int a = k; a >= 1; --a) {
+          const uint64_t idx = rest % d[a];
+          rest /= d[a];
+          target += (idx / f) * stride;
+          stride *= d[a] / f;
+        }
+        for (uint64_t c = 0; c < C; ++c) dst[target * C + c] += buf[v * C + c] * scale;
+      }
     }
     const auto ld = in.dims(L.labels);
     std::vector<float> labels(ld[0] * (ld.size() > 1 ? ld[1] : 1));
@@ -162,9 +217,9 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
     if (keep_int) {
       std::vector<int16_t> ints(out.size());
       for (size_t k = 0; k < out.size(); ++k) ints[k] = static_cast<int16_t>(std::min(out[k], 32767.f));
-      h5.write(L.data, {n, s, s, s, C}, ints.data());
+      h5.write(L.data, out_dims, ints.data());
     } else {
-      h5.write(L.data, {n, s, s, s, C}, out.data());
+      h5.write(L.data, out_dims, out.data());
     }
     h5.write(L.labels, std::vector<uint64_t>(ld.begin(), ld.end()), labels.data());
     std::lock_guard<std::mutex> lock(mu);

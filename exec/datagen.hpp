@@ -10,7 +10,7 @@ struct DatagenOptions {
   std::string workload = "cosmoflow-mrt";
   std::string out_dir;
   int64_t samples = 1024;
-  int size = 32;
+  int size = 0;  // dense extent: 0 = 32 for CosmoFlow (S^3 voxels), 1600 time bins for Neuron Inverter
   uint64_t seed = 1;
   int samples_per_file = 128;
   unsigned threads = 0;  // 0: all cores
@@ -30,6 +30,7 @@ struct CoarsenOptions {
   std::string op = "mean";  // mean | sum
   unsigned threads = 0;
   bool progress = true;
+  std::string workload = "cosmoflow-mrt";  // picks the layout: which datasets, which axes are spatial
 };
 struct CoarsenReport {
   int files = 0;

@@ -110,7 +110,7 @@ void Prefetcher::run() {
       float* x = b.x.data_ptr<float>();
       float* y = b.y.data_ptr<float>();
       for (int64_t i = 0; i < n; ++i) store_.read(ids_[start + static_cast<size_t>(i)], x + i * per, y + i * store_.label_size());
-      b.x.log1p_();  // CosmoFlow references: log(1 + counts)
+      if (store_.layout().log1p) b.x.log1p_();
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return stop_ || static_cast<int>(queue_.size()) < depth_; });
       if (stop_) return;

@@ -25,6 +25,7 @@ class SampleStore {
   int64_t size() const { return total_; }
   const std::vector<int64_t>& sample_shape() const { return shape_; }  // channel-first {C, spatial...}
   int64_t label_size() const { return label_size_; }
+  const DataLayout& layout() const { return layout_; }
   // Reads one sample (transposed to channel-first) and its labels; refuses NaN and labels
   // outside [-1, 1] with the file, dataset and row.
   void read(int64_t id, float* x, float* y) const;
@@ -47,8 +48,8 @@ struct Batch {
   torch::Tensor x, y;
 };
 
-// Produces batches of `ids` on a background thread, `depth` ahead; log1p preprocessing as the
-// CosmoFlow references do. Training drops a last partial batch (drop_last); validation keeps it.
+// Produces batches of `ids` on a background thread, `depth` ahead, preprocessed as the layout says
+// (log1p for CosmoFlow). Training drops a last partial batch (drop_last); validation keeps it.
 class Prefetcher {
  public:
   Prefetcher(const SampleStore& store, std::vector<int64_t> ids, int batch, int depth, bool keep_partial = false);

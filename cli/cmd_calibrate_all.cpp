@@ -1,0 +1,69 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli/commands.hpp"
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+namespace {
+
+struct AllArgs {
+  std::string profile = "out/local-profile.yaml";
+  std::string data;
+  std::vector<std::string> workloads{"cosmoflow-mrt"};
+  int ranks = 2;
+  int threads = 1;
+  std::string mpirun = "mpirun";
+  double max_bytes = 64e6;
+};
+
+// Each step is its own process: the allreduce needs mpirun, and the compute and io timings must
+// not share the cores with idle MPI ranks polling for messages.
+void step(const std::string& what, const std::string& cmd) {
+  fmt::print("== {}\n$ {}\n", what, cmd);
+  std::fflush(stdout);
+  const int rc = std::system(cmd.c_str());
+  if (rc != 0) fail_input("", "calibrate all", fmt::format("{} failed (exit status {}); the profile keeps the steps before it", what, rc));
+}
+
+void calibrate_all(const AllArgs& a) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const auto png = std::filesystem::path(a.profile).replace_extension("").string() + "-roofline.png";
+  if (!a.data.empty() && !std::filesystem::is_directory(a.data)) fail_input(a.data, "--data", "not a folder");
+  step("allreduce", fmt::format("{} -np {} '{}' calibrate allreduce --profile '{}' --max-bytes {}", a.mpirun, a.ranks, self, a.profile,
+                                a.max_bytes));
+  step("compute", fmt::format("'{}' calibrate compute --profile '{}' --workload {} --threads {} --devices-per-node {} --plot '{}'",
+                              self, a.profile, fmt::join(a.workloads, ","), a.threads, a.ranks, png));
+  const std::string first = a.workloads.front().substr(0, a.workloads.front().find(':'));
+  if (!a.data.empty())
+    step("io", fmt::format("'{}' calibrate io --profile '{}' --data '{}' --workload {} --devices-per-node {}", self, a.profile, a.data,
+                           first, a.ranks));
+  else
+    fmt::print("== io: skipped (no --data); the profile keeps its io section\n");
+  fmt::print("calibrated profile: {}\n", a.profile);
+}
+
+}  // namespace
+
+void register_calibrate_all(CLI::App& cal) {
+  auto* c = cal.add_subcommand("all", "allreduce (under mpirun), compute and io for this machine, into one profile");
+  auto a = std::make_shared<AllArgs>();
+  c->add_option("--profile", a->profile, "profile YAML to write (updated if present)")->capture_default_str();
+  c->add_option("--data", a->data, "dataset folder for the io step (skipped without it)");
+  c->add_option("--workload", a->workloads, "workloads whose ops are timed, name[:size[:width]]; the first one's layout is --data's")
+      ->delimiter(',')
+      ->capture_default_str();
+  c->add_option("--ranks", a->ranks, "ranks per node the runs will use")->capture_default_str();
+  c->add_option("--threads", a->threads, "intra-op threads per rank the runs will use")->capture_default_str();
+  c->add_option("--mpirun", a->mpirun, "MPI launcher")->capture_default_str();
+  c->add_option("--max-bytes", a->max_bytes, "largest allreduce message")->capture_default_str();
+  c->callback([a] { calibrate_all(*a); });
+}
+
+}  // namespace mrplan
