@@ -153,6 +153,44 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
   return fit;
 }
 
+void fit_step_factor(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps) {
+  std::map<std::string, double> modelled_ops_s;
+  for (const auto& s : ops) {
+    const auto t = model_time(s.layer, fit.compute);
+    modelled_ops_s[s.context] += t.fwd_s + t.bwd_s;
+  }
+  fit.step_factor_ratios.clear();
+  if (steps.empty()) return;
+  // step - optimizer = factor * ops + bytes_per_param * params / (bw * eff), in relative error
+  const auto n = static_cast<Eigen::Index>(steps.size());
+  Eigen::MatrixXd A(n, 2);
+  Eigen::VectorXd y(n), w(n);
+  const double s_per_byte = 1.0 / (fit.compute.mem_bandwidth_Bps * fit.compute.mem_efficiency);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto& st = steps[static_cast<size_t>(i)];
+    const auto it = modelled_ops_s.find(st.context);
+    if (it == modelled_ops_s.end() || it->second <= 0)
+      fail_input("", "whole steps", fmt::format("'{}' has no timed ops under the same configuration", st.context));
+    if (!finite_positive(st.seconds)) fail_input("", "whole steps", fmt::format("'{}': step time must be positive and finite", st.context));
+    A(i, 0) = it->second;
+    A(i, 1) = static_cast<double>(st.params) * s_per_byte;
+    y(i) = st.seconds - optimizer_step_s(fit.compute, st.params, st.optimizer);
+    w(i) = 1.0 / (st.seconds * st.seconds);
+  }
+  auto f = weighted_linear_least_squares(A, y, w);
+  if (n < 3 || f.params(1) < 0) {  // no bookkeeping term the data can support: the factor alone
+    f = weighted_linear_least_squares(A.leftCols(1), y, w);
+    f.params.conservativeResize(2), f.std_errors.conservativeResize(2);
+    f.params(1) = 0, f.std_errors(1) = 0;
+  }
+  if (!(f.params(0) > 0)) fail_input("", "whole steps", "the whole steps are shorter than the optimizer alone; time them again");
+  fit.compute.step_factor = f.params(0);
+  fit.step_factor_std_error = f.std_errors(0);
+  fit.compute.step_bytes_per_param = f.params(1);
+  fit.step_bytes_per_param_std_error = f.std_errors(1);
+  for (Eigen::Index i = 0; i < n; ++i) fit.step_factor_ratios.push_back((A.row(i) * f.params)(0) / y(i));
+}
+
 void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source) {
   const double fp16_ratio = profile.compute.peak_fp16_flops / profile.compute.peak_fp32_flops;
   profile.compute = fit.compute;
@@ -170,6 +208,12 @@ void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std
     add("compute.half_work_flops_by_family." + k, v, fit.half_work_std_error_flops_by_family.at(k));
   add("compute.mem_efficiency", fit.compute.mem_efficiency, fit.mem_efficiency_std_error);
   add("compute.kernel_overhead_s", fit.compute.kernel_overhead_s, fit.kernel_overhead_std_error_s);
+  if (!fit.step_factor_ratios.empty())
+  {
+    profile.fitted.push_back({"compute.step_factor", fit.compute.step_factor, fit.step_factor_std_error, source + " (whole steps)"});
+    profile.fitted.push_back(
+        {"compute.step_bytes_per_param", fit.compute.step_bytes_per_param, fit.step_bytes_per_param_std_error, source + " (whole steps)"});
+  }
 }
 
 }  // namespace mrplan

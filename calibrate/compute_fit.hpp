@@ -25,6 +25,15 @@ struct OptimizerTiming {
   std::string context;
 };
 
+// One whole training step (forward, loss, backward, optimizer) of a configuration whose ops were
+// timed alone under the same `context`.
+struct WholeStepTiming {
+  std::string context;
+  std::string optimizer;
+  int64_t params = 0;
+  double seconds = 0;  // median of the repeats
+};
+
 struct ComputeFit {
   ComputeParams compute;  // the measured peaks, fitted efficiencies and overhead
   std::map<std::string, double> efficiency_std_error;           // by math family
@@ -33,6 +42,9 @@ struct ComputeFit {
   std::map<std::string, double> half_work_std_error_flops_by_family;
   double mem_efficiency_std_error = 0;  // from the optimizer steps
   double kernel_overhead_std_error_s = 0;
+  double step_factor_std_error = 0;
+  double step_bytes_per_param_std_error = 0;
+  std::vector<double> step_factor_ratios;  // per whole step: model / measured, optimizer taken out of both
   double r2 = 0;  // on log time
   std::vector<double> relative_residuals;  // (model - measured) / measured, every observation
 };
@@ -42,6 +54,12 @@ struct ComputeFit {
 // whole step; parameters are fitted in log space so they stay positive.
 ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector<OptimizerTiming>& steps,
                        const ComputeParams& measured_peaks);
+
+// compute.step_factor and step_bytes_per_param from whole steps: weighted least squares (relative
+// error) of step - modelled optimizer = factor * modelled ops + bytes_per_param * params / (bw * eff),
+// the ops model being the one already fitted in `fit`; the factor alone when the bookkeeping term
+// comes out negative. Without whole steps both keep their values.
+void fit_step_factor(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps);
 
 // Replaces `compute` and its fitted entries; `source` says what data the fit came from.
 void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source);

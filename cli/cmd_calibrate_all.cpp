@@ -19,6 +19,7 @@ struct AllArgs {
   std::vector<std::string> workloads{"cosmoflow-mrt"};
   int ranks = 2;
   int threads = 1;
+  std::string device = "cpu";
   std::string mpirun = "mpirun";
   double max_bytes = 64e6;
 };
@@ -36,10 +37,13 @@ void calibrate_all(const AllArgs& a) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   const auto png = std::filesystem::path(a.profile).replace_extension("").string() + "-roofline.png";
   if (!a.data.empty() && !std::filesystem::is_directory(a.data)) fail_input(a.data, "--data", "not a folder");
-  step("allreduce", fmt::format("{} -np {} '{}' calibrate allreduce --profile '{}' --max-bytes {}", a.mpirun, a.ranks, self, a.profile,
-                                a.max_bytes));
-  step("compute", fmt::format("'{}' calibrate compute --profile '{}' --workload {} --threads {} --devices-per-node {} --plot '{}'",
-                              self, a.profile, fmt::join(a.workloads, ","), a.threads, a.ranks, png));
+  if (a.ranks > 1)
+    step("allreduce", fmt::format("{} -np {} '{}' calibrate allreduce --profile '{}' --max-bytes {} --device {}", a.mpirun, a.ranks, self,
+                                  a.profile, a.max_bytes, a.device));
+  else
+    fmt::print("== allreduce: skipped (one rank per node has nothing to reduce); the profile keeps its network section\n");
+  step("compute", fmt::format("'{}' calibrate compute --profile '{}' --workload {} --threads {} --devices-per-node {} --device {} --plot '{}'",
+                              self, a.profile, fmt::join(a.workloads, ","), a.threads, a.ranks, a.device, png));
   const std::string first = a.workloads.front().substr(0, a.workloads.front().find(':'));
   if (!a.data.empty())
     step("io", fmt::format("'{}' calibrate io --profile '{}' --data '{}' --workload {} --devices-per-node {}", self, a.profile, a.data,
@@ -59,8 +63,9 @@ void register_calibrate_all(CLI::App& cal) {
   c->add_option("--workload", a->workloads, "workloads whose ops are timed, name[:size[:width]]; the first one's layout is --data's")
       ->delimiter(',')
       ->capture_default_str();
-  c->add_option("--ranks", a->ranks, "ranks per node the runs will use")->capture_default_str();
+  c->add_option("--ranks", a->ranks, "ranks per node the runs will use")->check(CLI::PositiveNumber)->capture_default_str();
   c->add_option("--threads", a->threads, "intra-op threads per rank the runs will use")->capture_default_str();
+  c->add_option("--device", a->device, "cpu or cuda (NCCL allreduce, GPU compute)")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   c->add_option("--mpirun", a->mpirun, "MPI launcher")->capture_default_str();
   c->add_option("--max-bytes", a->max_bytes, "largest allreduce message")->capture_default_str();
   c->callback([a] { calibrate_all(*a); });

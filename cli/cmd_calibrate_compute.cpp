@@ -40,7 +40,8 @@ void calibrate_compute(ComputeArgs a) {
   roofs.peak_fp32_flops = peaks.matmul_flops_per_s;
   roofs.mem_bandwidth_Bps = peaks.copy_Bps;
   const auto& samples = timings.ops;
-  const auto fit = fit_compute(samples, timings.steps, roofs);
+  auto fit = fit_compute(samples, timings.steps, roofs);
+  fit_step_factor(fit, samples, timings.whole_steps);
   fmt::print("fit over {} timings (ops forward and backward, optimizer steps), R^2 on log time = {:.4f}\n",
              fit.relative_residuals.size(), fit.r2);
   for (const auto& [fam, eff] : fit.compute.efficiency)
@@ -57,7 +58,10 @@ void calibrate_compute(ComputeArgs a) {
   const auto sum = summarize_abs_errors(fit.relative_residuals);
   fmt::print("  per-op |error|: median {:.0f}%, p90 {:.0f}% (ops alone; whole steps are checked by validate)\n",
              100 * sum.median_abs, 100 * sum.p90_abs);
-  // per configuration: the sum over ops, which is what an iteration's compute time is built from
+  fmt::print("  whole step / its ops  {:.3f} +- {:.3f}, gradient bookkeeping {:.1f} +- {:.1f} bytes per parameter ({} whole steps)\n",
+             fit.compute.step_factor, fit.step_factor_std_error, fit.compute.step_bytes_per_param, fit.step_bytes_per_param_std_error,
+             fit.step_factor_ratios.size());
+  // per configuration: the sum over ops alone, and the whole step the simulator predicts from it
   std::map<std::string, std::pair<double, double>> per_config;
   for (const auto& s : samples) {
     LayerTable t;
@@ -66,9 +70,15 @@ void calibrate_compute(ComputeArgs a) {
     per_config[s.context].first += s.fwd_s + s.bwd_s;
     per_config[s.context].second += m.fwd_s + m.bwd_s;
   }
-  fmt::print("{:<40} {:>12} {:>12} {:>8}\n", "configuration (sum over ops)", "measured_ms", "model_ms", "error");
-  for (const auto& [ctx, v] : per_config)
-    fmt::print("{:<40} {:>12.2f} {:>12.2f} {:>+7.0f}%\n", ctx, v.first * 1e3, v.second * 1e3, 100 * (v.second - v.first) / v.first);
+  fmt::print("{:<36} {:>10} {:>10} {:>6}  {:>10} {:>10} {:>6}\n", "configuration", "ops_ms", "model_ms", "error", "step_ms",
+             "model_ms", "error");
+  for (const auto& w : timings.whole_steps) {
+    const auto& [ops_s, model_ops_s] = per_config.at(w.context);
+    const double model_step_s = model_ops_s * fit.compute.step_factor + optimizer_step_s(fit.compute, w.params, w.optimizer) +
+                                grad_bookkeeping_s(fit.compute, w.params);
+    fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>10.2f} {:>10.2f} {:>+5.0f}%\n", w.context, ops_s * 1e3, model_ops_s * 1e3,
+               100 * (model_ops_s - ops_s) / ops_s, w.seconds * 1e3, model_step_s * 1e3, 100 * (model_step_s - w.seconds) / w.seconds);
+  }
   if (!a.csv.empty()) {
     std::ofstream f(a.csv);
     f << "configuration,op,family,fwd_flops,bytes,fwd_s,bwd_s\n";

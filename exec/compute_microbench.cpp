@@ -89,11 +89,25 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       SpecNet net(spec, spatial, up);
       net->to(dev);
       net->train();
-      for (int b : o.batches) {
-        const auto table = resolve(spec, spatial, b, 4.0, up);
+      auto input = [&](int64_t b) {
         std::vector<int64_t> shape{b, spec.input_channels};
         shape.insert(shape.end(), spatial.begin(), spatial.end());
-        const auto x = torch::randn(shape, torch::TensorOptions().device(dev));
+        return torch::randn(shape, torch::TensorOptions().device(dev));
+      };
+      // the optimizer, its state allocated by a first step on real gradients
+      try {
+        net->forward(input(o.batches.back())).sum().backward();
+      } catch (const c10::Error& e) {  // e.g. batch norm over one value per channel
+        fail_input("", "--batches", fmt::format("{} {} batch {} cannot train: {}", spec.name, fmt::join(spatial, "x"), o.batches.back(),
+                                                e.msg().substr(0, e.msg().find('\n'))));
+      }
+      std::unique_ptr<torch::optim::Optimizer> opt;
+      if (o.optimizer == "adam") opt = std::make_unique<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(1e-4));
+      else opt = std::make_unique<torch::optim::SGD>(net->parameters(), torch::optim::SGDOptions(1e-4));
+      opt->step();
+      for (int b : o.batches) {
+        const auto table = resolve(spec, spatial, b, 4.0, up);
+        const auto x = input(b);
         const std::string ctx = fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), b);
         std::vector<OpTiming> times;
         try {
@@ -102,17 +116,20 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
           fail_input("", "--batches", fmt::format("{} cannot train: {}", ctx, e.msg().substr(0, e.msg().find('\n'))));
         }
         for (size_t i = 0; i < times.size(); ++i) out.ops.push_back({table.layers.at(i), times[i].fwd_s, times[i].bwd_s, ctx});
+        // the same configuration as a whole training step, as the trainer runs it (median: the typical step)
+        const auto y = torch::zeros_like(net->forward(x)).detach();
+        std::vector<double> t;
+        for (int r = 0; r < o.repeats; ++r)
+          t.push_back(best_seconds(dev, 1, [&] {
+            opt->zero_grad();
+            torch::mse_loss(net->forward(x), y).backward();
+            opt->step();
+          }));
+        std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
+        out.whole_steps.push_back({ctx, o.optimizer, net->table().total_params(), t[t.size() / 2]});
         if (progress) progress(++done, total);
       }
-      // the optimizer step, on real gradients
-      const int64_t b = o.batches.back();
-      std::vector<int64_t> shape{b, spec.input_channels};
-      shape.insert(shape.end(), spatial.begin(), spatial.end());
-      net->forward(torch::randn(shape, torch::TensorOptions().device(dev))).sum().backward();
-      std::unique_ptr<torch::optim::Optimizer> opt;
-      if (o.optimizer == "adam") opt = std::make_unique<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(1e-4));
-      else opt = std::make_unique<torch::optim::SGD>(net->parameters(), torch::optim::SGDOptions(1e-4));
-      opt->step();  // allocates the optimizer's state
+      // the optimizer step alone
       std::vector<double> t;
       for (int r = 0; r < o.repeats; ++r) t.push_back(best_seconds(dev, 1, [&] { opt->step(); }));
       std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());

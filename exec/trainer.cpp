@@ -279,6 +279,8 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
         loss.backward();
         const double waited = sync.finish_step();
         opt->step();
+        // kernels run asynchronously: wait for them so compute_s is device time, not launch time
+        if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
         const double step_s = since(t_step);
         comm_s += waited;
         compute_s += step_s - waited;

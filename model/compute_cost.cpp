@@ -82,4 +82,8 @@ double optimizer_step_s(const ComputeParams& c, int64_t params, const std::strin
          c.kernel_overhead_s;
 }
 
+double grad_bookkeeping_s(const ComputeParams& c, int64_t params) {
+  return static_cast<double>(params) * c.step_bytes_per_param / (c.mem_bandwidth_Bps * c.mem_efficiency);
+}
+
 }  // namespace mrplan

@@ -33,4 +33,8 @@ std::vector<LayerTime> layer_times(const LayerTable& table, const ComputeParams&
 // reading and writing the optimizer's state (model/memory_fit).
 double optimizer_step_s(const ComputeParams& c, int64_t params, const std::string& optimizer);
 
+// Per-step gradient bookkeeping outside the ops and the optimizer: zero_grad and the gradient
+// accumulation autograd does, a memory sweep over the parameters.
+double grad_bookkeeping_s(const ComputeParams& c, int64_t params);
+
 }  // namespace mrplan

@@ -37,6 +37,12 @@ struct ComputeParams {
   // gradient of a convolution runs far below its forward); unlisted: 1.
   std::map<std::string, double> backward_efficiency;
   double kernel_overhead_s = 5e-6;  // launch + framework dispatch per kernel
+  // A whole training step over the sum of its ops timed alone: ops timed alone run with their
+  // inputs in cache and without autograd's bookkeeping between them (fitted by calibrate compute).
+  double step_factor = 1.0;
+  // Gradient bookkeeping per parameter per step (zeroing, accumulating into .grad), swept like the
+  // optimizer's state at mem_efficiency (fitted by calibrate compute from whole steps).
+  double step_bytes_per_param = 0;
 };
 
 struct CommParams {

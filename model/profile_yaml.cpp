@@ -40,7 +40,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
 
   auto c = f.child("compute");
   c.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "efficiency", "half_work_GFLOP",
-          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us"});
+          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "step_factor", "step_bytes_per_param"});
   m.compute.peak_fp32_flops = c.positive("peak_fp32_TFLOPS") * 1e12;
   m.compute.peak_fp16_flops = c.positive("peak_fp16_TFLOPS", m.compute.peak_fp32_flops / 1e12) * 1e12;
   m.compute.mem_bandwidth_Bps = c.positive("mem_bandwidth_GBps") * 1e9;
@@ -73,6 +73,9 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   m.compute.half_work_flops = c.non_negative("half_work_GFLOP", 1.0) * 1e9;
   m.compute.mem_efficiency = c.positive("mem_efficiency", 0.7);
   m.compute.kernel_overhead_s = c.non_negative("kernel_overhead_us", 5.0) * 1e-6;
+  m.compute.step_factor = c.positive("step_factor", 1.0);
+  m.compute.step_bytes_per_param = c.non_negative("step_bytes_per_param", 0.0);
+  if (m.compute.step_factor > 10) fail_input(file, "compute.step_factor", fmt::format("expected 0 < value <= 10, got {}", m.compute.step_factor));
 
   auto cm = f.child("comm");
   cm.only({"intra_node", "inter_node", "bandwidth_efficiency", "call_overhead_us"});
@@ -172,6 +175,8 @@ std::string profile_to_yaml(const MachineProfile& m) {
   if (!m.compute.mem_efficiency_by_kind.empty()) write_map("mem_efficiency_by_kind", m.compute.mem_efficiency_by_kind);
   if (!m.compute.backward_efficiency.empty()) write_map("backward_efficiency", m.compute.backward_efficiency);
   kv("kernel_overhead_us", m.compute.kernel_overhead_s * 1e6);
+  if (m.compute.step_factor != 1.0) kv("step_factor", m.compute.step_factor);
+  if (m.compute.step_bytes_per_param != 0) kv("step_bytes_per_param", m.compute.step_bytes_per_param);
   e << YAML::EndMap;
   e << YAML::Key << "comm" << YAML::Value << YAML::BeginMap;
   for (auto [name, l] : {std::pair{"intra_node", m.comm.intra_node}, std::pair{"inter_node", m.comm.inter_node}}) {

@@ -22,7 +22,8 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   c.params = table.total_params();
 
   // forward, then backward in reverse layer order with gradient buckets (PyTorch DDP, Li et al. 2020)
-  const auto times = layer_times(table, m.compute, amp);
+  auto times = layer_times(table, m.compute, amp);
+  for (auto& t : times) t.fwd_s *= m.compute.step_factor, t.bwd_s *= m.compute.step_factor;  // whole step vs ops alone
   double fwd_s = 0;
   for (const auto& t : times) fwd_s += t.fwd_s;
   double bwd_clock = 0, bucket_bytes = 0, comm_free_at = 0, comm_total = 0;
@@ -51,7 +52,7 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   c.buckets = buckets;
   c.allreduce_algorithm = run.gpus > 1 ? to_string(algo) : "none";
   const double opt_s = optimizer_step_s(m.compute, c.params, optimizer);
-  c.compute_iter_s = fwd_s + bwd_s + opt_s;
+  c.compute_iter_s = fwd_s + bwd_s + opt_s + grad_bookkeeping_s(m.compute, c.params);
 
   // input pipeline: a prefetcher overlaps producing batch i+1 with training on batch i; what it
   // cannot hide is the first batch of each epoch plus any per-batch excess over the step time.

@@ -5,13 +5,20 @@
 # baseline and two MRT switch points, then validate everything, including an MRT run at a third
 # switch point that no fit used.
 # Usage: studies/local-loop/run.sh [OUT_DIR]      (default out/local-loop)
+# Environment: DEVICE=cuda runs everything on GPUs (one per rank); RANKS="1 2" the rank counts
+# of the grid (the convergence runs use the last); MRPLAN=path uses that binary, unbuilt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-./scripts/setup.sh
-cmake --preset release > /dev/null
-cmake --build --preset release --target mrplan -- -j"$(nproc)" > /dev/null
+device=${DEVICE:-cpu}
+read -r -a ranks_list <<< "${RANKS:-1 2}"
+conv_ranks=${ranks_list[-1]}
+if [[ -z ${MRPLAN:-} ]]; then
+  ./scripts/setup.sh
+  cmake --preset release > /dev/null
+  cmake --build --preset release --target mrplan -- -j"$(nproc)" > /dev/null
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-M=$PWD/build/release/mrplan
+M=$(realpath "${MRPLAN:-build/release/mrplan}")
 out=$(realpath -m "${1:-out/local-loop}")
 data=$PWD/out/mini-cosmoflow-data
 ni_data=$PWD/out/neuron-inverter-data
@@ -42,17 +49,17 @@ plan() {
 }
 run() {  # run RANKS NAME
   echo "-- run $2 on $1 rank(s)"
-  mpirun -np "$1" "$M" run "$out/plans/$2.yaml" --out "$out/runs/$2" --threads 1 --quiet
+  mpirun -np "$1" "$M" run "$out/plans/$2.yaml" --out "$out/runs/$2" --threads 1 --device "$device" --quiet
 }
 stage() {  # stage NAME RES RANKS BATCH STOP
   echo "{name: $1, resolution: $2, gpus: $3, local_batch: $4, optimizer: adam, learning_rate: 0.001, stop: $5}"
 }
 
 echo "== 1. calibrate all (microbenchmarks only)"
-"$M" calibrate all --profile "$profile" --data "$data/res1" --workload cosmoflow-mrt:32:0.25,neuron-inverter --ranks 2 --threads 1
+"$M" calibrate all --profile "$profile" --data "$data/res1" --workload cosmoflow-mrt:32:0.25,neuron-inverter --ranks "$conv_ranks" --threads 1 --device "$device"
 
 echo "== 2. per-epoch grid the calibration did not see"
-for ranks in 1 2; do
+for ranks in "${ranks_list[@]}"; do
   for res in 1 2; do
     for batch in 4 8; do
       name=grid-cosmo-r$ranks-b$batch-res$res
@@ -68,12 +75,13 @@ for ranks in 1 2; do
 done
 
 echo "== 3. convergence runs: baseline and MRT switching after 1 and 4 coarse epochs (fit), 2 (held out)"
-target=0.2
-plan cosmo conv-baseline baseline 768 128 $target "$(stage dense 1 2 8 '{epochs: 6}')"
-run 2 conv-baseline
+target=0.21
+plan cosmo conv-baseline baseline 768 128 $target "$(stage dense 1 "$conv_ranks" 8 '{epochs: 6}')"
+run "$conv_ranks" conv-baseline
 for s in 1 4 2; do
-  plan cosmo conv-mrt-s$s mrt 768 128 $target "$(stage coarse 2 2 8 "{epochs: $s}")" "$(stage dense 1 2 8 '{target: true, max_epochs: 15}')"
-  run 2 conv-mrt-s$s
+  plan cosmo conv-mrt-s$s mrt 768 128 $target "$(stage coarse 2 "$conv_ranks" 8 "{epochs: $s}")" \
+    "$(stage dense 1 "$conv_ranks" 8 '{target: true, max_epochs: 15}')"
+  run "$conv_ranks" conv-mrt-s$s
 done
 "$M" calibrate convergence --profile "$profile" "$out/runs/conv-baseline/record.json" "$out/runs/conv-mrt-s1/record.json" \
   "$out/runs/conv-mrt-s4/record.json"

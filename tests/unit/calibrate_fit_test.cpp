@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
 #include <random>
 
 #include "calibrate/allreduce_fit.hpp"
@@ -107,6 +109,37 @@ TEST(ComputeFit, RecoversStepTimesFromTheRooflineItself) {
     for (const auto& x : layer_times(t, fit.compute, false)) got += x.fwd_s + x.bwd_s;
     EXPECT_NEAR(got, want, 0.02 * want) << "batch " << b;
   }
+}
+
+TEST(ComputeFit, WholeStepsGiveTheStepFactorAndTheBookkeepingBytes) {
+  ComputeParams truth;
+  truth.peak_fp32_flops = 1e11, truth.mem_bandwidth_Bps = 1e10;
+  const auto ops = synthetic_ops(truth);
+  ComputeFit fit;
+  fit.compute = truth;
+  std::map<std::string, double> ops_s;
+  for (const auto& o : ops) ops_s[o.context] += o.fwd_s + o.bwd_s;
+  // whole steps = 1.2 x their ops + the optimizer + 16 bytes per parameter, parameters varying
+  ComputeParams with = truth;
+  with.step_bytes_per_param = 16;
+  std::vector<WholeStepTiming> whole;
+  int64_t params = 30000;
+  for (const auto& [ctx, s] : ops_s) {
+    params += 20000;
+    whole.push_back({ctx, "adam", params, 1.2 * s + optimizer_step_s(truth, params, "adam") + grad_bookkeeping_s(with, params)});
+  }
+  fit_step_factor(fit, ops, whole);
+  EXPECT_NEAR(fit.compute.step_factor, 1.2, 1e-6);
+  EXPECT_NEAR(fit.compute.step_bytes_per_param, 16, 1e-4);
+  EXPECT_EQ(fit.step_factor_ratios.size(), whole.size());
+  for (const auto& [k, v] : fit.compute.efficiency) fit.efficiency_std_error[k] = 0;
+  MachineProfile p;
+  apply_compute_fit(p, fit, "test");
+  const auto q = profile_from_yaml_text(profile_to_yaml(p));
+  EXPECT_NEAR(q.compute.step_factor, 1.2, 1e-6);
+  EXPECT_NEAR(q.compute.step_bytes_per_param, 16, 1e-4);
+  whole.push_back({"not timed", "adam", 30000, 1.0});
+  EXPECT_NE(error_of([&] { fit_step_factor(fit, ops, whole); }).find("no timed ops"), std::string::npos);
 }
 
 TEST(ComputeFit, RefusesNonFiniteTimingsAndMissingOptimizerSteps) {

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "calibrate/paper_calibration.hpp"
+#include "model/compute_cost.hpp"
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
@@ -146,6 +147,17 @@ TEST(Simulator, FewerIterationsMeanFewerSynchronisations) {
   const auto a = prepare(small, m), b = prepare(big, m);
   EXPECT_GT(a.stages[0].iterations_per_epoch, b.stages[0].iterations_per_epoch);
   EXPECT_GT(a.stages[0].first_epoch.comm_s, b.stages[0].first_epoch.comm_s);
+}
+
+TEST(Simulator, StepFactorScalesForwardAndBackwardNotTheOptimizer) {
+  auto m = calibrated_builtin_profile("summit");
+  const Plan p = builtin_plan("cosmoflow-coarse@summit");
+  const auto a = prepare(p, m);
+  m.compute.step_factor = 1.5;
+  const auto b = prepare(p, m);
+  const auto& st = p.stages[0];
+  const double opt_s = optimizer_step_s(m.compute, a.stages[0].params, st.optimizer);
+  EXPECT_NEAR(b.stages[0].compute_iter_s - opt_s, 1.5 * (a.stages[0].compute_iter_s - opt_s), 1e-12);
 }
 
 TEST(Simulator, SmallLocalBatchOnCoarseDataWastesTheGpu) {

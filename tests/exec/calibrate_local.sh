@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# calibrate compute, io and all on this machine, on a tiny network and dataset: each prints its
+# fit and writes its fitted parameters (with sources) into a profile that then loads.
+set -euo pipefail
+MRPLAN="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+"$MRPLAN" datagen cosmoflow-mrt --out "$tmp/d" --samples 16 --samples-per-file 4 --size 16 --seed 3 > /dev/null 2>&1 || fail "datagen"
+
+"$MRPLAN" calibrate compute --workload cosmoflow-mrt:16:0.25 --batches 2,4 --repeats 2 --profile "$tmp/p.yaml" \
+  --csv "$tmp/ops.csv" > "$tmp/compute.txt" 2> /dev/null || fail "calibrate compute: $(cat "$tmp/compute.txt")"
+grep -q "whole step / its ops" "$tmp/compute.txt" || fail "no whole-step fit printed: $(cat "$tmp/compute.txt")"
+for key in compute.efficiency.conv3d compute.kernel_overhead_s compute.step_factor compute.step_bytes_per_param; do
+  grep -q "key: $key," "$tmp/p.yaml" || fail "profile lacks $key"
+done
+head -1 "$tmp/ops.csv" | grep -q "^configuration,op,family,fwd_flops,bytes,fwd_s,bwd_s$" || fail "ops CSV header"
+
+"$MRPLAN" calibrate io --data "$tmp/d" --profile "$tmp/p.yaml" > "$tmp/io.txt" 2> /dev/null || fail "calibrate io: $(cat "$tmp/io.txt")"
+grep -q "per-file latency" "$tmp/io.txt" || fail "no io fit printed: $(cat "$tmp/io.txt")"
+grep -q "key: io.pfs.per_file_latency_s," "$tmp/p.yaml" || fail "profile lacks the io fit"
+grep -q "key: compute.step_factor," "$tmp/p.yaml" || fail "calibrate io dropped the compute fit"
+
+# one rank per node: nothing to reduce, the allreduce step is skipped and said so
+"$MRPLAN" calibrate all --ranks 1 --workload cosmoflow-mrt:16:0.25 --profile "$tmp/q.yaml" > "$tmp/all.txt" 2> /dev/null ||
+  fail "calibrate all: $(cat "$tmp/all.txt")"
+grep -q "allreduce: skipped" "$tmp/all.txt" || fail "calibrate all did not skip the allreduce on one rank"
+grep -q "io: skipped (no --data)" "$tmp/all.txt" || fail "calibrate all without --data"
+
+# bad input: one clear message, exit code 2
+set +e
+"$MRPLAN" calibrate compute --workload cosmoflow-mrt:16:0.25 --batches 1 --profile "$tmp/r.yaml" > /dev/null 2> "$tmp/err.txt"
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || fail "batch 1 exit code $rc"
+grep -q "cannot train" "$tmp/err.txt" || fail "batch 1 message: $(cat "$tmp/err.txt")"
+echo "calibrate compute, io, all: passed"
