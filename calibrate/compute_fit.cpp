@@ -189,6 +189,14 @@ void fit_step_factor(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
   fit.compute.step_bytes_per_param = f.params(1);
   fit.step_bytes_per_param_std_error = f.std_errors(1);
   for (Eigen::Index i = 0; i < n; ++i) fit.step_factor_ratios.push_back((A.row(i) * f.params)(0) / y(i));
+  std::vector<double> spreads;
+  for (const auto& st : steps) spreads.push_back(st.spread);
+  std::sort(spreads.begin(), spreads.end());
+  const size_t m = spreads.size();
+  fit.compute.step_time_cv = m % 2 ? spreads[m / 2] : 0.5 * (spreads[m / 2 - 1] + spreads[m / 2]);
+  double var = 0;
+  for (double v : spreads) var += (v - fit.compute.step_time_cv) * (v - fit.compute.step_time_cv) / std::max<double>(1, m - 1);
+  fit.step_time_cv_std_error = 1.2533 * std::sqrt(var / m);  // the median's standard error under normality
 }
 
 void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source) {
@@ -213,6 +221,7 @@ void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std
     profile.fitted.push_back({"compute.step_factor", fit.compute.step_factor, fit.step_factor_std_error, source + " (whole steps)"});
     profile.fitted.push_back(
         {"compute.step_bytes_per_param", fit.compute.step_bytes_per_param, fit.step_bytes_per_param_std_error, source + " (whole steps)"});
+    profile.fitted.push_back({"compute.step_time_cv", fit.compute.step_time_cv, fit.step_time_cv_std_error, source + " (whole steps)"});
   }
 }
 

@@ -32,6 +32,7 @@ struct WholeStepTiming {
   std::string optimizer;
   int64_t params = 0;
   double seconds = 0;  // median of the repeats
+  double spread = 0;   // standard deviation over the repeats / their mean
 };
 
 struct ComputeFit {
@@ -44,6 +45,7 @@ struct ComputeFit {
   double kernel_overhead_std_error_s = 0;
   double step_factor_std_error = 0;
   double step_bytes_per_param_std_error = 0;
+  double step_time_cv_std_error = 0;
   std::vector<double> step_factor_ratios;  // per whole step: model / measured, optimizer taken out of both
   double r2 = 0;  // on log time
   std::vector<double> relative_residuals;  // (model - measured) / measured, every observation
@@ -58,7 +60,8 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
 // compute.step_factor and step_bytes_per_param from whole steps: weighted least squares (relative
 // error) of step - modelled optimizer = factor * modelled ops + bytes_per_param * params / (bw * eff),
 // the ops model being the one already fitted in `fit`; the factor alone when the bookkeeping term
-// comes out negative. Without whole steps both keep their values.
+// comes out negative. compute.step_time_cv: the median of the steps' spreads. Without whole steps
+// all three keep their values.
 void fit_step_factor(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps);
 
 // Replaces `compute` and its fitted entries; `source` says what data the fit came from.

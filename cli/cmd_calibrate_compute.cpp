@@ -61,6 +61,8 @@ void calibrate_compute(ComputeArgs a) {
   fmt::print("  whole step / its ops  {:.3f} +- {:.3f}, gradient bookkeeping {:.1f} +- {:.1f} bytes per parameter ({} whole steps)\n",
              fit.compute.step_factor, fit.step_factor_std_error, fit.compute.step_bytes_per_param, fit.step_bytes_per_param_std_error,
              fit.step_factor_ratios.size());
+  fmt::print("  step time spread     {:.3f} +- {:.3f} of a step (median relative std. dev.; ranks wait for the slowest)\n",
+             fit.compute.step_time_cv, fit.step_time_cv_std_error);
   // per configuration: the sum over ops alone, and the whole step the simulator predicts from it
   std::map<std::string, std::pair<double, double>> per_config;
   for (const auto& s : samples) {

@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "exec/host_tuning.hpp"
 #include "exec/spec_network.hpp"
@@ -125,8 +127,11 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
             torch::mse_loss(net->forward(x), y).backward();
             opt->step();
           }));
+        double mean = 0, var = 0;
+        for (double v : t) mean += v / static_cast<double>(t.size());
+        for (double v : t) var += (v - mean) * (v - mean) / std::max<double>(1, static_cast<double>(t.size()) - 1);
         std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
-        out.whole_steps.push_back({ctx, o.optimizer, net->table().total_params(), t[t.size() / 2]});
+        out.whole_steps.push_back({ctx, o.optimizer, net->table().total_params(), t[t.size() / 2], std::sqrt(var) / mean});
         if (progress) progress(++done, total);
       }
       // the optimizer step alone

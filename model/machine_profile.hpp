@@ -43,6 +43,9 @@ struct ComputeParams {
   // Gradient bookkeeping per parameter per step (zeroing, accumulating into .grad), swept like the
   // optimizer's state at mem_efficiency (fitted by calibrate compute from whole steps).
   double step_bytes_per_param = 0;
+  // Relative standard deviation of one rank's step time: ranks wait for the slowest at every
+  // allreduce (model/straggler; fitted by calibrate compute from repeated whole steps).
+  double step_time_cv = 0;
 };
 
 struct CommParams {

@@ -6,6 +6,7 @@
 #include "model/allreduce_cost.hpp"
 #include "model/compute_cost.hpp"
 #include "model/io_cost.hpp"
+#include "model/straggler.hpp"
 
 namespace mrplan {
 
@@ -53,6 +54,8 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   c.allreduce_algorithm = run.gpus > 1 ? to_string(algo) : "none";
   const double opt_s = optimizer_step_s(m.compute, c.params, optimizer);
   c.compute_iter_s = fwd_s + bwd_s + opt_s + grad_bookkeeping_s(m.compute, c.params);
+  // the allreduce waits for the slowest rank: a data-parallel run measures that wait as comm
+  c.comm_exposed_iter_s += straggler_wait_s(c.compute_iter_s, m.compute.step_time_cv, run.gpus);
 
   // input pipeline: a prefetcher overlaps producing batch i+1 with training on batch i; what it
   // cannot hide is the first batch of each epoch plus any per-batch excess over the step time.

@@ -126,18 +126,22 @@ TEST(ComputeFit, WholeStepsGiveTheStepFactorAndTheBookkeepingBytes) {
   int64_t params = 30000;
   for (const auto& [ctx, s] : ops_s) {
     params += 20000;
-    whole.push_back({ctx, "adam", params, 1.2 * s + optimizer_step_s(truth, params, "adam") + grad_bookkeeping_s(with, params)});
+    whole.push_back({ctx, "adam", params, 1.2 * s + optimizer_step_s(truth, params, "adam") + grad_bookkeeping_s(with, params),
+                     0.01 * static_cast<double>(whole.size() + 1)});
   }
   fit_step_factor(fit, ops, whole);
   EXPECT_NEAR(fit.compute.step_factor, 1.2, 1e-6);
   EXPECT_NEAR(fit.compute.step_bytes_per_param, 16, 1e-4);
   EXPECT_EQ(fit.step_factor_ratios.size(), whole.size());
+  ASSERT_EQ(whole.size(), 6u);  // spreads 0.01 .. 0.06: the median is 0.035
+  EXPECT_NEAR(fit.compute.step_time_cv, 0.035, 1e-12);
   for (const auto& [k, v] : fit.compute.efficiency) fit.efficiency_std_error[k] = 0;
   MachineProfile p;
   apply_compute_fit(p, fit, "test");
   const auto q = profile_from_yaml_text(profile_to_yaml(p));
   EXPECT_NEAR(q.compute.step_factor, 1.2, 1e-6);
   EXPECT_NEAR(q.compute.step_bytes_per_param, 16, 1e-4);
+  EXPECT_NEAR(q.compute.step_time_cv, 0.035, 1e-9);
   whole.push_back({"not timed", "adam", 30000, 1.0});
   EXPECT_NE(error_of([&] { fit_step_factor(fit, ops, whole); }).find("no timed ops"), std::string::npos);
 }

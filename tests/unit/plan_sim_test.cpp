@@ -9,6 +9,7 @@
 #include "calibrate/paper_calibration.hpp"
 #include "model/compute_cost.hpp"
 #include "model/errors.hpp"
+#include "model/straggler.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
 #include "model/record.hpp"
@@ -158,6 +159,24 @@ TEST(Simulator, StepFactorScalesForwardAndBackwardNotTheOptimizer) {
   const auto& st = p.stages[0];
   const double opt_s = optimizer_step_s(m.compute, a.stages[0].params, st.optimizer);
   EXPECT_NEAR(b.stages[0].compute_iter_s - opt_s, 1.5 * (a.stages[0].compute_iter_s - opt_s), 1e-12);
+}
+
+TEST(Simulator, RanksWaitForTheSlowestAsOrderStatisticsSay) {
+  EXPECT_EQ(expected_max_std_normal(1), 0.0);
+  EXPECT_NEAR(expected_max_std_normal(2), 1 / std::sqrt(M_PI), 1e-7);
+  EXPECT_NEAR(expected_max_std_normal(3), 1.5 / std::sqrt(M_PI), 1e-7);
+  EXPECT_NEAR(expected_max_std_normal(1000), 3.2414, 1e-3);  // tabulated (Tippett 1925)
+  EXPECT_EQ(straggler_wait_s(0.2, 0.1, 1), 0.0);
+  EXPECT_NEAR(straggler_wait_s(0.2, 0.1, 2), 0.02 / std::sqrt(M_PI), 1e-9);
+  // in a stage: exposed comm grows by exactly that wait, compute does not change
+  auto m = calibrated_builtin_profile("summit");
+  const Plan p = builtin_plan("cosmoflow-coarse@summit");
+  const auto a = prepare(p, m);
+  m.compute.step_time_cv = 0.05;
+  const auto b = prepare(p, m);
+  const auto& sa = a.stages[0];
+  EXPECT_DOUBLE_EQ(b.stages[0].compute_iter_s, sa.compute_iter_s);
+  EXPECT_NEAR(b.stages[0].comm_exposed_iter_s - sa.comm_exposed_iter_s, straggler_wait_s(sa.compute_iter_s, 0.05, sa.gpus), 1e-12);
 }
 
 TEST(Simulator, SmallLocalBatchOnCoarseDataWastesTheGpu) {
