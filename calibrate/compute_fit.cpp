@@ -8,6 +8,7 @@
 #include <set>
 
 #include "model/compute_cost.hpp"
+#include "model/error_summary.hpp"
 #include "model/errors.hpp"
 #include "model/least_squares.hpp"
 
@@ -191,9 +192,8 @@ void fit_step_factor(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
   for (Eigen::Index i = 0; i < n; ++i) fit.step_factor_ratios.push_back((A.row(i) * f.params)(0) / y(i));
   std::vector<double> spreads;
   for (const auto& st : steps) spreads.push_back(st.spread);
-  std::sort(spreads.begin(), spreads.end());
   const size_t m = spreads.size();
-  fit.compute.step_time_cv = m % 2 ? spreads[m / 2] : 0.5 * (spreads[m / 2 - 1] + spreads[m / 2]);
+  fit.compute.step_time_cv = summarize_abs_errors(spreads).median_abs;  // spreads are >= 0
   double var = 0;
   for (double v : spreads) var += (v - fit.compute.step_time_cv) * (v - fit.compute.step_time_cv) / std::max<double>(1, m - 1);
   fit.step_time_cv_std_error = 1.2533 * std::sqrt(var / m);  // the median's standard error under normality

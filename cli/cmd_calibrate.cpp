@@ -55,12 +55,9 @@ void calibrate_allreduce(const AllreduceArgs& a) {
   fmt::print("relative residuals:");
   for (double r : fit.relative_residuals) fmt::print(" {:+.0f}%", 100 * r);
   fmt::print("\n");
-  auto profile = load_or_new_profile(a.profile, mpi->size());
-  apply_allreduce_fit(profile, fit,
-                      fmt::format("calibrate allreduce: {} sizes {:.0f}-{:.0f} B, {} ranks, {}", rows.size(), rows.front().bytes,
-                                  rows.back().bytes, mpi->size(), nccl ? "NCCL" : "MPI"));
-  save_profile(profile, a.profile);
-  fmt::print("wrote {}\n", a.profile);
+  const auto source = fmt::format("calibrate allreduce: {} sizes {:.0f}-{:.0f} B, {} ranks, {}", rows.size(), rows.front().bytes,
+                                  rows.back().bytes, mpi->size(), nccl ? "NCCL" : "MPI");
+  update_profile(a.profile, mpi->size(), [&](MachineProfile& p) { apply_allreduce_fit(p, fit, source); });
 }
 
 }  // namespace

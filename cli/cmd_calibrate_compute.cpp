@@ -89,13 +89,10 @@ void calibrate_compute(ComputeArgs a) {
                        s.layer.bytes_read + s.layer.bytes_written, s.fwd_s, s.bwd_s);
   }
   if (!a.plot.empty()) roofline_plot(samples, fit.compute, a.plot);
-  auto profile = load_or_new_profile(a.profile, a.devices_per_node);
-  apply_compute_fit(profile, fit,
-                    fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}", samples.size(),
-                                fmt::join(a.workloads, " and "), fmt::join(a.bench.resolutions, "/"), fmt::join(a.bench.batches, "/"),
-                                a.bench.threads, a.bench.device));
-  save_profile(profile, a.profile);
-  fmt::print("wrote {}\n", a.profile);
+  const auto source = fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}", samples.size(),
+                                  fmt::join(a.workloads, " and "), fmt::join(a.bench.resolutions, "/"), fmt::join(a.bench.batches, "/"),
+                                  a.bench.threads, a.bench.device);
+  update_profile(a.profile, a.devices_per_node, [&](MachineProfile& p) { apply_compute_fit(p, fit, source); });
 }
 
 }  // namespace

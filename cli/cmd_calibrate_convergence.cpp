@@ -35,10 +35,7 @@ void calibrate_convergence(const ConvergenceArgs& a) {
     if (r.stages.size() == 2 && r.stages[1].stop_reason == "target reached")
       fmt::print("{:<40} {:>8.0f} {:>14.0f} {:>14.2f}\n", file, r.stages[0].epochs, r.stages[1].epochs,
                  std::ceil(dense_epochs_after_transfer(fit.params, fit.baseline_epochs_to_target, r.stages[0].epochs) - 1e-9));
-  auto profile = load_or_new_profile(a.profile, 1);
-  apply_convergence_fit(profile, fit);
-  save_profile(profile, a.profile);
-  fmt::print("wrote {}\n", a.profile);
+  update_profile(a.profile, 1, [&](MachineProfile& p) { apply_convergence_fit(p, fit); });
 }
 
 }  // namespace

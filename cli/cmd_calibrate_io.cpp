@@ -27,10 +27,8 @@ void calibrate_io(const IoArgs& a) {
   for (const auto& w : m.warm) fmt::print("  {} thread(s): {:.3f} GB/s\n", w.threads, w.bytes_per_s / 1e9);
   fmt::print("host preprocessing (log1p): {:.3f} GB/s of samples on disk; host copy of a batch: {:.3f} GB/s\n",
              m.decode_bytes_per_s / 1e9, m.copy_bytes_per_s / 1e9);
-  auto profile = load_or_new_profile(a.profile, a.devices_per_node);
-  apply_io_fit(profile, m, fit, fmt::format("calibrate io on {}", a.bench.data_dir));
-  save_profile(profile, a.profile);
-  fmt::print("wrote {}\n", a.profile);
+  update_profile(a.profile, a.devices_per_node,
+                 [&](MachineProfile& p) { apply_io_fit(p, m, fit, fmt::format("calibrate io on {}", a.bench.data_dir)); });
 }
 
 }  // namespace

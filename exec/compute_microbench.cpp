@@ -10,6 +10,7 @@
 
 #include "exec/host_tuning.hpp"
 #include "exec/spec_network.hpp"
+#include "model/error_summary.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -25,18 +26,35 @@ torch::Device bench_device(const ComputeBenchOptions& o) {
   return torch::Device(torch::kCUDA, 0);
 }
 
-// Best of `repeats` after one warm-up: the achievable rate, not the typical one.
-double best_seconds(const torch::Device& dev, int repeats, const std::function<void()>& f) {
-  double best = 1e30;
+// Each of `repeats` runs of f after one untimed warm-up, device work included.
+std::vector<double> repeat_seconds(const torch::Device& dev, int repeats, const std::function<void()>& f) {
+  std::vector<double> out;
   for (int r = 0; r <= repeats; ++r) {
     if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
     const auto t0 = std::chrono::steady_clock::now();
     f();
     if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (r > 0) best = std::min(best, s);
+    if (r > 0) out.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  return best;
+  return out;
+}
+
+// Best of the repeats: the achievable rate, not the typical one.
+double best_seconds(const torch::Device& dev, int repeats, const std::function<void()>& f) {
+  const auto t = repeat_seconds(dev, repeats, f);
+  return *std::min_element(t.begin(), t.end());
+}
+
+// Median of the repeats (the typical run) and their standard deviation relative to the mean.
+std::pair<double, double> median_and_spread(const std::vector<double>& t) {
+  double mean = 0, var = 0;
+  for (double v : t) mean += v / static_cast<double>(t.size());
+  for (double v : t) var += (v - mean) * (v - mean) / std::max<double>(1, static_cast<double>(t.size()) - 1);
+  return {summarize_abs_errors(t).median_abs, std::sqrt(var) / mean};
+}
+
+[[noreturn]] void cannot_train(const std::string& what, const c10::Error& e) {  // e.g. batch norm over one value per channel
+  fail_input("", "--batches", fmt::format("{} cannot train: {}", what, e.msg().substr(0, e.msg().find('\n'))));
 }
 
 }  // namespace
@@ -99,9 +117,8 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       // the optimizer, its state allocated by a first step on real gradients
       try {
         net->forward(input(o.batches.back())).sum().backward();
-      } catch (const c10::Error& e) {  // e.g. batch norm over one value per channel
-        fail_input("", "--batches", fmt::format("{} {} batch {} cannot train: {}", spec.name, fmt::join(spatial, "x"), o.batches.back(),
-                                                e.msg().substr(0, e.msg().find('\n'))));
+      } catch (const c10::Error& e) {
+        cannot_train(fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), o.batches.back()), e);
       }
       std::unique_ptr<torch::optim::Optimizer> opt;
       if (o.optimizer == "adam") opt = std::make_unique<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(1e-4));
@@ -114,31 +131,23 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
         std::vector<OpTiming> times;
         try {
           times = net->time_ops(x, o.repeats);
-        } catch (const c10::Error& e) {  // e.g. batch norm over one value per channel
-          fail_input("", "--batches", fmt::format("{} cannot train: {}", ctx, e.msg().substr(0, e.msg().find('\n'))));
+        } catch (const c10::Error& e) {
+          cannot_train(ctx, e);
         }
         for (size_t i = 0; i < times.size(); ++i) out.ops.push_back({table.layers.at(i), times[i].fwd_s, times[i].bwd_s, ctx});
         // the same configuration as a whole training step, as the trainer runs it (median: the typical step)
         const auto y = torch::zeros_like(net->forward(x)).detach();
-        std::vector<double> t;
-        for (int r = 0; r < o.repeats; ++r)
-          t.push_back(best_seconds(dev, 1, [&] {
-            opt->zero_grad();
-            torch::mse_loss(net->forward(x), y).backward();
-            opt->step();
-          }));
-        double mean = 0, var = 0;
-        for (double v : t) mean += v / static_cast<double>(t.size());
-        for (double v : t) var += (v - mean) * (v - mean) / std::max<double>(1, static_cast<double>(t.size()) - 1);
-        std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
-        out.whole_steps.push_back({ctx, o.optimizer, net->table().total_params(), t[t.size() / 2], std::sqrt(var) / mean});
+        const auto [step_s, spread] = median_and_spread(repeat_seconds(dev, o.repeats, [&] {
+          opt->zero_grad();
+          torch::mse_loss(net->forward(x), y).backward();
+          opt->step();
+        }));
+        out.whole_steps.push_back({ctx, o.optimizer, net->table().total_params(), step_s, spread});
         if (progress) progress(++done, total);
       }
       // the optimizer step alone
-      std::vector<double> t;
-      for (int r = 0; r < o.repeats; ++r) t.push_back(best_seconds(dev, 1, [&] { opt->step(); }));
-      std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
-      out.steps.push_back({o.optimizer, net->table().total_params(), t[t.size() / 2],
+      const double opt_s = median_and_spread(repeat_seconds(dev, o.repeats, [&] { opt->step(); })).first;
+      out.steps.push_back({o.optimizer, net->table().total_params(), opt_s,
                            fmt::format("{} {} {} step", spec.name, fmt::join(spatial, "x"), o.optimizer)});
     }
   }
