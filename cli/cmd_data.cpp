@@ -8,14 +8,16 @@ namespace mrplan {
 
 void register_data(CLI::App& app) {
   {
-    auto* cmd = app.add_subcommand("datagen", "Write a synthetic dataset in the real HDF5 layout (CosmoFlow: 3Dmap, unitPar)");
+    auto* cmd = app.add_subcommand("datagen", "Write a synthetic dataset in the real HDF5 layout (CosmoFlow: 3Dmap, unitPar; DeepCAM: "
+                                 "climate/data, climate/labels_0, stats.h5; Neuron Inverter: *_frames, *_unitStar_par)");
     auto o = std::make_shared<DatagenOptions>();
-    cmd->add_option("workload", o->workload, "cosmoflow-mrt or cosmoflow-mlperf")->required();
+    cmd->add_option("workload", o->workload, "cosmoflow-mrt, cosmoflow-mlperf, deepcam or neuron-inverter")->required();
     cmd->add_option("--out", o->out_dir, "output folder")->required();
     cmd->add_option("--samples", o->samples, "number of samples")->capture_default_str();
-    cmd->add_option("--size", o->size, "dense extent: cube edge in voxels (CosmoFlow, default 32), time bins (Neuron Inverter, default 1600)");
+    cmd->add_option("--size", o->size, "dense extent: cube edge in voxels (CosmoFlow, default 32), rows (DeepCAM, default 96; "
+                   "columns are 1.5x), time bins (Neuron Inverter, default 1600)");
     cmd->add_option("--seed", o->seed, "random seed (same seed, same data)")->capture_default_str();
-    cmd->add_option("--samples-per-file", o->samples_per_file, "samples per HDF5 file")->capture_default_str();
+    cmd->add_option("--samples-per-file", o->samples_per_file, "samples per HDF5 file (DeepCAM: always 1)")->capture_default_str();
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)");
     cmd->callback([o] {
       const auto r = generate_dataset(*o);
@@ -29,7 +31,7 @@ void register_data(CLI::App& app) {
     cmd->add_option("in", o->in_dir, "input folder")->required();
     cmd->add_option("out", o->out_dir, "output folder")->required();
     cmd->add_option("--factor", o->factor, "coarsening factor per spatial axis")->capture_default_str();
-    cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, neuron-inverter)")->capture_default_str();
+    cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, deepcam, neuron-inverter)")->capture_default_str();
     cmd->add_option("--op", o->op, "mean or sum")->check(CLI::IsMember({"mean", "sum"}))->capture_default_str();
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)");
     cmd->callback([o] {

@@ -10,11 +10,20 @@
 namespace mrplan {
 
 DataLayout layout_for(const std::string& workload) {
-  if (workload.starts_with("cosmoflow")) return {"3Dmap", "unitPar", 3, true, true};
-  if (workload == "neuron-inverter") return {"train_frames", "train_unitStar_par", 1, true, false};
+  if (workload.starts_with("cosmoflow"))
+    return {.data = "3Dmap", .labels = "unitPar", .spatial_axes = 3, .normalise = Normalise::log1p};
+  if (workload == "neuron-inverter") return {.data = "train_frames", .labels = "train_unitStar_par", .spatial_axes = 1};
+  if (workload == "deepcam")  // labels: 0 background, 1 tropical cyclone, 2 atmospheric river
+    return {.data = "climate/data",
+            .labels = "climate/labels_0",
+            .spatial_axes = 2,
+            .per_sample_files = true,
+            .normalise = Normalise::min_max,
+            .task = Task::segmentation,
+            .classes = 3};
   fail_input("", "workload",
              fmt::format("the execution backend has no data layout for '{}' yet (supported: cosmoflow-mrt, cosmoflow-mlperf, "
-                         "neuron-inverter)",
+                         "deepcam, neuron-inverter)",
                          workload));
 }
 
@@ -22,7 +31,9 @@ std::vector<std::string> list_h5_files(const std::string& dir) {
   if (!std::filesystem::is_directory(dir)) fail_input(dir, "", "data folder not found (create it with `mrplan datagen`)");
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (e.is_regular_file() && (e.path().extension() == ".h5" || e.path().extension() == ".hdf5")) files.push_back(e.path().string());
+    if (e.is_regular_file() && (e.path().extension() == ".h5" || e.path().extension() == ".hdf5") &&
+        e.path().filename() != kStatsFile)
+      files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   if (files.empty()) fail_input(dir, "", "no .h5 files in the data folder");
   return files;

@@ -1,24 +1,38 @@
 #pragma once
-// Where each workload's samples and labels live in its HDF5 files (the real datasets' layouts).
+// Where each workload's samples and labels live in its HDF5 files (the real datasets' layouts),
+// how the references preprocess them, and what the labels mean.
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace mrplan {
 
+enum class Normalise { none, log1p, min_max };
+enum class Task { regression, segmentation };
+
 struct DataLayout {
-  std::string data;      // dataset with the samples, first axis = sample (batched layout)
-  std::string labels;    // dataset with the labels, first axis = sample
-  int spatial_axes = 3;  // spatial axes after the sample axis; channels follow them (channel-last)
-  bool channels_last = true;
-  bool log1p = false;    // preprocessing: log(1 + x), as the CosmoFlow references do to counts
+  std::string data;      // dataset with the samples, channel-last
+  std::string labels;    // dataset with the labels
+  int spatial_axes = 3;  // spatial axes of a sample; channels follow them
+  bool per_sample_files = false;  // DeepCAM: one sample per file, no sample axis
+  Normalise normalise = Normalise::none;
+  Task task = Task::regression;
+  int classes = 0;  // segmentation: labels are integers in [0, classes)
 };
 
-// CosmoFlow as the MRT authors' code reads it: 3Dmap (n, S, S, S, 4) and unitPar (n, 4).
+// CosmoFlow as the MRT authors' code reads it: 3Dmap (n, S, S, S, 4) and unitPar (n, 4), log1p.
 // Neuron Inverter: train_frames (n, T, 4) and train_unitStar_par (n, 15); the files also hold
 // val_ and test_ splits, which the backend does not read (validation ids follow the training ids).
+// DeepCAM: climate/data (H, W, 16) and climate/labels_0 (H, W) in one file per sample, min-max
+// normalised with the folder's stats.h5 (climate/minval, climate/maxval per channel).
 DataLayout layout_for(const std::string& workload);
 
-// The dataset's HDF5 files in name order; InputError if the folder has none.
+// The dataset's sample files in name order (stats.h5 is not one); InputError if there are none.
 std::vector<std::string> list_h5_files(const std::string& dir);
+
+// The per-channel statistics file the DeepCAM reference reads.
+inline constexpr const char* kStatsFile = "stats.h5";
+inline constexpr const char* kStatsMin = "climate/minval";
+inline constexpr const char* kStatsMax = "climate/maxval";
 
 }  // namespace mrplan

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "exec/climate_fields.hpp"
 #include "exec/cosmo_fields.hpp"
 #include "exec/data_layout.hpp"
 #include "exec/hdf5_file.hpp"
@@ -123,17 +124,80 @@ DatagenReport generate_neuron_inverter(const DatagenOptions& o, int bins) {
   return rep;
 }
 
+// DeepCAM: one sample per file (climate/data (H, W, 16), climate/labels_0 (H, W)), then stats.h5
+// with each channel's minimum and maximum over the dataset, as the reference normalises with.
+DatagenReport generate_deepcam(const DatagenOptions& o, int height) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int width = height * 3 / 2;
+  const ClimateFieldGenerator gen(height, width);
+  const size_t npix = static_cast<size_t>(height) * width;
+  const uint64_t H = static_cast<uint64_t>(height), W = static_cast<uint64_t>(width);
+  ProgressBar bar("datagen", o.samples, o.progress);
+  DatagenReport rep;
+  std::vector<float> lo(kClimateChannels, INFINITY), hi(kClimateChannels, -INFINITY);
+  constexpr int64_t kChunk = 64;  // generated in parallel, written by one thread
+  for (int64_t first = 0; first < o.samples; first += kChunk) {
+    const int64_t n = std::min(kChunk, o.samples - first);
+    std::vector<float> data(static_cast<size_t>(n) * npix * kClimateChannels);
+    std::vector<int16_t> labels(static_cast<size_t>(n) * npix);
+    parallel_for(n, thread_count(o.threads), [&](int64_t i) {
+      gen.sample(splitmix(o.seed * 0x100000001b3ULL + static_cast<uint64_t>(first + i)), &data[i * npix * kClimateChannels],
+                 &labels[i * npix]);
+      bar.add(1);
+    });
+    for (int64_t i = 0; i < n; ++i) {
+      const float* x = &data[i * npix * kClimateChannels];
+      for (size_t k = 0; k < npix * kClimateChannels; ++k) {
+        const size_t c = k % kClimateChannels;
+        lo[c] = std::min(lo[c], x[k]);
+        hi[c] = std::max(hi[c], x[k]);
+      }
+      const auto path = (std::filesystem::path(o.out_dir) / fmt::format("data-{:06d}.h5", first + i)).string();
+      H5File h5(path, H5File::Mode::create);
+      h5.write("climate/data", {H, W, kClimateChannels}, x);
+      h5.write("climate/labels_0", {H, W}, &labels[i * npix]);
+      rep.bytes += static_cast<double>(npix * (kClimateChannels * sizeof(float) + sizeof(int16_t)));
+      ++rep.files;
+    }
+    rep.samples += n;
+  }
+  H5File stats((std::filesystem::path(o.out_dir) / kStatsFile).string(), H5File::Mode::create);
+  stats.write(kStatsMin, {kClimateChannels}, lo.data());
+  stats.write(kStatsMax, {kClimateChannels}, hi.data());
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+// Min-max statistics for a coarsened DeepCAM folder: block means stay within the dense range, so
+// the dense statistics carry over (scaled by the block size for sums) and both resolutions see the
+// same normalisation, which is what lets the coarse weights transfer.
+void coarsen_stats(const CoarsenOptions& o) {
+  const auto in = std::filesystem::path(o.in_dir) / kStatsFile;
+  if (!std::filesystem::exists(in)) return;
+  H5File src(in.string(), H5File::Mode::read);
+  auto lo = src.read_all(kStatsMin), hi = src.read_all(kStatsMax);
+  if (o.op == "sum") {
+    const float block = static_cast<float>(std::pow(o.factor, layout_for(o.workload).spatial_axes));
+    for (auto& v : lo) v *= block;
+    for (auto& v : hi) v *= block;
+  }
+  H5File dst((std::filesystem::path(o.out_dir) / kStatsFile).string(), H5File::Mode::create);
+  dst.write(kStatsMin, {lo.size()}, lo.data());
+  dst.write(kStatsMax, {hi.size()}, hi.data());
+}
+
 }  // namespace
 
 DatagenReport generate_dataset(const DatagenOptions& o) {
   layout_for(o.workload);  // refuses workloads without a layout
   if (o.samples < 1) fail_input("command line", "--samples", "must be >= 1");
   if (o.samples_per_file < 1) fail_input("command line", "--samples-per-file", "must be >= 1");
-  const bool ni = o.workload == "neuron-inverter";
-  const int size = o.size > 0 ? o.size : ni ? 1600 : 32;
+  const bool ni = o.workload == "neuron-inverter", cam = o.workload == "deepcam";
+  const int size = o.size > 0 ? o.size : ni ? 1600 : cam ? 96 : 32;
   if (size < 4 || size % 2) fail_input("command line", "--size", fmt::format("must be even and >= 4, got {}", size));
   std::filesystem::create_directories(o.out_dir);
   if (ni) return generate_neuron_inverter(o, size);
+  if (cam) return generate_deepcam(o, size);
   const auto t0 = std::chrono::steady_clock::now();
   const CosmoFieldGenerator gen(size);
   const int64_t voxels = int64_t(size) * size * size;
@@ -180,10 +244,12 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
     const auto& path = files[fi];
     const DataLayout L = layout_for(o.workload);
     H5File in(path, H5File::Mode::read);
-    const auto d = in.dims(L.data);
+    auto d = in.dims(L.data);
     const int k = L.spatial_axes;
+    if (L.per_sample_files) d.insert(d.begin(), 1);  // one sample, no sample axis on disk
     if (d.size() != static_cast<size_t>(k + 2))
-      fail_input(path, L.data, fmt::format("expected (n, {} spatial axes, C), got {} axes", k, d.size()));
+      fail_input(path, L.data, fmt::format("expected ({}{} spatial axes, C), got {} axes", L.per_sample_files ? "" : "n, ", k,
+                                           d.size() - (L.per_sample_files ? 1 : 0)));
     for (int a = 1; a <= k; ++a)
       if (d[a] % o.factor)
         fail_input(path, L.data, fmt::format("factor {} does not divide axis {} of size {}", o.factor, a, d[a]));
@@ -192,10 +258,12 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
     uint64_t in_sample = C, out_sample = C;
     for (int a = 1; a <= k; ++a) out_dims.push_back(d[a] / f), in_sample *= d[a], out_sample *= d[a] / f;
     out_dims.push_back(C);
+    if (L.per_sample_files) out_dims.erase(out_dims.begin());
     std::vector<float> buf(in_sample), out(n * out_sample, 0.f);
     const float scale = o.op == "mean" ? 1.f / static_cast<float>(std::pow(o.factor, k)) : 1.f;
     for (uint64_t i = 0; i < n; ++i) {
-      in.read_rows(L.data, i, 1, buf.data());
+      if (L.per_sample_files) buf = in.read_all(L.data);
+      else in.read_rows(L.data, i, 1, buf.data());
       float* dst = &out[i * out_sample];
       for (uint64_t v = 0; v < in_sample / C; ++v) {  // every input voxel, row-major over the spatial axes
         uint64_t rest = v, target = 0, stride = 1;
@@ -208,9 +276,10 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
         for (uint64_t c = 0; c < C; ++c) dst[target * C + c] += buf[v * C + c] * scale;
       }
     }
+    // labels unchanged: per-sample values, or per-pixel masks the coarse model predicts at full
+    // resolution through its final upsample (MRT III-B)
     const auto ld = in.dims(L.labels);
-    std::vector<float> labels(ld[0] * (ld.size() > 1 ? ld[1] : 1));
-    in.read_rows(L.labels, 0, ld[0], labels.data());
+    const auto labels = in.read_all(L.labels);
     const auto out_path = (std::filesystem::path(o.out_dir) / std::filesystem::path(path).filename()).string();
     H5File h5(out_path, H5File::Mode::create);
     const bool keep_int = o.op == "sum" && !in.is_float(L.data);
@@ -221,13 +290,19 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
     } else {
       h5.write(L.data, out_dims, out.data());
     }
-    h5.write(L.labels, std::vector<uint64_t>(ld.begin(), ld.end()), labels.data());
+    if (in.is_float(L.labels)) {
+      h5.write(L.labels, std::vector<uint64_t>(ld.begin(), ld.end()), labels.data());
+    } else {
+      const std::vector<int16_t> ints(labels.begin(), labels.end());
+      h5.write(L.labels, std::vector<uint64_t>(ld.begin(), ld.end()), ints.data());
+    }
     std::lock_guard<std::mutex> lock(mu);
     rep.bytes_read += static_cast<double>(std::filesystem::file_size(path));
     rep.bytes_written += static_cast<double>(std::filesystem::file_size(out_path));
     ++rep.files;
     bar.add(1);
   });
+  coarsen_stats(o);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rep;
 }

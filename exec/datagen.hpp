@@ -10,9 +10,11 @@ struct DatagenOptions {
   std::string workload = "cosmoflow-mrt";
   std::string out_dir;
   int64_t samples = 1024;
-  int size = 0;  // dense extent: 0 = 32 for CosmoFlow (S^3 voxels), 1600 time bins for Neuron Inverter
+  // dense extent: 0 = 32 for CosmoFlow (S^3 voxels), 1600 time bins for Neuron Inverter, 96 rows
+  // for DeepCAM (96 x 144 pixels; the real data is 768 x 1152)
+  int size = 0;
   uint64_t seed = 1;
-  int samples_per_file = 128;
+  int samples_per_file = 128;  // DeepCAM files hold one sample each, as the real dataset's do
   unsigned threads = 0;  // 0: all cores
   bool progress = true;
 };

@@ -104,4 +104,14 @@ void H5File::read_rows(const std::string& name, uint64_t first, uint64_t count, 
     fail_input(path_, name, "read failed (truncated file or unsupported type)");
 }
 
+std::vector<float> H5File::read_all(const std::string& name) const {
+  uint64_t n = 1;
+  for (auto v : dims(name)) n *= v;
+  std::vector<float> out(n);
+  Handle ds{H5Dopen2(id_, name.c_str(), H5P_DEFAULT), H5Dclose};
+  if (H5Dread(ds.id, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+    fail_input(path_, name, "read failed (truncated file or unsupported type)");
+  return out;
+}
+
 }  // namespace mrplan

@@ -24,6 +24,8 @@ class H5File {
   void write(const std::string& dataset, const std::vector<uint64_t>& dims, const int16_t* data);
   // Rows [first, first+count) of the first axis, converted to float by HDF5.
   void read_rows(const std::string& dataset, uint64_t first, uint64_t count, float* out) const;
+  // The whole dataset (any rank, a scalar included), converted to float.
+  std::vector<float> read_all(const std::string& dataset) const;
 
  private:
   std::string path_;

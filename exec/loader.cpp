@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <numeric>
 #include <random>
 
@@ -12,31 +13,64 @@
 
 namespace mrplan {
 
+namespace fs = std::filesystem;
+
 namespace {
 std::mutex hdf5_mutex;  // the serial HDF5 library is not thread-safe
 }
 
+namespace {
+
+// DeepCAM's stats.h5 sits beside the sample files or, in the reference's layout, one folder up.
+void load_min_max(const std::string& dir, int64_t channels, std::vector<float>& shift, std::vector<float>& scale) {
+  fs::path p = fs::path(dir) / kStatsFile;
+  if (!fs::exists(p)) p = fs::path(dir).parent_path() / kStatsFile;
+  if (!fs::exists(p))
+    fail_input((fs::path(dir) / kStatsFile).string(), "",
+               "not found here or one folder up: this layout is min-max normalised with the per-channel climate/minval and "
+               "climate/maxval it holds (`mrplan datagen deepcam` writes one)");
+  H5File h5(p.string(), H5File::Mode::read);
+  const auto lo = h5.read_all(kStatsMin), hi = h5.read_all(kStatsMax);
+  if (static_cast<int64_t>(lo.size()) != channels || static_cast<int64_t>(hi.size()) != channels)
+    fail_input(p.string(), kStatsMin, fmt::format("holds {} and {} values for {} channels", lo.size(), hi.size(), channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    if (!(hi[c] > lo[c]))
+      fail_input(p.string(), kStatsMax, fmt::format("channel {}: maxval {} is not above minval {}", c, hi[c], lo[c]));
+    shift.push_back(lo[c]);
+    scale.push_back(1.f / (hi[c] - lo[c]));
+  }
+}
+
+}  // namespace
+
 SampleStore::SampleStore(const std::string& dir, const DataLayout& layout) : files_(list_h5_files(dir)), layout_(layout) {
   std::lock_guard<std::mutex> lock(hdf5_mutex);
-  std::vector<uint64_t> ref;
+  const size_t lead = layout.per_sample_files ? 0 : 1;  // the sample axis, where files hold several
+  std::vector<uint64_t> ref, ref_labels;
   for (const auto& f : files_) {
     H5File h5(f, H5File::Mode::read);
     const auto d = h5.dims(layout.data);
     const auto l = h5.dims(layout.labels);
-    if (d.size() != static_cast<size_t>(layout.spatial_axes + 2))
-      fail_input(f, layout.data, fmt::format("expected {} axes (n, spatial..., channels), got {}", layout.spatial_axes + 2, d.size()));
-    if (l.empty() || l[0] != d[0])
+    if (d.size() != lead + layout.spatial_axes + 1)
+      fail_input(f, layout.data, fmt::format("expected {} axes ({}spatial..., channels), got {}", lead + layout.spatial_axes + 1,
+                                             lead ? "n, " : "", d.size()));
+    if (lead && (l.empty() || l[0] != d[0]))
       fail_input(f, layout.labels, fmt::format("has {} rows but {} has {}", l.empty() ? 0 : l[0], layout.data, d[0]));
-    if (ref.empty()) ref = d;
-    else if (!std::equal(d.begin() + 1, d.end(), ref.begin() + 1))
+    if (ref.empty()) ref = d, ref_labels = l;
+    if (!std::equal(d.begin() + lead, d.end(), ref.begin() + lead))
       fail_input(f, layout.data, "sample shape differs from the first file's");
+    if (l.size() != ref_labels.size() || !std::equal(l.begin() + lead, l.end(), ref_labels.begin() + lead))
+      fail_input(f, layout.labels, "label shape differs from the first file's");
     first_.push_back(total_);
-    total_ += static_cast<int64_t>(d[0]);
-    label_size_ = l.size() > 1 ? static_cast<int64_t>(l[1]) : 1;
+    total_ += lead ? static_cast<int64_t>(d[0]) : 1;
   }
   open_.resize(files_.size());
   shape_ = {static_cast<int64_t>(ref.back())};
-  for (int a = 1; a <= layout.spatial_axes; ++a) shape_.push_back(static_cast<int64_t>(ref[a]));
+  for (size_t a = lead; a + 1 < ref.size(); ++a) shape_.push_back(static_cast<int64_t>(ref[a]));
+  label_shape_.assign(ref_labels.begin() + lead, ref_labels.end());
+  if (label_shape_.empty()) label_shape_ = {1};
+  label_size_ = std::accumulate(label_shape_.begin(), label_shape_.end(), int64_t{1}, std::multiplies<>());
+  if (layout.normalise == Normalise::min_max) load_min_max(dir, shape_[0], shift_, scale_);
 }
 
 void SampleStore::read(int64_t id, float* x, float* y) const {
@@ -45,21 +79,36 @@ void SampleStore::read(int64_t id, float* x, float* y) const {
   const int64_t row = id - *it;
   int64_t elems = 1;
   for (auto v : shape_) elems *= v;
-  std::vector<float> raw(static_cast<size_t>(elems));
+  std::vector<float> raw;
   {
     std::lock_guard<std::mutex> lock(hdf5_mutex);
     if (!open_[f]) open_[f] = std::make_unique<H5File>(files_[f], H5File::Mode::read);
-    open_[f]->read_rows(layout_.data, row, 1, raw.data());
-    open_[f]->read_rows(layout_.labels, row, 1, y);
+    if (layout_.per_sample_files) {
+      raw = open_[f]->read_all(layout_.data);
+      const auto labels = open_[f]->read_all(layout_.labels);
+      std::copy(labels.begin(), labels.end(), y);
+    } else {
+      raw.resize(static_cast<size_t>(elems));
+      open_[f]->read_rows(layout_.data, row, 1, raw.data());
+      open_[f]->read_rows(layout_.labels, row, 1, y);
+    }
   }
   // channel-last on disk -> channel-first for the network
   const int64_t C = shape_[0], V = elems / C;
+  const bool min_max = !shift_.empty();
   for (int64_t v = 0; v < V; ++v)
     for (int64_t c = 0; c < C; ++c) {
       const float val = raw[v * C + c];
       if (!std::isfinite(val)) fail_input(files_[f], layout_.data, fmt::format("row {} holds NaN or infinity", row));
-      x[c * V + v] = val;
+      x[c * V + v] = min_max ? (val - shift_[c]) * scale_[c] : val;
     }
+  if (layout_.task == Task::segmentation) {
+    for (int64_t k = 0; k < label_size_; ++k)
+      if (!(y[k] >= 0.f && y[k] < static_cast<float>(layout_.classes) && y[k] == std::floor(y[k])))
+        fail_input(files_[f], layout_.labels,
+                   fmt::format("row {} pixel {} = {} is not a class number in 0..{}", row, k, y[k], layout_.classes - 1));
+    return;
+  }
   for (int64_t k = 0; k < label_size_; ++k)
     if (!(y[k] >= -1.f && y[k] <= 1.f))
       fail_input(files_[f], layout_.labels, fmt::format("row {} label {} = {} is outside [-1, 1]", row, k, y[k]));
@@ -104,13 +153,14 @@ void Prefetcher::run() {
     const size_t bsz = static_cast<size_t>(batch_);
     for (size_t start = 0; start + (keep_partial_ ? 1 : bsz) <= ids_.size(); start += bsz) {
       const int64_t n = static_cast<int64_t>(std::min(bsz, ids_.size() - start));
-      std::vector<int64_t> xs{n};
+      std::vector<int64_t> xs{n}, ys{n};
       xs.insert(xs.end(), store_.sample_shape().begin(), store_.sample_shape().end());
-      Batch b{torch::empty(xs), torch::empty({n, store_.label_size()})};
+      ys.insert(ys.end(), store_.label_shape().begin(), store_.label_shape().end());
+      Batch b{torch::empty(xs), torch::empty(ys)};
       float* x = b.x.data_ptr<float>();
       float* y = b.y.data_ptr<float>();
       for (int64_t i = 0; i < n; ++i) store_.read(ids_[start + static_cast<size_t>(i)], x + i * per, y + i * store_.label_size());
-      if (store_.layout().log1p) b.x.log1p_();
+      if (store_.layout().normalise == Normalise::log1p) b.x.log1p_();
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return stop_ || static_cast<int>(queue_.size()) < depth_; });
       if (stop_) return;

@@ -24,10 +24,12 @@ class SampleStore {
   SampleStore(const std::string& dir, const DataLayout& layout);
   int64_t size() const { return total_; }
   const std::vector<int64_t>& sample_shape() const { return shape_; }  // channel-first {C, spatial...}
+  const std::vector<int64_t>& label_shape() const { return label_shape_; }  // per sample
   int64_t label_size() const { return label_size_; }
   const DataLayout& layout() const { return layout_; }
-  // Reads one sample (transposed to channel-first) and its labels; refuses NaN and labels
-  // outside [-1, 1] with the file, dataset and row.
+  // Reads one sample (transposed to channel-first, min-max normalised where the layout says) and
+  // its labels; refuses NaN, regression labels outside [-1, 1] and segmentation labels that are
+  // not class numbers, naming the file, dataset and row.
   void read(int64_t id, float* x, float* y) const;
 
  private:
@@ -36,7 +38,8 @@ class SampleStore {
   std::vector<int64_t> first_;  // first global id of each file
   DataLayout layout_;
   int64_t total_ = 0, label_size_ = 0;
-  std::vector<int64_t> shape_;
+  std::vector<int64_t> shape_, label_shape_;
+  std::vector<float> shift_, scale_;  // min-max: x' = (x - shift) * scale per channel
 };
 
 // MRT III-D: N training samples in P groups; each epoch the groups are shuffled across ranks

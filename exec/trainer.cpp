@@ -14,8 +14,10 @@
 #include "exec/communicator.hpp"
 #include "exec/grad_sync.hpp"
 #include "exec/host_tuning.hpp"
+#include "exec/lamb.hpp"
 #include "exec/loader.hpp"
 #include "exec/mllog.hpp"
+#include "exec/objective.hpp"
 #include "exec/run.hpp"
 #include "exec/spec_network.hpp"
 #include "model/errors.hpp"
@@ -41,7 +43,8 @@ struct Progress {
   size_t stage = 0;
   int epoch = 0;         // epochs completed in this stage
   int total_epochs = 0;  // across stages
-  std::vector<double> losses;
+  std::vector<double> losses;         // mean training loss per epoch of this stage
+  std::vector<double> window_losses;  // per window of iterations, where the switch rule watches those
   Record record;
 };
 
@@ -67,7 +70,8 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const Stage& s, std::vec
   if (s.optimizer == "sgd") return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(s.learning_rate));
   if (s.optimizer == "momentum")
     return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(s.learning_rate).momentum(0.9));
-  fail_input("", "optimizer", fmt::format("'{}' is not available in the execution backend yet (adam, sgd, momentum)", s.optimizer));
+  if (s.optimizer == "lamb") return std::make_unique<Lamb>(params, LambOptions(s.learning_rate));
+  fail_input("", "optimizer", fmt::format("'{}' is not available in the execution backend yet (adam, sgd, momentum, lamb)", s.optimizer));
 }
 
 void set_lr(torch::optim::Optimizer& opt, double lr) {
@@ -109,6 +113,7 @@ void save_checkpoint(const fs::path& dir, SpecNetImpl& model, torch::optim::Opti
   j["epoch"] = p.epoch;
   j["total_epochs"] = p.total_epochs;
   j["losses"] = p.losses;
+  j["window_losses"] = p.window_losses;
   j["record"] = nlohmann::json::parse(record_to_json(p.record));
   std::ofstream(dir / "state.json.tmp") << j.dump(1);
   for (const char* f : {"model.pt", "optimizer.pt", "rng.pt", "state.json"})
@@ -149,6 +154,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
 
   const auto spec = plan_network(plan);
   const auto layout = layout_for(spec.name);
+  check_target_metric(layout.task, plan.target_metric, plan.source_file);
   const std::string data_dir = resolve_data_dir(plan, o);
   if (plan.validation_samples < 1)
     fail_input(plan.source_file, "dataset.validation_samples", "the execution backend needs validation samples for the target");
@@ -173,6 +179,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     const auto j = nlohmann::json::parse(in);
     prog.stage = j["stage"], prog.epoch = j["epoch"], prog.total_epochs = j["total_epochs"];
     prog.losses = j["losses"].get<std::vector<double>>();
+    prog.window_losses = j.value("window_losses", std::vector<double>{});
     prog.record = record_from_json(j["record"].dump(), state.string());
     resuming = true;
   }
@@ -202,6 +209,8 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       fail_input(plan.source_file, "dataset",
                  fmt::format("{} training + {} validation samples requested, {} holds {}", plan.train_samples,
                              plan.validation_samples, data_dir, store.size()));
+    Objective objective = make_objective(layout, store, plan.train_samples);
+    if (objective.class_weights.defined()) objective.class_weights = objective.class_weights.to(dev);
     SpecNet model(spec, spatial, spec.coarse_upsamples_output ? mr.resolution : 1);
     model->to(dev);
     auto opt = make_optimizer(st, model->parameters());
@@ -232,6 +241,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       broadcast_module(*model, tensor_comm);
       prog.epoch = 0;
       prog.losses.clear();
+      prog.window_losses.clear();
       StageRecord sr;
       sr.name = st.name;
       ModelRecord m;
@@ -250,6 +260,9 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     if (iters < 1)
       fail_input(plan.source_file, "dataset.train_samples", fmt::format("too few samples for one batch per rank in stage '{}'", st.name));
     bool stage_done = false;
+    // MRT III-C for DeepCAM: the rule watches the mean loss of windows of iterations (over all
+    // ranks, so every rank switches at the same iteration) and may end the stage mid-epoch
+    const int window = st.stop.kind == StopRule::Kind::switch_rule ? st.stop.window_iterations : 0;
     while (!stage_done) {
       const int e = prog.epoch;  // 0-based epoch about to run
       const auto t_epoch = Clock::now();
@@ -258,6 +271,8 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       auto ids = restricted_shuffle(plan.train_samples, rank, ranks, mr.local_batch, o.seed * 31 + si, e);
       Prefetcher pf(store, std::move(ids), mr.local_batch, 2);
       double io_s = 0, comm_s = 0, compute_s = 0, loss_sum = 0;
+      double window_sum[2] = {0, 0};
+      bool window_switch = false;
       int it = 0;
       for (;;) {
         const auto t_data = Clock::now();
@@ -275,7 +290,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
         const auto t_step = Clock::now();
         opt->zero_grad();
         sync.begin_step();
-        auto loss = torch::mse_loss(model->forward(b->x), b->y);
+        auto loss = training_loss(objective, model->forward(b->x), b->y);
         loss.backward();
         const double waited = sync.finish_step();
         opt->step();
@@ -290,6 +305,17 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
                                           st.name, e + 1, it + 1, l, ckpt.string()));
         loss_sum += l;
         ++it;
+        if (window > 0) {  // a partial window at the end of an epoch is dropped
+          window_sum[0] += l;
+          if (++window_sum[1] < window) continue;
+          comm->allreduce_sum(window_sum, 2);
+          prog.window_losses.push_back(window_sum[0] / window_sum[1]);
+          window_sum[0] = window_sum[1] = 0;
+          if (switch_epoch(prog.window_losses, st.stop.rule).value_or(-1) == static_cast<int>(prog.window_losses.size())) {
+            window_switch = true;
+            break;
+          }
+        }
       }
       // epoch means over all ranks, then validation on each rank's shard of the held-out samples
       double sums[2] = {loss_sum, static_cast<double>(it)};
@@ -297,7 +323,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       const double train_loss = sums[0] / std::max(1.0, sums[1]);
       const auto t_eval = Clock::now();
       model->eval();
-      double val[2] = {0, 0};
+      std::vector<double> val(validation_sum_count(objective), 0.0);
       {
         torch::NoGradGuard ng;
         std::vector<int64_t> vids;
@@ -305,12 +331,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
         Prefetcher vp(store, vids, mr.local_batch, 2, /*keep_partial=*/true);
         while (auto b = vp.next()) {
           if (dev.is_cuda()) b->x = b->x.to(dev), b->y = b->y.to(dev);
-          val[0] += torch::mse_loss(model->forward(b->x), b->y, torch::Reduction::Sum).item<double>() / b->y.size(1);
-          val[1] += static_cast<double>(b->y.size(0));
+          add_validation_sums(objective, model->forward(b->x), b->y, val.data());
         }
       }
-      comm->allreduce_sum(val, 2);
-      const double val_mse = val[0] / std::max(1.0, val[1]);
+      comm->allreduce_sum(val.data(), val.size());
+      const double val_metric = validation_metric(objective, plan.target_metric, val.data());
       const double eval_s = since(t_eval);
       ++prog.epoch;
       ++prog.total_epochs;
@@ -319,23 +344,25 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       er.epoch = prog.epoch;
       er.io_s = io_s, er.comm_s = comm_s, er.compute_s = compute_s, er.epoch_s = since(t_epoch), er.eval_s = eval_s;
       er.loss = train_loss;
-      er.metric = val_mse;
+      er.metric = val_metric;
       srec.per_epoch.push_back(er);
       srec.epochs = prog.epoch;
       srec.iterations += it;
       srec.io_s += io_s, srec.comm_s += comm_s, srec.compute_s += compute_s, srec.time_s += er.epoch_s;
       srec.eval_s += eval_s;
       if (rank == 0) {
-        log.point("eval_error", fmt::format("{}", val_mse), fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));
+        log.point(plan.maximize ? "eval_accuracy" : "eval_error", fmt::format("{}", val_metric),
+                  fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));
         log.event("epoch_stop", "INTERVAL_END", "null", fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));
         if (!o.quiet)
           fmt::print("[{}] epoch {:3d}  loss {:.5f}  val {:.5f}  {:.2f} s (data {:.2f}, comm {:.2f}, compute {:.2f})\n", st.name,
-                     prog.epoch, train_loss, val_mse, er.epoch_s, io_s, comm_s, compute_s);
+                     prog.epoch, train_loss, val_metric, er.epoch_s, io_s, comm_s, compute_s);
       }
       // stopping
-      const bool is_switch = st.stop.kind == StopRule::Kind::switch_rule &&
-                             switch_epoch(prog.losses, st.stop.rule).value_or(-1) == prog.epoch;
-      const bool reached = plan.maximize ? val_mse >= plan.target_value : val_mse <= plan.target_value;
+      const bool is_switch = window > 0 ? window_switch
+                                        : st.stop.kind == StopRule::Kind::switch_rule &&
+                                              switch_epoch(prog.losses, st.stop.rule).value_or(-1) == prog.epoch;
+      const bool reached = plan.maximize ? val_metric >= plan.target_value : val_metric <= plan.target_value;
       if (is_switch) {
         srec.switch_epoch = prog.epoch;
         srec.stop_reason = "switch rule";

@@ -127,7 +127,7 @@ TEST(Loader, BadFilesGiveOneClearMessage) {
     h.write(data_name, {2, 4, 4, 4, 4}, xx.data());
     h.write("unitPar", {2, 4}, yy.data());
   };
-  const DataLayout L{"3Dmap", "unitPar", 3, true};
+  const DataLayout L = layout_for("cosmoflow-mrt");
   make("wrongname", "density", false, 0.f);
   EXPECT_NE(error_of([&] { SampleStore s((dir / "wrongname").string(), L); }).find("f.h5: 3Dmap: dataset not found"), std::string::npos);
   std::vector<float> bx(4 * 4 * 4 * 4), by(4);

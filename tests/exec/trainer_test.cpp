@@ -12,6 +12,7 @@
 #include "model/builtin_workloads.hpp"
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
+#include "tests/support/error_of.hpp"
 
 using namespace mrplan;
 namespace fs = std::filesystem;
@@ -97,6 +98,18 @@ TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
   EXPECT_EQ(ingested.stages[0].gpus, 1);
 }
 
+TEST_F(TinyRun, IterationWindowRuleSwitchesMidEpoch) {
+  auto p = plan("mrt");
+  p.stages[0].stop.window_iterations = 1;  // patience 1, huge epsilon: fires at the second window
+  const auto r = run_plan(p, options("window"));
+  ASSERT_EQ(r.stages.size(), 2u);
+  EXPECT_EQ(r.stages[0].switch_epoch.value_or(-1), 1);
+  EXPECT_EQ(r.stages[0].epochs, 1);
+  EXPECT_EQ(r.stages[0].iterations, 2);  // of 4 in an epoch
+  EXPECT_EQ(r.stages[0].stop_reason, "switch rule");
+  EXPECT_EQ(r.stages[1].epochs, 3);
+}
+
 TEST_F(TinyRun, ResumedRunEndsWithTheSameParameters) {
   const auto p = plan("mrt");
   run_plan(p, options("straight"));
@@ -132,4 +145,44 @@ TEST_F(TinyRun, RefusesMoreRanksThanLaunchedAndMissingData) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("data folder not found"), std::string::npos) << e.what();
   }
+}
+
+TEST(DeepcamRun, MrtSegmentationRunReportsIouAndTransfers) {
+  const auto dir = fs::temp_directory_path() / ("mrplan_trainer_cam_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  DatagenOptions d;
+  d.workload = "deepcam", d.samples = 24, d.size = 64, d.progress = false, d.out_dir = (dir / "data/res1").string();
+  generate_dataset(d);
+  coarsen_dataset({(dir / "data/res1").string(), (dir / "data/res2").string(), 2, "mean", 1, false, "deepcam"});
+  Plan p = plan_from_yaml_text(R"(name: tiny-cam
+workload: deepcam
+workload_options: {size: 64, width: 0.0625}
+machine: summit
+method: mrt
+dataset: {train_samples: 16, validation_samples: 8}
+target: {metric: val_iou, value: 0.99, goal: maximize}
+stages:
+  - {name: coarse, resolution: 2, gpus: 1, local_batch: 4, optimizer: lamb, learning_rate: 0.01, stop: {epochs: 1}}
+  - {name: dense, resolution: 1, gpus: 1, local_batch: 4, optimizer: adam, stop: {epochs: 1}}
+)",
+                               "tiny-cam.yaml");
+  p.data_dir = (dir / "data").string();
+  RunOptions o;
+  o.out_dir = (dir / "out").string(), o.threads = 1, o.quiet = true;
+  const auto r = run_plan(p, o);
+  ASSERT_EQ(r.stages.size(), 2u);
+  EXPECT_EQ(r.target_metric, "val_iou");
+  for (const auto& s : r.stages) {
+    ASSERT_EQ(s.per_epoch.size(), 1u);
+    EXPECT_GT(*s.per_epoch[0].loss, 0);
+    EXPECT_GE(*s.per_epoch[0].metric, 0);
+    EXPECT_LE(*s.per_epoch[0].metric, 1);
+  }
+  std::ifstream log(dir / "out/mllog.txt");
+  const std::string all((std::istreambuf_iterator<char>(log)), {});
+  EXPECT_NE(all.find("\"key\": \"eval_accuracy\""), std::string::npos);  // a rising metric, as MLPerf logs IoU
+  p.target_metric = "val_mse";
+  EXPECT_NE(mrplan::testing::error_of([&] { run_plan(p, o); }).find("reports val_iou or val_loss for this workload, not 'val_mse'"),
+            std::string::npos);
+  fs::remove_all(dir);
 }
