@@ -1,6 +1,7 @@
 #include "model/layer_table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <numeric>
@@ -170,7 +171,10 @@ struct Builder {
         reads = 0;
         for (const auto& in : ins) {
           if (in.size() != x.size() || !std::equal(in.begin() + 1, in.end(), x.begin() + 1))
-            fail(op, "concat inputs differ in spatial size");
+            fail(op, fmt::format("concat inputs differ in spatial size ({} and {}): the input size (at this resolution) must "
+                                 "divide by every stride on the way to this op",
+                                 fmt::join(std::vector<int64_t>(in.begin() + 1, in.end()), "x"),
+                                 fmt::join(std::vector<int64_t>(x.begin() + 1, x.end()), "x")));
           y[0] += in[0];
           reads += static_cast<double>(product(in)) * batch;
         }
