@@ -108,7 +108,7 @@ void register_calibrate_compute(CLI::App& cal) {
   c->add_option("--batches", a->bench.batches, "local batch sizes to time")->delimiter(',')->capture_default_str();
   c->add_option("--threads", a->bench.threads, "intra-op threads, as each rank of the runs gets")->capture_default_str();
   c->add_option("--repeats", a->bench.repeats, "timed repeats per op (median)")->capture_default_str();
-  c->add_option("--optimizer", a->bench.optimizer, "optimizer whose step is timed (adam, sgd)")->capture_default_str();
+  c->add_option("--optimizer", a->bench.optimizer, "optimizer whose step is timed (adam, sgd, lamb)")->capture_default_str();
   c->add_option("--device", a->bench.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();
   c->add_option("--csv", a->csv, "write every op timing here");

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "exec/host_tuning.hpp"
+#include "exec/lamb.hpp"
 #include "exec/spec_network.hpp"
 #include "model/error_summary.hpp"
 #include "model/errors.hpp"
@@ -96,8 +97,8 @@ WorkloadVariant parse_workload_variant(const std::string& text) {
 
 ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::function<void(int, int)>& progress) {
   const auto dev = bench_device(o);
-  if (o.optimizer != "adam" && o.optimizer != "sgd")
-    fail_input("", "--optimizer", fmt::format("'{}' is not an optimizer mrplan times (adam, sgd)", o.optimizer));
+  if (o.optimizer != "adam" && o.optimizer != "sgd" && o.optimizer != "lamb")
+    fail_input("", "--optimizer", fmt::format("'{}' is not an optimizer mrplan times (adam, sgd, lamb)", o.optimizer));
   ComputeTimings out;
   const int total = static_cast<int>(o.workloads.size() * o.resolutions.size() * o.batches.size());
   int done = 0;
@@ -122,6 +123,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       }
       std::unique_ptr<torch::optim::Optimizer> opt;
       if (o.optimizer == "adam") opt = std::make_unique<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(1e-4));
+      else if (o.optimizer == "lamb") opt = std::make_unique<Lamb>(net->parameters(), LambOptions(1e-4));
       else opt = std::make_unique<torch::optim::SGD>(net->parameters(), torch::optim::SGDOptions(1e-4));
       opt->step();
       for (int b : o.batches) {
