@@ -29,7 +29,8 @@ IoFit fit_io(const IoMeasurements& m) {
     A(i, 0) = 1, A(i, 1) = c.bytes, b(i) = c.seconds, w(i) = 1 / (c.seconds * c.seconds);
   }
   const auto f = weighted_linear_least_squares(A, b, w);
-  if (!(f.params[1] > 0)) fail_input("", "io timings", "cold read times do not grow with size: the reads were served from a cache");
+  if (!(f.params[1] > 0)) fail_input("", "io timings", "cold read times do not grow with size: the reads were served from a cache, or the files are "
+                  "so small that the kernel's read-ahead fetches them whole (calibrate on files of a few MB or more)");
   IoFit fit;
   fit.per_file_latency_s = std::max(0.0, f.params[0]);
   fit.latency_std_error_s = f.std_errors[0];

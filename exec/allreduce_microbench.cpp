@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/allreduce_cost.hpp"
+#include "model/error_summary.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -39,11 +40,10 @@ std::vector<AllreduceBenchRow> run_allreduce_bench(Communicator& comm, Communica
       // every rank sees the same mean, so every rank stops at the same repeat
       if (r >= o.warmup && spent > o.max_seconds_per_size) break;
     }
-    std::nth_element(times.begin(), times.begin() + static_cast<long>(times.size() / 2), times.end());
     AllreduceBenchRow row;
     row.bytes = bytes;
     row.repeats = static_cast<int>(times.size());
-    row.time_s = times[times.size() / 2];
+    row.time_s = median(times);
     row.algbw_Bps = bytes / row.time_s;
     row.busbw_Bps = allreduce_bus_bandwidth(bytes, row.time_s, comm.size());
     rows.push_back(row);

@@ -51,7 +51,7 @@ std::pair<double, double> median_and_spread(const std::vector<double>& t) {
   double mean = 0, var = 0;
   for (double v : t) mean += v / static_cast<double>(t.size());
   for (double v : t) var += (v - mean) * (v - mean) / std::max<double>(1, static_cast<double>(t.size()) - 1);
-  return {summarize_abs_errors(t).median_abs, std::sqrt(var) / mean};
+  return {median(t), std::sqrt(var) / mean};
 }
 
 [[noreturn]] void cannot_train(const std::string& what, const c10::Error& e) {  // e.g. batch norm over one value per channel

@@ -13,6 +13,7 @@
 #include "exec/data_layout.hpp"
 #include "exec/hdf5_file.hpp"
 #include "exec/loader.hpp"
+#include "model/error_summary.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -41,28 +42,36 @@ IoMeasurements measure_io(const IoBenchOptions& o, const std::function<void(cons
   m.tier_name = "local disk under " + o.data_dir;
   std::vector<float> buf;
   double disk_bytes_per_sample = 0;
-  for (size_t i = 0; i < files.size() && static_cast<int>(i) < o.max_files; ++i) {
+  const size_t n_files = std::min<size_t>(files.size(), static_cast<size_t>(std::max(0, o.max_files)));
+  for (size_t i = 0; i < n_files; ++i) {
     const auto& f = files[i];
-    uint64_t rows = 0, per = 0;
+    // Rows of the first axis: samples in a batched file, image rows in a one-sample file, so both
+    // layouts give reads of two sizes from one file.
+    uint64_t rows = 0, per_row = 1, rows_per_sample = 1;
     {
       H5File h(f, H5File::Mode::read);
       const auto d = h.dims(layout.data);
-      const size_t lead = layout.per_sample_files ? 0 : 1;
-      rows = lead ? d.at(0) : 1;
-      per = 1;
-      for (size_t k = lead; k < d.size(); ++k) per *= d[k];
+      rows = d.at(0);
+      for (size_t k = 1; k < d.size(); ++k) per_row *= d[k];
+      if (layout.per_sample_files) rows_per_sample = rows;
     }
-    disk_bytes_per_sample = static_cast<double>(std::filesystem::file_size(f)) / static_cast<double>(rows);
-    for (uint64_t n : {uint64_t{1}, std::min<uint64_t>(rows, 32)}) {
-      buf.resize(n * per);
-      drop_from_page_cache(f);
-      const auto t0 = std::chrono::steady_clock::now();
-      H5File h(f, H5File::Mode::read);
-      if (layout.per_sample_files) buf = h.read_all(layout.data);
-      else h.read_rows(layout.data, 0, n, buf.data());
-      m.cold.push_back({disk_bytes_per_sample * static_cast<double>(n), since(t0)});
+    const double bytes_per_row = static_cast<double>(std::filesystem::file_size(f)) / static_cast<double>(rows);
+    disk_bytes_per_sample = bytes_per_row * static_cast<double>(rows_per_sample);
+    const uint64_t big = layout.per_sample_files ? rows : std::min<uint64_t>(rows, 32);
+    for (uint64_t n : {uint64_t{1}, big}) {
+      buf.resize(n * per_row);
+      // The median of a few dropped-and-read repeats: one read is at the mercy of whatever else runs.
+      std::vector<double> t(static_cast<size_t>(std::max(1, o.cold_repeats)));
+      for (auto& ti : t) {
+        drop_from_page_cache(f);
+        const auto t0 = std::chrono::steady_clock::now();
+        H5File h(f, H5File::Mode::read);
+        h.read_rows(layout.data, 0, n, buf.data());
+        ti = since(t0);
+      }
+      m.cold.push_back({bytes_per_row * static_cast<double>(n), median(t)});
     }
-    if (progress) progress(fmt::format("cold reads: {}/{} files", i + 1, std::min<size_t>(files.size(), static_cast<size_t>(o.max_files))));
+    if (progress) progress(fmt::format("cold reads: {}/{} files", i + 1, n_files));
   }
 
   const SampleStore probe(o.data_dir, layout);

@@ -14,6 +14,7 @@ struct IoBenchOptions {
   int max_threads = 0;                     // 0: the cores
   int warm_samples = 256;
   int max_files = 8;                       // cold reads touch at most this many files
+  int cold_repeats = 3;                    // cold reads per size and file; the median is kept
 };
 
 IoMeasurements measure_io(const IoBenchOptions& options, const std::function<void(const std::string&)>& progress = {});

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 
+#include "model/error_summary.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -252,10 +253,6 @@ std::vector<OpTiming> SpecNetImpl::time_ops(const torch::Tensor& x, int repeats)
         if (t.grad().defined()) t.mutable_grad().reset();
       if (r > 0) fwd.push_back(secs(t0, t1)), both.push_back(secs(t1, t2));
     }
-    auto median = [](std::vector<double> v) {
-      std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-      return v[v.size() / 2];
-    };
     const double f = median(fwd);
     times.push_back({n.op.name, f, std::max(0.0, median(both) - f)});
   }

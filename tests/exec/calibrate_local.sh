@@ -6,7 +6,9 @@ MRPLAN="$1"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-"$MRPLAN" datagen cosmoflow-mrt --out "$tmp/d" --samples 16 --samples-per-file 4 --size 16 --seed 3 > /dev/null 2>&1 || fail "datagen"
+# 16 samples per file: cold reads of 1 and 16 samples are 16x apart, wide enough that the size
+# term stands out of the open cost and the noise of the other tests running beside this one
+"$MRPLAN" datagen cosmoflow-mrt --out "$tmp/d" --samples 32 --samples-per-file 16 --size 16 --seed 3 > /dev/null 2>&1 || fail "datagen"
 
 "$MRPLAN" calibrate compute --workload cosmoflow-mrt:16:0.25 --batches 2,4 --repeats 2 --profile "$tmp/p.yaml" \
   --csv "$tmp/ops.csv" > "$tmp/compute.txt" 2> /dev/null || fail "calibrate compute: $(cat "$tmp/compute.txt")"
@@ -16,10 +18,17 @@ for key in compute.efficiency.conv3d compute.kernel_overhead_s compute.step_fact
 done
 head -1 "$tmp/ops.csv" | grep -q "^configuration,op,family,fwd_flops,bytes,fwd_s,bwd_s$" || fail "ops CSV header"
 
-"$MRPLAN" calibrate io --data "$tmp/d" --profile "$tmp/p.yaml" > "$tmp/io.txt" 2> /dev/null || fail "calibrate io: $(cat "$tmp/io.txt")"
+"$MRPLAN" calibrate io --data "$tmp/d" --profile "$tmp/p.yaml" > "$tmp/io.txt" 2> "$tmp/io.err" ||
+  fail "calibrate io: $(cat "$tmp/io.txt" "$tmp/io.err")"
 grep -q "per-file latency" "$tmp/io.txt" || fail "no io fit printed: $(cat "$tmp/io.txt")"
 grep -q "key: io.pfs.per_file_latency_s," "$tmp/p.yaml" || fail "profile lacks the io fit"
 grep -q "key: compute.step_factor," "$tmp/p.yaml" || fail "calibrate io dropped the compute fit"
+
+# one sample per file (DeepCAM): the two read sizes are one image row and the whole image
+"$MRPLAN" datagen deepcam --out "$tmp/c" --samples 3 --size 128 --seed 3 > /dev/null 2>&1 || fail "datagen deepcam"
+"$MRPLAN" calibrate io --data "$tmp/c" --workload deepcam --profile "$tmp/c.yaml" > "$tmp/io.txt" 2> "$tmp/io.err" ||
+  fail "calibrate io on deepcam: $(cat "$tmp/io.txt" "$tmp/io.err")"
+grep -q "cold reads (.*): 6 reads" "$tmp/io.txt" || fail "deepcam cold reads: $(cat "$tmp/io.txt")"
 
 # one rank per node: nothing to reduce, the allreduce step is skipped and said so
 "$MRPLAN" calibrate all --ranks 1 --workload cosmoflow-mrt:16:0.25 --profile "$tmp/q.yaml" > "$tmp/all.txt" 2> /dev/null ||

@@ -102,3 +102,9 @@ TEST(ErrorSummary, QuantilesInterpolateBetweenOrderStatistics) {
   EXPECT_NEAR(s.p90_abs, 0.46, 1e-12);
   EXPECT_EQ(summarize_abs_errors({}).count, 0);
 }
+
+TEST(ErrorSummary, MedianKeepsSignAndAveragesTheMiddlePair) {
+  EXPECT_DOUBLE_EQ(median({3.0, -1.0, 2.0}), 2.0);
+  EXPECT_DOUBLE_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
+  EXPECT_DOUBLE_EQ(median({}), 0.0);
+}
