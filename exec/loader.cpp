@@ -73,26 +73,45 @@ SampleStore::SampleStore(const std::string& dir, const DataLayout& layout) : fil
   if (layout.normalise == Normalise::min_max) load_min_max(dir, shape_[0], shift_, scale_);
 }
 
-void SampleStore::read(int64_t id, float* x, float* y) const {
+std::pair<size_t, int64_t> SampleStore::locate(int64_t id) const {
   const auto it = std::upper_bound(first_.begin(), first_.end(), id) - 1;
-  const size_t f = static_cast<size_t>(it - first_.begin());
-  const int64_t row = id - *it;
+  return {static_cast<size_t>(it - first_.begin()), id - *it};
+}
+
+const H5File& SampleStore::opened(size_t f) const {
+  if (!open_[f]) open_[f] = std::make_unique<H5File>(files_[f], H5File::Mode::read);
+  return *open_[f];
+}
+
+void SampleStore::read_labels(int64_t id, float* y) const {
+  const auto [f, row] = locate(id);
+  {
+    std::lock_guard<std::mutex> lock(hdf5_mutex);
+    if (layout_.per_sample_files) {
+      const auto labels = opened(f).read_all(layout_.labels);
+      std::copy(labels.begin(), labels.end(), y);
+    } else {
+      opened(f).read_rows(layout_.labels, row, 1, y);
+    }
+  }
+  check_labels(f, row, y);
+}
+
+void SampleStore::read(int64_t id, float* x, float* y) const {
+  const auto [f, row] = locate(id);
   int64_t elems = 1;
   for (auto v : shape_) elems *= v;
   std::vector<float> raw;
   {
     std::lock_guard<std::mutex> lock(hdf5_mutex);
-    if (!open_[f]) open_[f] = std::make_unique<H5File>(files_[f], H5File::Mode::read);
     if (layout_.per_sample_files) {
-      raw = open_[f]->read_all(layout_.data);
-      const auto labels = open_[f]->read_all(layout_.labels);
-      std::copy(labels.begin(), labels.end(), y);
+      raw = opened(f).read_all(layout_.data);
     } else {
       raw.resize(static_cast<size_t>(elems));
-      open_[f]->read_rows(layout_.data, row, 1, raw.data());
-      open_[f]->read_rows(layout_.labels, row, 1, y);
+      opened(f).read_rows(layout_.data, row, 1, raw.data());
     }
   }
+  read_labels(id, y);
   // channel-last on disk -> channel-first for the network
   const int64_t C = shape_[0], V = elems / C;
   const bool min_max = !shift_.empty();
@@ -102,6 +121,9 @@ void SampleStore::read(int64_t id, float* x, float* y) const {
       if (!std::isfinite(val)) fail_input(files_[f], layout_.data, fmt::format("row {} holds NaN or infinity", row));
       x[c * V + v] = min_max ? (val - shift_[c]) * scale_[c] : val;
     }
+}
+
+void SampleStore::check_labels(size_t f, int64_t row, const float* y) const {
   if (layout_.task == Task::segmentation) {
     for (int64_t k = 0; k < label_size_; ++k)
       if (!(y[k] >= 0.f && y[k] < static_cast<float>(layout_.classes) && y[k] == std::floor(y[k])))

@@ -31,6 +31,8 @@ class SampleStore {
   // its labels; refuses NaN, regression labels outside [-1, 1] and segmentation labels that are
   // not class numbers, naming the file, dataset and row.
   void read(int64_t id, float* x, float* y) const;
+  // Only the labels of one sample, checked as read() checks them (class weights need no fields).
+  void read_labels(int64_t id, float* y) const;
 
  private:
   std::vector<std::string> files_;
@@ -40,6 +42,10 @@ class SampleStore {
   int64_t total_ = 0, label_size_ = 0;
   std::vector<int64_t> shape_, label_shape_;
   std::vector<float> shift_, scale_;  // min-max: x' = (x - shift) * scale per channel
+
+  std::pair<size_t, int64_t> locate(int64_t id) const;  // file index and row in it
+  const H5File& opened(size_t file) const;               // call with hdf5_mutex held
+  void check_labels(size_t file, int64_t row, const float* y) const;
 };
 
 // MRT III-D: N training samples in P groups; each epoch the groups are shuffled across ranks

@@ -22,12 +22,10 @@ Objective make_objective(const DataLayout& layout, const SampleStore& store, int
   o.classes = layout.classes;
   if (o.task != Task::segmentation) return o;
   std::vector<double> count(static_cast<size_t>(o.classes), 0.0);
-  int64_t per = 1;
-  for (auto v : store.sample_shape()) per *= v;
-  std::vector<float> x(static_cast<size_t>(per)), y(static_cast<size_t>(store.label_size()));
+  std::vector<float> y(static_cast<size_t>(store.label_size()));
   const int64_t n = std::min(kWeightSamples, train_samples);
   for (int64_t id = 0; id < n; ++id) {
-    store.read(id, x.data(), y.data());
+    store.read_labels(id, y.data());
     for (float v : y) count[static_cast<size_t>(v)] += 1;
   }
   const double total = static_cast<double>(n * store.label_size());

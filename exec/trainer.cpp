@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -193,6 +194,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   }
   SpecNet previous{nullptr};
   bool stopped_early = false;
+  std::optional<Objective> objective;  // the masks are the same at every resolution: weigh them once
 
   for (size_t si = prog.stage; si < plan.stages.size() && !stopped_early; ++si) {
     const Stage& st = plan.stages[si];
@@ -209,8 +211,10 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       fail_input(plan.source_file, "dataset",
                  fmt::format("{} training + {} validation samples requested, {} holds {}", plan.train_samples,
                              plan.validation_samples, data_dir, store.size()));
-    Objective objective = make_objective(layout, store, plan.train_samples);
-    if (objective.class_weights.defined()) objective.class_weights = objective.class_weights.to(dev);
+    if (!objective) {
+      objective = make_objective(layout, store, plan.train_samples);
+      if (objective->class_weights.defined()) objective->class_weights = objective->class_weights.to(dev);
+    }
     SpecNet model(spec, spatial, spec.coarse_upsamples_output ? mr.resolution : 1);
     model->to(dev);
     auto opt = make_optimizer(st, model->parameters());
@@ -290,7 +294,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
         const auto t_step = Clock::now();
         opt->zero_grad();
         sync.begin_step();
-        auto loss = training_loss(objective, model->forward(b->x), b->y);
+        auto loss = training_loss(*objective, model->forward(b->x), b->y);
         loss.backward();
         const double waited = sync.finish_step();
         opt->step();
@@ -323,7 +327,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       const double train_loss = sums[0] / std::max(1.0, sums[1]);
       const auto t_eval = Clock::now();
       model->eval();
-      std::vector<double> val(validation_sum_count(objective), 0.0);
+      std::vector<double> val(validation_sum_count(*objective), 0.0);
       {
         torch::NoGradGuard ng;
         std::vector<int64_t> vids;
@@ -331,11 +335,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
         Prefetcher vp(store, vids, mr.local_batch, 2, /*keep_partial=*/true);
         while (auto b = vp.next()) {
           if (dev.is_cuda()) b->x = b->x.to(dev), b->y = b->y.to(dev);
-          add_validation_sums(objective, model->forward(b->x), b->y, val.data());
+          add_validation_sums(*objective, model->forward(b->x), b->y, val.data());
         }
       }
       comm->allreduce_sum(val.data(), val.size());
-      const double val_metric = validation_metric(objective, plan.target_metric, val.data());
+      const double val_metric = validation_metric(*objective, plan.target_metric, val.data());
       const double eval_s = since(t_eval);
       ++prog.epoch;
       ++prog.total_epochs;
