@@ -1,18 +1,13 @@
 #include "exec/climate_fields.hpp"
 
-#include <fftw3.h>
-
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <random>
 #include <vector>
 
 namespace mrplan {
 
 namespace {
-
-std::mutex fftw_planner_mutex;  // FFTW's planner is not thread-safe
 
 // Channel order and rough climatology (mean, spread) of the CAM5 variables DeepCAM reads, so that
 // the channels span very different magnitudes and min-max normalisation matters as it does there.
@@ -26,33 +21,9 @@ double uniform(std::mt19937_64& rng, double lo, double hi) { return std::uniform
 
 }  // namespace
 
-struct ClimateFieldGenerator::Plans {
-  fftw_plan forward = nullptr, backward = nullptr;
-};
-
-ClimateFieldGenerator::ClimateFieldGenerator(int height, int width)
-    : height_(height), width_(width), plans_(std::make_unique<Plans>()) {
-  const size_t nreal = static_cast<size_t>(height) * width, ncplx = static_cast<size_t>(height) * (width / 2 + 1);
-  double* real = fftw_alloc_real(nreal);
-  fftw_complex* cplx = fftw_alloc_complex(ncplx);
-  {
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex);
-    plans_->forward = fftw_plan_dft_r2c_2d(height, width, real, cplx, FFTW_ESTIMATE);
-    plans_->backward = fftw_plan_dft_c2r_2d(height, width, cplx, real, FFTW_ESTIMATE);
-  }
-  fftw_free(real);
-  fftw_free(cplx);
-}
-
-ClimateFieldGenerator::~ClimateFieldGenerator() {
-  std::lock_guard<std::mutex> lock(fftw_planner_mutex);
-  fftw_destroy_plan(plans_->forward);
-  fftw_destroy_plan(plans_->backward);
-}
-
 void ClimateFieldGenerator::sample(uint64_t seed, float* data, int16_t* labels) const {
   const int H = height_, W = width_;
-  const size_t npix = static_cast<size_t>(H) * W, nx = W / 2 + 1, ncplx = static_cast<size_t>(H) * nx;
+  const size_t npix = static_cast<size_t>(H) * W, nx = W / 2 + 1;
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> gauss(0.0, 1.0);
 
@@ -60,12 +31,13 @@ void ClimateFieldGenerator::sample(uint64_t seed, float* data, int16_t* labels) 
   // (amplitude exp(-k^2 / 2 k0^2) in Fourier space) through FFTW: weather-scale blobs larger
   // than the vortices.
   std::vector<std::vector<double>> latent(kLatent, std::vector<double>(npix));
-  double* field = fftw_alloc_real(npix);
-  fftw_complex* modes = fftw_alloc_complex(ncplx);
+  auto work = fft_.workspace();
+  double* field = work.real;
+  RealFft::Complex* modes = work.spectrum;
   const double k0 = kCorrCells / H;  // in cycles per pixel
   for (int l = 0; l < kLatent; ++l) {
     for (size_t i = 0; i < npix; ++i) field[i] = gauss(rng);
-    fftw_execute_dft_r2c(plans_->forward, field, modes);
+    fft_.forward(work);
     for (int i = 0; i < H; ++i)
       for (size_t j = 0; j < nx; ++j) {
         const double fy = (i <= H / 2 ? i : i - H) / double(H), fx = double(j) / W;
@@ -73,7 +45,7 @@ void ClimateFieldGenerator::sample(uint64_t seed, float* data, int16_t* labels) 
         modes[i * nx + j][0] *= a;
         modes[i * nx + j][1] *= a;
       }
-    fftw_execute_dft_c2r(plans_->backward, modes, field);
+    fft_.backward(work);
     double mean = 0, var = 0;
     for (size_t i = 0; i < npix; ++i) mean += field[i];
     mean /= npix;
@@ -81,8 +53,6 @@ void ClimateFieldGenerator::sample(uint64_t seed, float* data, int16_t* labels) 
     const double sd = std::sqrt(std::max(var / npix, 1e-30));
     for (size_t i = 0; i < npix; ++i) latent[l][i] = (field[i] - mean) / sd;
   }
-  fftw_free(field);
-  fftw_free(modes);
 
   // anomaly per channel in units of its spread: each channel mixes two latent fields plus noise
   std::vector<float> anom(npix * kClimateChannels);

@@ -1,10 +1,7 @@
 #include "exec/cosmo_fields.hpp"
 
-#include <fftw3.h>
-
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <random>
 #include <vector>
 
@@ -15,8 +12,6 @@ namespace {
 constexpr double kVoxelMpc = 4.0;  // Mpc/h per voxel: 512 Mpc/h binned to 128^3 as in CosmoFlow
 constexpr double kScaleFactors[4] = {0.25, 0.5, 0.75, 1.0};  // the four "redshift" channels
 constexpr double kMeanCountPerVoxel = 64.0;  // 512^3 particles in 128^3 voxels
-
-std::mutex fftw_planner_mutex;  // FFTW's planner is not thread-safe
 
 // Bardeen, Bond, Kaiser & Szalay (1986) transfer function, Gamma = Omega_m h.
 double bbks(double k, double gamma) {
@@ -39,38 +34,16 @@ CosmoParams cosmo_params_from_unit(const float u[4]) {
   return {0.30 + 0.05 * u[0], 0.80 + 0.10 * u[1], 0.95 + 0.05 * u[2], 0.70 + 0.10 * u[3]};
 }
 
-struct CosmoFieldGenerator::Plans {
-  fftw_plan forward = nullptr, backward = nullptr;
-};
-
-CosmoFieldGenerator::CosmoFieldGenerator(int size) : size_(size), plans_(std::make_unique<Plans>()) {
-  const int n = size;
-  double* real = fftw_alloc_real(static_cast<size_t>(n) * n * n);
-  fftw_complex* cplx = fftw_alloc_complex(static_cast<size_t>(n) * n * (n / 2 + 1));
-  {
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex);
-    plans_->forward = fftw_plan_dft_r2c_3d(n, n, n, real, cplx, FFTW_ESTIMATE);
-    plans_->backward = fftw_plan_dft_c2r_3d(n, n, n, cplx, real, FFTW_ESTIMATE);
-  }
-  fftw_free(real);
-  fftw_free(cplx);
-}
-
-CosmoFieldGenerator::~CosmoFieldGenerator() {
-  std::lock_guard<std::mutex> lock(fftw_planner_mutex);
-  fftw_destroy_plan(plans_->forward);
-  fftw_destroy_plan(plans_->backward);
-}
-
 void CosmoFieldGenerator::sample(const CosmoParams& p, uint64_t seed, int16_t* out) const {
   const int n = size_;
   const size_t nreal = static_cast<size_t>(n) * n * n, nz = n / 2 + 1, ncplx = static_cast<size_t>(n) * n * nz;
-  double* field = fftw_alloc_real(nreal);
-  fftw_complex* modes = fftw_alloc_complex(ncplx);
+  auto work = fft_.workspace();
+  double* field = work.real;
+  RealFft::Complex* modes = work.spectrum;
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> gauss(0.0, 1.0);
   for (size_t i = 0; i < nreal; ++i) field[i] = gauss(rng);
-  fftw_execute_dft_r2c(plans_->forward, field, modes);
+  fft_.forward(work);
 
   // P(k) ∝ k^n_s T^2(k); normalised so the field smoothed on 8 Mpc/h has rms sigma8.
   const double kf = 2.0 * M_PI / (n * kVoxelMpc);
@@ -96,7 +69,7 @@ void CosmoFieldGenerator::sample(const CosmoParams& p, uint64_t seed, int16_t* o
     modes[idx][0] *= a;
     modes[idx][1] *= a;
   }
-  fftw_execute_dft_c2r(plans_->backward, modes, field);
+  fft_.backward(work);
   const double field_var = var * norm / nreal;
 
   // four growth stages: delta scales with D(a) ≈ a^f, f = Omega_m^0.55 (linder 2005); log-normal
@@ -113,8 +86,6 @@ void CosmoFieldGenerator::sample(const CosmoParams& p, uint64_t seed, int16_t* o
       out[i * 4 + c] = static_cast<int16_t>(std::min(poisson(rng), 32767));
     }
   }
-  fftw_free(field);
-  fftw_free(modes);
 }
 
 }  // namespace mrplan

@@ -2,7 +2,8 @@
 // Synthetic CosmoFlow samples: log-normal matter density fields from a power spectrum that the
 // four labels shape, at four growth stages, Poisson-sampled to particle counts.
 #include <cstdint>
-#include <memory>
+
+#include "exec/real_fft.hpp"
 
 namespace mrplan {
 
@@ -12,21 +13,17 @@ struct CosmoParams {
 };
 CosmoParams cosmo_params_from_unit(const float unit[4]);
 
-// FFTW plans for one grid size, shared by threads (new-array execution is thread-safe).
+// One grid size's FFT, planned once and shared by the threads that draw samples.
 class CosmoFieldGenerator {
  public:
-  explicit CosmoFieldGenerator(int size);
-  ~CosmoFieldGenerator();
-  CosmoFieldGenerator(const CosmoFieldGenerator&) = delete;
-  CosmoFieldGenerator& operator=(const CosmoFieldGenerator&) = delete;
+  explicit CosmoFieldGenerator(int size) : size_(size), fft_({size, size, size}) {}
   int size() const { return size_; }
   // One sample, channel-last (S, S, S, 4) counts. Deterministic in (seed, params).
   void sample(const CosmoParams& p, uint64_t seed, int16_t* out) const;
 
  private:
   int size_;
-  struct Plans;
-  std::unique_ptr<Plans> plans_;
+  RealFft fft_;
 };
 
 }  // namespace mrplan
