@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/error_of.hpp"
+#include "tests/support/scratch_data.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -20,12 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path scratch(const std::string& name) {
-  const auto p = fs::temp_directory_path() / ("mrplan_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+fs::path scratch(const std::string& name) { return mrplan::testing::scratch_dir(name); }
 
 
 std::vector<float> all_rows(const std::string& file, const std::string& ds) {
@@ -93,7 +89,7 @@ TEST(Coarsen, SumAndMeanOfBlocksMatchClosedForm) {
     h.write("unitPar", {1, 4}, y.data());
   }
   for (const std::string op : {"sum", "mean"}) {
-    CoarsenOptions o{(dir / "in").string(), (dir / op).string(), 2, op, 1, false};
+    const CoarsenOptions o{.in_dir = (dir / "in").string(), .out_dir = (dir / op).string(), .op = op, .threads = 1, .progress = false};
     const auto rep = coarsen_dataset(o);
     EXPECT_EQ(rep.files, 1);
     const auto out = all_rows((dir / op / "a.h5").string(), "3Dmap");
@@ -108,7 +104,7 @@ TEST(Coarsen, SumAndMeanOfBlocksMatchClosedForm) {
     }
     EXPECT_EQ(all_rows((dir / op / "a.h5").string(), "unitPar"), y);
   }
-  EXPECT_NE(error_of([&] { coarsen_dataset({(dir / "in").string(), (dir / "x").string(), 3, "sum", 1, false}); })
+  EXPECT_NE(error_of([&] { coarsen_dataset({.in_dir = (dir / "in").string(), .out_dir = (dir / "x").string(), .factor = 3, .op = "sum", .progress = false}); })
                 .find("factor 3 does not divide axis 1 of size 4"),
             std::string::npos);
   fs::remove_all(dir);

@@ -16,9 +16,12 @@
 #include "exec/loader.hpp"
 #include "exec/objective.hpp"
 #include "tests/support/error_of.hpp"
+#include "tests/support/scratch_data.hpp"
 
 using namespace mrplan;
 using mrplan::testing::error_of;
+using mrplan::testing::make_two_resolutions;
+using mrplan::testing::scratch_dir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -26,13 +29,10 @@ namespace {
 struct DeepcamData : ::testing::Test {
   static fs::path dir;
   static void SetUpTestSuite() {
-    dir = fs::temp_directory_path() / ("mrplan_deepcam_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
+    dir = scratch_dir("deepcam");
     DatagenOptions o;
-    o.workload = "deepcam", o.samples = 12, o.size = 32, o.progress = false, o.seed = 5;
-    o.out_dir = (dir / "res1").string();
-    generate_dataset(o);
-    coarsen_dataset({(dir / "res1").string(), (dir / "res2").string(), 2, "mean", 1, false, "deepcam"});
+    o.workload = "deepcam", o.samples = 12, o.size = 32, o.seed = 5;
+    make_two_resolutions(dir, o, "mean");
   }
   static void TearDownTestSuite() { fs::remove_all(dir); }
   static std::vector<float> read(const fs::path& file, const std::string& ds) {

@@ -13,6 +13,7 @@
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
 #include "tests/support/error_of.hpp"
+#include "tests/support/scratch_data.hpp"
 
 using namespace mrplan;
 namespace fs = std::filesystem;
@@ -22,12 +23,10 @@ namespace {
 struct TinyRun : ::testing::Test {
   static fs::path dir;
   static void SetUpTestSuite() {
-    dir = fs::temp_directory_path() / ("mrplan_trainer_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
+    dir = mrplan::testing::scratch_dir("trainer");
     DatagenOptions o;
-    o.samples = 48, o.size = 16, o.samples_per_file = 16, o.progress = false, o.out_dir = (dir / "data/res1").string();
-    generate_dataset(o);
-    coarsen_dataset({(dir / "data/res1").string(), (dir / "data/res2").string(), 2, "sum", 1, false});
+    o.samples = 48, o.size = 16, o.samples_per_file = 16;
+    mrplan::testing::make_two_resolutions(dir / "data", o, "sum");
   }
   static void TearDownTestSuite() { fs::remove_all(dir); }
   Plan plan(const std::string& method) {
@@ -148,12 +147,10 @@ TEST_F(TinyRun, RefusesMoreRanksThanLaunchedAndMissingData) {
 }
 
 TEST(DeepcamRun, MrtSegmentationRunReportsIouAndTransfers) {
-  const auto dir = fs::temp_directory_path() / ("mrplan_trainer_cam_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const auto dir = mrplan::testing::scratch_dir("trainer_cam");
   DatagenOptions d;
-  d.workload = "deepcam", d.samples = 24, d.size = 64, d.progress = false, d.out_dir = (dir / "data/res1").string();
-  generate_dataset(d);
-  coarsen_dataset({(dir / "data/res1").string(), (dir / "data/res2").string(), 2, "mean", 1, false, "deepcam"});
+  d.workload = "deepcam", d.samples = 24, d.size = 64;
+  mrplan::testing::make_two_resolutions(dir / "data", d, "mean");
   Plan p = plan_from_yaml_text(R"(name: tiny-cam
 workload: deepcam
 workload_options: {size: 64, width: 0.0625}
