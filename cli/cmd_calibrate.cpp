@@ -77,6 +77,7 @@ void register_calibrate(CLI::App& app) {
   ar->add_option("--warmup", a->bench.warmup, "untimed repeats per size")->capture_default_str();
   ar->callback([a] { calibrate_allreduce(*a); });
   register_calibrate_compute(*cal);
+  register_calibrate_sharing(*cal);
   register_calibrate_io(*cal);
   register_calibrate_convergence(*cal);
   register_calibrate_all(*cal);

@@ -44,6 +44,11 @@ void calibrate_all(const AllArgs& a) {
     fmt::print("== allreduce: skipped (one rank per node has nothing to reduce); the profile keeps its network section\n");
   step("compute", fmt::format("'{}' calibrate compute --profile '{}' --workload {} --threads {} --devices-per-node {} --device {} --plot '{}'",
                               self, a.profile, fmt::join(a.workloads, ","), a.threads, a.ranks, a.device, png));
+  if (a.ranks > 1)
+    step("node sharing", fmt::format("{} -np {} '{}' calibrate sharing --profile '{}' --workload {} --threads {} --device {}", a.mpirun,
+                                     a.ranks, self, a.profile, fmt::join(a.workloads, ","), a.threads, a.device));
+  else
+    fmt::print("== node sharing: skipped (one rank per node shares nothing)\n");
   const std::string first = a.workloads.front().substr(0, a.workloads.front().find(':'));
   if (!a.data.empty())
     step("io", fmt::format("'{}' calibrate io --profile '{}' --data '{}' --workload {} --devices-per-node {}", self, a.profile, a.data,

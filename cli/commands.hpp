@@ -16,6 +16,7 @@ void register_run(CLI::App& app);   // run (exec builds only)
 void register_calibrate(CLI::App& app);
 void register_calibrate_compute(CLI::App& calibrate);
 void register_calibrate_io(CLI::App& calibrate);
+void register_calibrate_sharing(CLI::App& calibrate);
 void register_calibrate_convergence(CLI::App& calibrate);
 void register_calibrate_all(CLI::App& calibrate);  // calibrate allreduce (exec builds only)
 

@@ -17,6 +17,9 @@ class Communicator {
   virtual void allreduce_sum(double* data, size_t count) = 0;
   virtual void broadcast(float* data, size_t count, int root) = 0;
   virtual void barrier() = 0;
+  // A barrier that sleeps while it waits instead of polling, so that ranks kept waiting leave the
+  // cores to the ranks being timed.
+  virtual void quiet_barrier() { barrier(); }
 };
 
 // Initialises MPI (thread level SERIALIZED: a comm thread issues the gradient allreduces) on first

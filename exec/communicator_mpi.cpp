@@ -1,8 +1,10 @@
 #include <mpi.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 #include "exec/communicator.hpp"
 
@@ -46,6 +48,15 @@ class MpiCommunicator final : public Communicator {
       MPI_Bcast(data + off, static_cast<int>(std::min<size_t>(INT_MAX, count - off)), MPI_FLOAT, root, MPI_COMM_WORLD);
   }
   void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
+  void quiet_barrier() override {
+    MPI_Request req;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    for (int done = 0;;) {
+      MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+      if (done) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
 
  private:
   template <class T>

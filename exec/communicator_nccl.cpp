@@ -55,6 +55,7 @@ class NcclCommunicator final : public Communicator {
     check(cudaStreamSynchronize(stream_), "ncclBroadcast (stream)");
   }
   void barrier() override { boot_.barrier(); }
+  void quiet_barrier() override { boot_.quiet_barrier(); }
 
  private:
   // The caller's thread may differ from the one that queued the data (the gradient comm thread):

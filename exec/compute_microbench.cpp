@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "exec/communicator.hpp"
+#include "exec/grad_sync.hpp"
 #include "exec/host_tuning.hpp"
 #include "exec/lamb.hpp"
 #include "exec/spec_network.hpp"
@@ -18,13 +20,30 @@ namespace mrplan {
 
 namespace {
 
-torch::Device bench_device(const ComputeBenchOptions& o) {
+torch::Device bench_device(const ComputeBenchOptions& o, int gpu = 0) {
   keep_large_allocations_mapped();
   set_intra_op_threads(std::max(1, o.threads));
   if (o.device == "cpu") return torch::Device(torch::kCPU);
   if (o.device != "cuda") fail_input("", "--device", fmt::format("'{}' is not a device (cpu, cuda)", o.device));
   if (!torch::cuda::is_available()) fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
-  return torch::Device(torch::kCUDA, 0);
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(gpu));
+}
+
+void check_optimizer(const std::string& name) {
+  if (name != "adam" && name != "sgd" && name != "lamb")
+    fail_input("", "--optimizer", fmt::format("'{}' is not an optimizer mrplan times (adam, sgd, lamb)", name));
+}
+
+std::unique_ptr<torch::optim::Optimizer> bench_optimizer(const std::string& name, const std::vector<torch::Tensor>& params) {
+  if (name == "adam") return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(1e-4));
+  if (name == "lamb") return std::make_unique<Lamb>(params, LambOptions(1e-4));
+  return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(1e-4));
+}
+
+torch::Tensor random_input(const NetworkSpec& spec, const std::vector<int64_t>& spatial, int64_t batch, const torch::Device& dev) {
+  std::vector<int64_t> shape{batch, spec.input_channels};
+  shape.insert(shape.end(), spatial.begin(), spatial.end());
+  return torch::randn(shape, torch::TensorOptions().device(dev));
 }
 
 // Each of `repeats` runs of f after one untimed warm-up, device work included.
@@ -97,8 +116,7 @@ WorkloadVariant parse_workload_variant(const std::string& text) {
 
 ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::function<void(int, int)>& progress) {
   const auto dev = bench_device(o);
-  if (o.optimizer != "adam" && o.optimizer != "sgd" && o.optimizer != "lamb")
-    fail_input("", "--optimizer", fmt::format("'{}' is not an optimizer mrplan times (adam, sgd, lamb)", o.optimizer));
+  check_optimizer(o.optimizer);
   ComputeTimings out;
   const int total = static_cast<int>(o.workloads.size() * o.resolutions.size() * o.batches.size());
   int done = 0;
@@ -110,21 +128,14 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       SpecNet net(spec, spatial, up);
       net->to(dev);
       net->train();
-      auto input = [&](int64_t b) {
-        std::vector<int64_t> shape{b, spec.input_channels};
-        shape.insert(shape.end(), spatial.begin(), spatial.end());
-        return torch::randn(shape, torch::TensorOptions().device(dev));
-      };
+      auto input = [&](int64_t b) { return random_input(spec, spatial, b, dev); };
       // the optimizer, its state allocated by a first step on real gradients
       try {
         net->forward(input(o.batches.back())).sum().backward();
       } catch (const c10::Error& e) {
         cannot_train(fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), o.batches.back()), e);
       }
-      std::unique_ptr<torch::optim::Optimizer> opt;
-      if (o.optimizer == "adam") opt = std::make_unique<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(1e-4));
-      else if (o.optimizer == "lamb") opt = std::make_unique<Lamb>(net->parameters(), LambOptions(1e-4));
-      else opt = std::make_unique<torch::optim::SGD>(net->parameters(), torch::optim::SGDOptions(1e-4));
+      auto opt = bench_optimizer(o.optimizer, net->parameters());
       opt->step();
       for (int b : o.batches) {
         const auto table = resolve(spec, spatial, b, 4.0, up);
@@ -149,9 +160,72 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       }
       // the optimizer step alone
       const double opt_s = median_and_spread(repeat_seconds(dev, o.repeats, [&] { opt->step(); })).first;
-      out.steps.push_back({o.optimizer, net->table().total_params(), opt_s,
-                           fmt::format("{} {} {} step", spec.name, fmt::join(spatial, "x"), o.optimizer)});
+      out.steps.push_back(
+          {o.optimizer, net->table().total_params(), opt_s, fmt::format("{} {} {} step", spec.name, fmt::join(spatial, "x"), o.optimizer)});
     }
+  }
+  return out;
+}
+
+std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, Communicator& comm, Communicator& host,
+                                                 const std::function<void(int, int)>& progress) {
+  check_optimizer(o.optimizer);
+  const auto dev = bench_device(o, host.local_rank());
+  std::vector<NodeSharingTiming> out;
+  const int total = static_cast<int>(o.workloads.size() * o.resolutions.size() * o.batches.size());
+  for (const auto& w : o.workloads) {
+    const auto spec = builtin_workload(w.name, w.options);
+    for (int res : o.resolutions)
+      for (int batch : o.batches) {
+        // a fresh network each time: GradSync's hooks stay on the parameters it was made for
+        const auto spatial = coarsened_spatial(spec, res);
+        SpecNet net(spec, spatial, spec.coarse_upsamples_output ? res : 1);
+        net->to(dev);
+        net->train();
+        const auto x = random_input(spec, spatial, batch, dev);
+        const auto y = torch::zeros_like(net->forward(x)).detach();
+        auto opt = bench_optimizer(o.optimizer, net->parameters());
+        std::unique_ptr<GradSync> sync;  // made after the alone phase: its hooks would fire there too
+        auto step_compute_s = [&] {
+          if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
+          const auto t0 = std::chrono::steady_clock::now();
+          opt->zero_grad();
+          if (sync) sync->begin_step();
+          torch::mse_loss(net->forward(x), y).backward();
+          const double waited = sync ? sync->finish_step() : 0.0;
+          opt->step();
+          if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - waited;
+        };
+        auto median_of_steps = [&] {
+          std::vector<double> t;
+          step_compute_s();  // warm-up: allocates the optimizer's state and autograd's buffers
+          for (int r = 0; r < o.repeats; ++r) t.push_back(step_compute_s());
+          return median(t);
+        };
+        double alone = host.rank() == 0 ? median_of_steps() : 0.0;
+        host.quiet_barrier();
+        host.allreduce_sum(&alone, 1);  // rank 0's, to every rank
+        sync = std::make_unique<GradSync>(net->parameters(), comm, 25e6);
+        double shared = median_of_steps();
+        host.allreduce_sum(&shared, 1);
+        shared /= host.size();
+        sync.reset();
+        // the same gradients allreduced with nothing beside them
+        auto flat = torch::zeros({net->table().total_params()}, torch::TensorOptions().device(dev));
+        std::vector<double> ar;
+        for (int r = 0; r <= o.repeats; ++r) {
+          host.barrier();
+          const auto t0 = std::chrono::steady_clock::now();
+          comm.allreduce_sum(flat.data_ptr<float>(), static_cast<size_t>(flat.numel()));
+          if (r > 0) ar.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+        double allreduce = median(ar);
+        host.allreduce_sum(&allreduce, 1);
+        allreduce /= host.size();
+        out.push_back({fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch), host.size(), alone, shared, allreduce});
+        if (progress) progress(static_cast<int>(out.size()), total);
+      }
   }
   return out;
 }

@@ -7,9 +7,12 @@
 #include <vector>
 
 #include "calibrate/compute_fit.hpp"
+#include "calibrate/node_sharing_fit.hpp"
 #include "model/builtin_workloads.hpp"
 
 namespace mrplan {
+
+class Communicator;
 
 struct WorkloadVariant {
   std::string name = "cosmoflow-mrt";
@@ -46,5 +49,12 @@ DevicePeaks measure_device_peaks(const ComputeBenchOptions& options);
 // `progress(done, total)` after each (resolution, batch) configuration.
 ComputeTimings time_workload_ops(const ComputeBenchOptions& options,
                                               const std::function<void(int, int)>& progress = {});
+
+// `calibrate sharing`, collective: for each workload and resolution at the largest batch, a whole
+// step on rank 0 alone while the other ranks sleep, then on every rank at once with gradients
+// averaged over `comm` as the trainer averages them. A step's compute leaves out the wait for the
+// last allreduce, as the trainer's timers do. `host` (MPI) agrees the timings.
+std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& options, Communicator& comm, Communicator& host,
+                                                 const std::function<void(int, int)>& progress = {});
 
 }  // namespace mrplan

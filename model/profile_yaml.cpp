@@ -40,7 +40,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
 
   auto c = f.child("compute");
   c.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "efficiency", "half_work_GFLOP",
-          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "step_factor", "step_bytes_per_param", "step_time_cv"});
+          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "step_factor", "step_bytes_per_param", "step_time_cv", "node_sharing_slowdown", "comm_steal_fraction"});
   m.compute.peak_fp32_flops = c.positive("peak_fp32_TFLOPS") * 1e12;
   m.compute.peak_fp16_flops = c.positive("peak_fp16_TFLOPS", m.compute.peak_fp32_flops / 1e12) * 1e12;
   m.compute.mem_bandwidth_Bps = c.positive("mem_bandwidth_GBps") * 1e9;
@@ -76,6 +76,12 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   m.compute.step_factor = c.positive("step_factor", 1.0);
   m.compute.step_bytes_per_param = c.non_negative("step_bytes_per_param", 0.0);
   m.compute.step_time_cv = c.non_negative("step_time_cv", 0.0);
+  m.compute.node_sharing_slowdown = c.positive("node_sharing_slowdown", 1.0);
+  m.compute.comm_steal_fraction = c.non_negative("comm_steal_fraction", 0.0);
+  if (m.compute.comm_steal_fraction > 10)
+    fail_input(file, "compute.comm_steal_fraction", fmt::format("expected 0 <= value <= 10, got {}", m.compute.comm_steal_fraction));
+  if (m.compute.node_sharing_slowdown > 10)
+    fail_input(file, "compute.node_sharing_slowdown", fmt::format("expected 0 < value <= 10, got {}", m.compute.node_sharing_slowdown));
   if (m.compute.step_time_cv > 1) fail_input(file, "compute.step_time_cv", fmt::format("expected 0 <= value <= 1, got {}", m.compute.step_time_cv));
   if (m.compute.step_factor > 10) fail_input(file, "compute.step_factor", fmt::format("expected 0 < value <= 10, got {}", m.compute.step_factor));
 
@@ -180,6 +186,8 @@ std::string profile_to_yaml(const MachineProfile& m) {
   if (m.compute.step_factor != 1.0) kv("step_factor", m.compute.step_factor);
   if (m.compute.step_bytes_per_param != 0) kv("step_bytes_per_param", m.compute.step_bytes_per_param);
   if (m.compute.step_time_cv != 0) kv("step_time_cv", m.compute.step_time_cv);
+  if (m.compute.node_sharing_slowdown != 1) kv("node_sharing_slowdown", m.compute.node_sharing_slowdown);
+  if (m.compute.comm_steal_fraction != 0) kv("comm_steal_fraction", m.compute.comm_steal_fraction);
   e << YAML::EndMap;
   e << YAML::Key << "comm" << YAML::Value << YAML::BeginMap;
   for (auto [name, l] : {std::pair{"intra_node", m.comm.intra_node}, std::pair{"inter_node", m.comm.inter_node}}) {

@@ -24,7 +24,9 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
 
   // forward, then backward in reverse layer order with gradient buckets (PyTorch DDP, Li et al. 2020)
   auto times = layer_times(table, m.compute, amp);
-  for (auto& t : times) t.fwd_s *= m.compute.step_factor, t.bwd_s *= m.compute.step_factor;  // whole step vs ops alone
+  // whole step vs ops alone, and ranks of one node slowing each other down
+  const double sharing = node_sharing_factor(m.compute, gpn, m.gpus_per_node);
+  for (auto& t : times) t.fwd_s *= m.compute.step_factor * sharing, t.bwd_s *= m.compute.step_factor * sharing;
   double fwd_s = 0;
   for (const auto& t : times) fwd_s += t.fwd_s;
   double bwd_clock = 0, bucket_bytes = 0, comm_free_at = 0, comm_total = 0;
@@ -53,7 +55,8 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   c.buckets = buckets;
   c.allreduce_algorithm = run.gpus > 1 ? to_string(algo) : "none";
   const double opt_s = optimizer_step_s(m.compute, c.params, optimizer);
-  c.compute_iter_s = fwd_s + bwd_s + opt_s + grad_bookkeeping_s(m.compute, c.params);
+  c.compute_iter_s = fwd_s + bwd_s + (opt_s + grad_bookkeeping_s(m.compute, c.params)) * sharing +
+                     m.compute.comm_steal_fraction * c.comm_total_iter_s;
   // the allreduce waits for the slowest rank: a data-parallel run measures that wait as comm
   c.comm_exposed_iter_s += straggler_wait_s(c.compute_iter_s, m.compute.step_time_cv, run.gpus);
 

@@ -34,6 +34,7 @@ grep -q "cold reads (.*): 6 reads" "$tmp/io.txt" || fail "deepcam cold reads: $(
 "$MRPLAN" calibrate all --ranks 1 --workload cosmoflow-mrt:16:0.25 --profile "$tmp/q.yaml" > "$tmp/all.txt" 2> /dev/null ||
   fail "calibrate all: $(cat "$tmp/all.txt")"
 grep -q "allreduce: skipped" "$tmp/all.txt" || fail "calibrate all did not skip the allreduce on one rank"
+grep -q "node sharing: skipped" "$tmp/all.txt" || fail "calibrate all did not skip the sharing step on one rank"
 grep -q "io: skipped (no --data)" "$tmp/all.txt" || fail "calibrate all without --data"
 
 # bad input: one clear message, exit code 2

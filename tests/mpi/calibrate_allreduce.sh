@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# mrplan calibrate allreduce under two ranks: prints the fit and writes the fitted link into a profile.
+# mrplan calibrate allreduce and sharing under two ranks: each prints its fit and writes it into a
+# profile, the second keeping what the first wrote.
 set -euo pipefail
 MPIEXEC="$1"; MRPLAN="$2"
 tmp=$(mktemp -d)
@@ -13,4 +14,12 @@ grep -q "key: comm.intra_node.bandwidth_Bps" "$tmp/p.yaml" || fail "profile lack
 # The profile loads; it has no learning curves yet, and says how to get them.
 "$MRPLAN" predict cosmoflow-mrt@summit --machine "$tmp/p.yaml" > /dev/null 2> "$tmp/err.txt" || true
 grep -q "calibrate convergence" "$tmp/err.txt" || fail "the calibrated profile does not load: $(cat "$tmp/err.txt")"
-echo "calibrate allreduce: passed"
+
+"$MPIEXEC" -np 2 "$MRPLAN" calibrate sharing --workload cosmoflow-mrt:16:0.25 --batches 2,4 --repeats 3 --profile "$tmp/p.yaml" \
+  > "$tmp/sh.txt" 2> "$tmp/sh.err" || fail "calibrate sharing: $(cat "$tmp/sh.txt" "$tmp/sh.err")"
+[[ $(grep -c "^cosmoflow-mrt .* batch [24] " "$tmp/sh.txt") -eq 4 ]] || fail "two resolutions x two batches: $(cat "$tmp/sh.txt")"
+grep -q "shared step = alone x " "$tmp/sh.txt" || fail "no sharing fit printed: $(cat "$tmp/sh.txt")"
+for key in compute.node_sharing_slowdown compute.comm_steal_fraction comm.intra_node.bandwidth_Bps; do
+  grep -q "key: $key," "$tmp/p.yaml" || fail "profile lacks $key"
+done
+echo "calibrate allreduce, sharing: passed"

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -153,6 +154,43 @@ TEST(ComputeFit, RefusesNonFiniteTimingsAndMissingOptimizerSteps) {
   EXPECT_NE(error_of([&] { fit_compute(ops, {}, truth); }).find("no optimizer step"), std::string::npos);
   ops[3].fwd_s = std::nan("");
   EXPECT_NE(error_of([&] { fit_compute(ops, steps, truth); }).find("must be positive and finite"), std::string::npos);
+}
+
+#include "calibrate/node_sharing_fit.hpp"
+
+TEST(NodeSharingFit, RecoversSlowdownAndCommStealAndKeepsThemThroughACompute) {
+  // shared = 1.05 alone + 0.8 allreduce, exactly
+  std::vector<NodeSharingTiming> t;
+  for (double alone : {0.03, 0.06, 0.15})
+    for (double ar : {0.001, 0.004}) t.push_back({"c", 2, alone, 1.05 * alone + 0.8 * ar, ar});
+  const auto fit = fit_node_sharing(t);
+  EXPECT_NEAR(fit.slowdown, 1.05, 1e-9);
+  EXPECT_NEAR(fit.comm_steal, 0.8, 1e-9);
+  for (double r : fit.relative_residuals) EXPECT_NEAR(r, 0, 1e-9);
+  MachineProfile p;
+  apply_node_sharing_fit(p, fit, "test sharing");
+  ComputeFit compute;  // a later calibrate compute replaces compute but not what sharing measured
+  compute.compute = p.compute;
+  compute.compute.node_sharing_slowdown = 1, compute.compute.comm_steal_fraction = 0;
+  for (const auto& [k, v] : compute.compute.efficiency) compute.efficiency_std_error[k] = 0;
+  apply_compute_fit(p, compute, "test compute");
+  const auto q = profile_from_yaml_text(profile_to_yaml(p));
+  EXPECT_NEAR(q.compute.node_sharing_slowdown, 1.05, 1e-6);
+  EXPECT_NEAR(q.compute.comm_steal_fraction, 0.8, 1e-6);
+  EXPECT_EQ(std::count_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) { return f.source == "test sharing"; }), 2);
+}
+
+TEST(NodeSharingFit, DropsATermThatComesOutNegativeAndRefusesBadTimings) {
+  // sharing that looks faster than alone is noise, not a negative slowdown: the steal term alone
+  std::vector<NodeSharingTiming> t{{"a", 2, 0.10, 0.098 + 0.002, 0.002}, {"b", 2, 0.05, 0.049 + 0.004, 0.004}};
+  const auto fit = fit_node_sharing(t);
+  EXPECT_DOUBLE_EQ(fit.slowdown, 1.0);
+  EXPECT_GT(fit.comm_steal, 0);
+  EXPECT_NE(error_of([&] { fit_node_sharing({t[0]}); }).find("two configurations or more"), std::string::npos);
+  t[1].allreduce_s = 0;
+  EXPECT_NE(error_of([&] { fit_node_sharing(t); }).find("'b': step and allreduce times must be positive and finite"), std::string::npos);
+  t[1].allreduce_s = 0.004, t[1].ranks = 1;
+  EXPECT_NE(error_of([&] { fit_node_sharing(t); }).find("shares nothing"), std::string::npos);
 }
 
 #include "calibrate/io_fit.hpp"

@@ -217,3 +217,18 @@ TEST(Sweep, RulePointEqualsPredictAndForcedPointsVary) {
   EXPECT_EQ(error_of([] { parse_range("10:5:1", "--switch"); }), "command line: --switch: '10:5:1': need FROM <= TO and STEP > 0");
   EXPECT_NE(error_of([&] { plan_at_gpus(p, 48, true); }).find("cannot split evenly"), std::string::npos);
 }
+
+TEST(Simulator, RanksSharingANodeSlowEachOtherDown) {
+  ComputeParams c;
+  c.node_sharing_slowdown = 1.2;
+  EXPECT_DOUBLE_EQ(node_sharing_factor(c, 1, 6), 1.0);
+  EXPECT_DOUBLE_EQ(node_sharing_factor(c, 6, 6), 1.2);
+  EXPECT_DOUBLE_EQ(node_sharing_factor(c, 3, 6), 1.08);  // 2 of the 5 other ranks
+  EXPECT_DOUBLE_EQ(node_sharing_factor(c, 2, 1), 1.0);
+  // a full node: every part of the step scales; comm steal adds its share of the allreduce's time
+  const auto [a, b] = coarse_stage_before_after([](ComputeParams& p) { p.node_sharing_slowdown = 1.2; });
+  EXPECT_NEAR(b.compute_iter_s, 1.2 * a.compute_iter_s, 1e-12);
+  const auto [d, e] = coarse_stage_before_after([](ComputeParams& p) { p.comm_steal_fraction = 0.5; });
+  ASSERT_GT(d.comm_total_iter_s, 0);
+  EXPECT_NEAR(e.compute_iter_s - d.compute_iter_s, 0.5 * d.comm_total_iter_s, 1e-12);
+}

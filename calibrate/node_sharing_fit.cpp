@@ -1,0 +1,58 @@
+#include "calibrate/node_sharing_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/errors.hpp"
+#include "model/least_squares.hpp"
+
+namespace mrplan {
+
+NodeSharingFit fit_node_sharing(const std::vector<NodeSharingTiming>& timings) {
+  if (timings.size() < 2) fail_input("", "sharing timings", "the fit needs two configurations or more");
+  const auto n = static_cast<Eigen::Index>(timings.size());
+  Eigen::MatrixXd A(n, 2);
+  Eigen::VectorXd y(n), w(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto& t = timings[static_cast<size_t>(i)];
+    for (double v : {t.alone_s, t.shared_s, t.allreduce_s})
+      if (!(v > 0) || !std::isfinite(v))
+        fail_input("", "sharing timings", fmt::format("'{}': step and allreduce times must be positive and finite", t.context));
+    if (t.ranks < 2) fail_input("", "sharing timings", fmt::format("'{}': a node shared by {} rank shares nothing", t.context, t.ranks));
+    A(i, 0) = t.alone_s, A(i, 1) = t.allreduce_s;
+    y(i) = t.shared_s - t.alone_s;
+    w(i) = 1 / (t.shared_s * t.shared_s);
+  }
+  FitResult f = weighted_linear_least_squares(A, y, w);
+  for (int drop = 0; drop < 2; ++drop) {
+    if (f.params(drop) >= 0) continue;
+    const int keep = 1 - drop;
+    auto g = weighted_linear_least_squares(A.col(keep), y, w);
+    f.params = Eigen::Vector2d::Zero(), f.std_errors = Eigen::Vector2d::Zero();
+    f.params(keep) = std::max(0.0, g.params(0)), f.std_errors(keep) = g.std_errors(0);
+    break;
+  }
+  NodeSharingFit fit;
+  fit.slowdown = 1 + f.params(0), fit.slowdown_std_error = f.std_errors(0);
+  fit.comm_steal = f.params(1), fit.comm_steal_std_error = f.std_errors(1);
+  const Eigen::VectorXd model = A * f.params;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto& t = timings[static_cast<size_t>(i)];
+    fit.relative_residuals.push_back((t.alone_s + model(i) - t.shared_s) / t.shared_s);
+  }
+  return fit;
+}
+
+void apply_node_sharing_fit(MachineProfile& profile, const NodeSharingFit& fit, const std::string& source) {
+  profile.compute.node_sharing_slowdown = fit.slowdown;
+  profile.compute.comm_steal_fraction = fit.comm_steal;
+  std::erase_if(profile.fitted, [](const FittedParameter& p) {
+    return p.key == "compute.node_sharing_slowdown" || p.key == "compute.comm_steal_fraction";
+  });
+  profile.fitted.push_back({"compute.node_sharing_slowdown", fit.slowdown, fit.slowdown_std_error, source});
+  profile.fitted.push_back({"compute.comm_steal_fraction", fit.comm_steal, fit.comm_steal_std_error, source});
+}
+
+}  // namespace mrplan

@@ -1,0 +1,34 @@
+#pragma once
+// What ranks training at once cost each other (`calibrate sharing`): a rank's step is slower than
+// alone by a share of itself (memory bandwidth and caches of one node) and by a share of the time
+// its gradient allreduce runs (on CPUs the comm thread and MPI's progress take the cores compute
+// runs on; on GPUs NCCL's kernels take SMs).
+#include <string>
+#include <vector>
+
+#include "model/machine_profile.hpp"
+
+namespace mrplan {
+
+struct NodeSharingTiming {
+  std::string context;    // workload, resolution and batch
+  int ranks = 1;          // ranks training at once in the shared timing
+  double alone_s = 0;     // a step's compute on one rank while the others sleep (median of repeats)
+  double shared_s = 0;    // the same with every rank stepping and averaging gradients (mean over ranks)
+  double allreduce_s = 0; // the step's gradients allreduced alone, with no compute beside it
+};
+
+struct NodeSharingFit {
+  double slowdown = 1, slowdown_std_error = 0;      // compute.node_sharing_slowdown
+  double comm_steal = 0, comm_steal_std_error = 0;  // compute.comm_steal_fraction
+  std::vector<double> relative_residuals;
+};
+
+// Weighted least squares (relative error) of shared - alone = (slowdown - 1) alone + steal allreduce;
+// a term that comes out negative is dropped and the other fitted alone.
+NodeSharingFit fit_node_sharing(const std::vector<NodeSharingTiming>& timings);
+
+// Writes both parameters and their fitted entries; the rest of compute stays.
+void apply_node_sharing_fit(MachineProfile& profile, const NodeSharingFit& fit, const std::string& source);
+
+}  // namespace mrplan
