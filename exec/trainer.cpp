@@ -154,6 +154,8 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   Communicator& tensor_comm = nccl ? *nccl : *comm;
 
   const auto spec = plan_network(plan);
+  for (const auto& s : plan.stages)  // a network that cannot be built at some stage's resolution fails now, not mid-run
+    for (const auto& m : s.models) model_run_table(plan, spec, m);
   const auto layout = layout_for(spec.name);
   check_target_metric(layout.task, plan.target_metric, plan.source_file);
   const std::string data_dir = resolve_data_dir(plan, o);

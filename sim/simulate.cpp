@@ -1,6 +1,7 @@
 #include "sim/simulate.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -29,16 +30,32 @@ NetworkSpec plan_network(const Plan& plan) {
   }
 }
 
+namespace {
+
+// For a built-in workload, the nearest sizes at which every resolution of the plan works.
+std::string size_hint(const Plan& plan) {
+  const auto names = builtin_workload_names();
+  if (std::find(names.begin(), names.end(), plan.workload) == names.end()) return "";
+  std::vector<int64_t> res;
+  for (const auto& s : plan.stages)
+    for (const auto& m : s.models) res.push_back(m.resolution);
+  std::sort(res.begin(), res.end());
+  res.erase(std::unique(res.begin(), res.end()), res.end());
+  const auto sizes = nearest_working_sizes(plan.workload, plan.workload_options, res);
+  if (sizes.empty()) return "";
+  return fmt::format("; workload_options.size {} works at resolutions {}", fmt::join(sizes, " or "), fmt::join(res, ", "));
+}
+
+}  // namespace
+
 LayerTable model_run_table(const Plan& plan, const NetworkSpec& spec, const ModelRun& run) {
   const double elem = plan.precision == "amp" ? 2.0 : 4.0;
-  std::vector<int64_t> spatial;
-  try {
-    spatial = coarsened_spatial(spec, run.resolution);
-  } catch (const InputError& e) {
-    fail_input(plan.source_file, "stages.resolution", e.what());
-  }
   const int64_t up = spec.coarse_upsamples_output ? run.resolution : 1;
-  return resolve(spec, spatial, run.local_batch, elem, up);
+  try {
+    return resolve(spec, coarsened_spatial(spec, run.resolution), run.local_batch, elem, up);
+  } catch (const InputError& e) {
+    fail_input(plan.source_file, "stages.resolution", fmt::format("at resolution {}: {}{}", run.resolution, e.what(), size_hint(plan)));
+  }
 }
 
 PreparedPlan prepare(const Plan& plan, const MachineProfile& machine) {

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/support/error_of.hpp"
@@ -8,6 +9,7 @@
 #include <fstream>
 
 #include "calibrate/paper_calibration.hpp"
+#include "model/builtin_workloads.hpp"
 #include "model/compute_cost.hpp"
 #include "model/errors.hpp"
 #include "model/straggler.hpp"
@@ -231,4 +233,25 @@ TEST(Simulator, RanksSharingANodeSlowEachOtherDown) {
   const auto [d, e] = coarse_stage_before_after([](ComputeParams& p) { p.comm_steal_fraction = 0.5; });
   ASSERT_GT(d.comm_total_iter_s, 0);
   EXPECT_NEAR(e.compute_iter_s - d.compute_iter_s, 0.5 * d.comm_total_iter_s, 1e-12);
+}
+
+TEST(Plan, AStageWhoseNetworkCannotBeBuiltNamesTheResolutionAndSizesThatWork) {
+  Plan p = plan_from_yaml_text(R"(name: cam96
+workload: deepcam
+workload_options: {size: 96, width: 0.125}
+machine: summit
+method: mrt
+dataset: {train_samples: 64}
+target: {metric: val_iou, value: 0.8, goal: maximize}
+stages:
+  - {name: coarse, resolution: 2, gpus: 1, local_batch: 4, stop: {epochs: 1}}
+  - {name: dense, resolution: 1, gpus: 1, local_batch: 4, stop: {epochs: 1}}
+)",
+                               "cam96.yaml");
+  const auto e = error_of([&] { prepare(p, calibrated_builtin_profile("summit")); });
+  EXPECT_NE(e.find("cam96.yaml: stages.resolution: at resolution 2: "), std::string::npos) << e;
+  EXPECT_NE(e.find("concat inputs differ in spatial size"), std::string::npos) << e;
+  const auto sizes = nearest_working_sizes("deepcam", p.workload_options, {1, 2});
+  EXPECT_NE(e.find(fmt::format("workload_options.size {} or {} works at resolutions 1, 2", sizes.at(0), sizes.at(1))), std::string::npos)
+      << e;
 }

@@ -116,3 +116,28 @@ TEST(Workload, BadInputsNameTheProblem) {
     EXPECT_NE(std::string(e.what()).find("smaller than the pooling window"), std::string::npos) << e.what();
   }
 }
+
+TEST(Workload, ASizeTheStridesDoNotDivideGetsTheNearestOnesThatWork) {
+  // DeepCAM's encoder halves 96 rows to 3 where the coarse model (48 rows) reaches 1.5: its skip
+  // connection cannot rejoin
+  const WorkloadOptions o{96, 0.125};
+  const auto sizes = nearest_working_sizes("deepcam", o, {1, 2});
+  ASSERT_EQ(sizes.size(), 2u);
+  EXPECT_LT(sizes[0], 96);
+  EXPECT_GT(sizes[1], 96);
+  for (int64_t s : sizes) {
+    const auto spec = builtin_workload("deepcam", {s, 0.125});
+    for (int64_t r : {1, 2}) EXPECT_NO_THROW(resolve(spec, coarsened_spatial(spec, r), 1, 4.0, r)) << s << " at " << r;
+  }
+  // and every size strictly between them fails at one of the resolutions
+  for (int64_t s = sizes[0] + 1; s < sizes[1]; ++s) {
+    const auto spec = builtin_workload("deepcam", {s, 0.125});
+    bool fails = false;
+    for (int64_t r : {1, 2}) try {
+        resolve(spec, coarsened_spatial(spec, r), 1, 4.0, r);
+      } catch (const InputError&) {
+        fails = true;
+      }
+    EXPECT_TRUE(fails) << s;
+  }
+}
