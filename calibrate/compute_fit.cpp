@@ -193,7 +193,7 @@ void fit_step_factor(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
   std::vector<double> spreads;
   for (const auto& st : steps) spreads.push_back(st.spread);
   const size_t m = spreads.size();
-  fit.compute.step_time_cv = summarize_abs_errors(spreads).median_abs;  // spreads are >= 0
+  fit.compute.step_time_cv = median(spreads);
   double var = 0;
   for (double v : spreads) var += (v - fit.compute.step_time_cv) * (v - fit.compute.step_time_cv) / std::max<double>(1, m - 1);
   fit.step_time_cv_std_error = 1.2533 * std::sqrt(var / m);  // the median's standard error under normality

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "exec/allreduce_microbench.hpp"
 #include "exec/communicator.hpp"
 #include "exec/grad_sync.hpp"
 #include "exec/host_tuning.hpp"
@@ -211,18 +212,11 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
         host.allreduce_sum(&shared, 1);
         shared /= host.size();
         sync.reset();
-        // the same gradients allreduced with nothing beside them
-        auto flat = torch::zeros({net->table().total_params()}, torch::TensorOptions().device(dev));
-        std::vector<double> ar;
-        for (int r = 0; r <= o.repeats; ++r) {
-          host.barrier();
-          const auto t0 = std::chrono::steady_clock::now();
-          comm.allreduce_sum(flat.data_ptr<float>(), static_cast<size_t>(flat.numel()));
-          if (r > 0) ar.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        }
-        double allreduce = median(ar);
-        host.allreduce_sum(&allreduce, 1);
-        allreduce /= host.size();
+        // the same gradients allreduced with nothing beside them, as calibrate allreduce times a size
+        AllreduceBenchOptions ar;
+        ar.min_bytes = ar.max_bytes = 4.0 * static_cast<double>(net->table().total_params());
+        ar.warmup = 1, ar.repeats = o.repeats;
+        const double allreduce = run_allreduce_bench(comm, host, ar).front().time_s;
         out.push_back({fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch), host.size(), alone, shared, allreduce});
         if (progress) progress(static_cast<int>(out.size()), total);
       }
