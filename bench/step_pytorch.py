@@ -11,6 +11,7 @@ size = int(sys.argv[1]) if len(sys.argv) > 1 else 32
 batch = int(sys.argv[2]) if len(sys.argv) > 2 else 8
 threads = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 steps = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+dev = torch.device(sys.argv[5] if len(sys.argv) > 5 else "cpu")
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 
@@ -27,17 +28,19 @@ for i, f in enumerate([16, 32, 64, 128, 256, 256, 256]):
     cin = f
 layers += [nn.Flatten(), nn.Linear(cin * extent ** 3, 2048), nn.ReLU(), nn.Dropout(0.05),
            nn.Linear(2048, 256), nn.ReLU(), nn.Dropout(0.05), nn.Linear(256, 4)]
-net = nn.Sequential(*layers)
+net = nn.Sequential(*layers).to(dev)
 opt = torch.optim.Adam(net.parameters(), 1e-3)
-x, y = torch.rand(batch, 4, size, size, size), torch.rand(batch, 4)
+x, y = torch.rand(batch, 4, size, size, size).to(dev), torch.rand(batch, 4).to(dev)
 ms = []
 for s in range(steps + 3):
     t0 = time.perf_counter()
     opt.zero_grad()
     nn.functional.mse_loss(net(x), y).backward()
     opt.step()
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
     if s >= 3:
         ms.append((time.perf_counter() - t0) * 1e3)
 params = sum(p.numel() for p in net.parameters())
-print(f"pytorch size {size} batch {batch} threads {threads}: median step {statistics.median(ms):.1f} ms "
+print(f"pytorch {dev} size {size} batch {batch} threads {threads}: median step {statistics.median(ms):.1f} ms "
       f"(min {min(ms):.1f}, max {max(ms):.1f}) over {len(ms)} steps, {params} parameters")

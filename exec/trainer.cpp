@@ -21,6 +21,7 @@
 #include "exec/objective.hpp"
 #include "exec/run.hpp"
 #include "exec/spec_network.hpp"
+#include "exec/step_clock.hpp"
 #include "model/errors.hpp"
 #include "model/learning_curve.hpp"
 #include "model/plan_yaml.hpp"
@@ -262,6 +263,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     }
     StageRecord& srec = prog.record.stages.back();
     GradSync sync(model->parameters(), tensor_comm, plan.bucket_bytes);
+    StepClock clock(dev.is_cuda() ? dev.index() : -1, 6);
     const int iters = static_cast<int>(srec.iterations_per_epoch);
     if (iters < 1)
       fail_input(plan.source_file, "dataset.train_samples", fmt::format("too few samples for one batch per rank in stage '{}'", st.name));
@@ -277,6 +279,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       auto ids = restricted_shuffle(plan.train_samples, rank, ranks, mr.local_batch, o.seed * 31 + si, e);
       Prefetcher pf(store, std::move(ids), mr.local_batch, 2);
       double io_s = 0, comm_s = 0, compute_s = 0, loss_sum = 0;
+      StepPhases phases;
       double window_sum[2] = {0, 0};
       bool window_switch = false;
       int it = 0;
@@ -287,25 +290,29 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
           io_s += since(t_data);
           break;
         }
-        if (dev.is_cuda()) {  // host-to-device copies count as data time, as the simulator's timeline has them
-          b->x = b->x.to(dev), b->y = b->y.to(dev);
-          torch::cuda::synchronize(dev.index());
-        }
-        io_s += since(t_data);
+        io_s += since(t_data);  // waiting for the prefetcher
+        // points: 0 copy to device 1 forward 2 backward 3 wait for allreduces 4 optimizer 5
+        clock.mark(0);
+        if (dev.is_cuda()) b->x = b->x.to(dev), b->y = b->y.to(dev);
+        clock.mark(1);
         set_lr(*opt, learning_rate(st, e, it, iters));
-        const auto t_step = Clock::now();
         opt->zero_grad();
         sync.begin_step();
         auto loss = training_loss(*objective, model->forward(b->x), b->y);
+        clock.mark(2);
         loss.backward();
-        const double waited = sync.finish_step();
+        clock.mark(3);
+        sync.finish_step();
+        clock.mark(4);
         opt->step();
-        // kernels run asynchronously: wait for them so compute_s is device time, not launch time
-        if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
-        const double step_s = since(t_step);
-        comm_s += waited;
-        compute_s += step_s - waited;
-        const double l = loss.item<double>();
+        clock.mark(5);
+        const double l = loss.item<double>();  // waits for the whole step, so the clock's read is free
+        const auto iv = clock.intervals_s();
+        // host-to-device copies count as data time, as the simulator's timeline has them
+        phases += StepPhases{iv[0], iv[1], iv[2], iv[4]};
+        io_s += iv[0];
+        comm_s += iv[3];
+        compute_s += iv[1] + iv[2] + iv[4];
         if (!std::isfinite(l))
           throw NonFiniteLoss(fmt::format("stage '{}' epoch {} iteration {}: the loss is {}; the last good checkpoint is kept in {}",
                                           st.name, e + 1, it + 1, l, ckpt.string()));
@@ -349,6 +356,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       EpochRecord er;
       er.epoch = prog.epoch;
       er.io_s = io_s, er.comm_s = comm_s, er.compute_s = compute_s, er.epoch_s = since(t_epoch), er.eval_s = eval_s;
+      er.phases = phases;
       er.loss = train_loss;
       er.metric = val_metric;
       srec.per_epoch.push_back(er);
@@ -356,6 +364,8 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       srec.iterations += it;
       srec.io_s += io_s, srec.comm_s += comm_s, srec.compute_s += compute_s, srec.time_s += er.epoch_s;
       srec.eval_s += eval_s;
+      if (!srec.phases) srec.phases.emplace();
+      *srec.phases += phases;
       if (rank == 0) {
         log.point(plan.maximize ? "eval_accuracy" : "eval_error", fmt::format("{}", val_metric),
                   fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));

@@ -6,6 +6,19 @@
 
 namespace mrplan {
 
+// Where a step's time goes, summed over an epoch or a stage. compute_s = forward + backward +
+// optimizer; h2d_s is part of io_s. Measured with CUDA events on a GPU, the host clock on a CPU.
+struct StepPhases {
+  double h2d_s = 0;
+  double forward_s = 0;
+  double backward_s = 0;   // gradients, and the share of the allreduce that backward did not hide is comm_s
+  double optimizer_s = 0;  // optimizer step plus gradient bookkeeping
+  StepPhases& operator+=(const StepPhases& o) {
+    h2d_s += o.h2d_s, forward_s += o.forward_s, backward_s += o.backward_s, optimizer_s += o.optimizer_s;
+    return *this;
+  }
+};
+
 struct EpochRecord {
   int epoch = 0;  // 1-based within the stage
   double io_s = 0;       // exposed I/O
@@ -14,6 +27,7 @@ struct EpochRecord {
   double epoch_s = 0;    // wall time of the epoch, validation pass included
   double eval_s = 0;     // the validation pass (measured; the simulator does not model it yet)
   double fraction = 1;   // < 1 for a last, partial epoch (iteration-level stops)
+  std::optional<StepPhases> phases;  // absent in records written before phases were timed
   std::optional<double> loss;
   std::optional<double> metric;
 };
@@ -43,6 +57,7 @@ struct StageRecord {
   std::vector<EpochRecord> per_epoch;
   double io_s = 0, comm_s = 0, compute_s = 0, time_s = 0;
   double eval_s = 0;  // part of time_s spent in validation passes
+  std::optional<StepPhases> phases;
 };
 
 struct RecordTotals {

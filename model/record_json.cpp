@@ -16,6 +16,11 @@ namespace {
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
+json phases_j(const std::optional<StepPhases>& p) {
+  if (!p) return json(nullptr);
+  return {{"h2d_s", p->h2d_s}, {"forward_s", p->forward_s}, {"backward_s", p->backward_s}, {"optimizer_s", p->optimizer_s}};
+}
+
 json to_j(const Record& r) {
   json j;
   j["schema"] = r.schema;
@@ -44,11 +49,12 @@ json to_j(const Record& r) {
     js["allreduce_algorithm"] = s.allreduce_algorithm;
     js["io_s"] = s.io_s, js["comm_s"] = s.comm_s, js["compute_s"] = s.compute_s, js["time_s"] = s.time_s;
     js["eval_s"] = s.eval_s;
+    js["phases"] = phases_j(s.phases);
     js["per_epoch"] = json::array();
     for (const auto& e : s.per_epoch)
       js["per_epoch"].push_back({{"epoch", e.epoch}, {"io_s", e.io_s}, {"comm_s", e.comm_s}, {"compute_s", e.compute_s},
                                  {"epoch_s", e.epoch_s}, {"eval_s", e.eval_s}, {"fraction", e.fraction}, {"loss", opt(e.loss)},
-                                 {"metric", opt(e.metric)}});
+                                 {"metric", opt(e.metric)}, {"phases", phases_j(e.phases)}});
     j["stages"].push_back(js);
   }
   const auto& t = r.totals;
@@ -94,6 +100,12 @@ struct Reader {
     const auto& v = at(j, key, path);
     if (!v.is_string()) fail_input(file, p(path, key), "expected a string");
     return v.get<std::string>();
+  }
+  std::optional<StepPhases> phases(const json& j, const std::string& path) const {
+    auto it = j.find("phases");
+    if (it == j.end() || it->is_null()) return std::nullopt;
+    const std::string pp = p(path, "phases");
+    return StepPhases{time(*it, "h2d_s", pp), time(*it, "forward_s", pp), time(*it, "backward_s", pp), time(*it, "optimizer_s", pp)};
   }
   int64_t integer(const json& j, const std::string& key, const std::string& path) const {
     const auto& v = at(j, key, path);
@@ -163,6 +175,7 @@ Record record_from_json(const std::string& text, const std::string& file) {
     s.compute_s = R.time(js, "compute_s", sp), s.time_s = R.time(js, "time_s", sp);
     s.eval_s = R.optnum(js, "eval_s", sp).value_or(0.0);  // records before it was measured lack it
     if (!(s.eval_s >= 0 && s.eval_s <= s.time_s)) fail_input(file, sp + ".eval_s", "expected 0 <= eval_s <= time_s");
+    s.phases = R.phases(js, sp);
     const auto& pe = R.at(js, "per_epoch", sp);
     if (!pe.is_array()) fail_input(file, sp + ".per_epoch", "expected a list");
     for (size_t e = 0; e < pe.size(); ++e) {
@@ -176,6 +189,7 @@ Record record_from_json(const std::string& text, const std::string& file) {
       if (!(er.eval_s >= 0)) fail_input(file, ep + ".eval_s", "expected a time >= 0");
       er.loss = R.optnum(pe[e], "loss", ep);
       er.metric = R.optnum(pe[e], "metric", ep);
+      er.phases = R.phases(pe[e], ep);
       s.per_epoch.push_back(er);
     }
     r.stages.push_back(std::move(s));

@@ -176,6 +176,7 @@ EpochCost stage_time(const StageCosts& c, double epochs) {
   e.io_s = first * c.first_epoch.io_s + later * c.later_epoch.io_s;
   e.comm_s = first * c.first_epoch.comm_s + later * c.later_epoch.comm_s;
   e.compute_s = first * c.first_epoch.compute_s + later * c.later_epoch.compute_s;
+  e.h2d_s = first * c.first_epoch.h2d_s + later * c.later_epoch.h2d_s;
   return e;
 }
 
@@ -245,6 +246,10 @@ Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optio
       er.fraction = f;
       er.io_s = ec.io_s * f, er.comm_s = ec.comm_s * f, er.compute_s = ec.compute_s * f;
       er.epoch_s = er.io_s + er.comm_s + er.compute_s;
+      const double iters = static_cast<double>(c.iterations_per_epoch) * f;
+      er.phases = StepPhases{ec.h2d_s * f, c.forward_iter_s * iters, c.backward_iter_s * iters, c.optimizer_iter_s * iters};
+      if (!s.phases) s.phases.emplace();
+      *s.phases += *er.phases;
       if (p.convergence) {
         const auto& cv = *p.convergence;
         if (coarse_model) {

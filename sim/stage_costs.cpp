@@ -55,8 +55,10 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   c.buckets = buckets;
   c.allreduce_algorithm = run.gpus > 1 ? to_string(algo) : "none";
   const double opt_s = optimizer_step_s(m.compute, c.params, optimizer);
-  c.compute_iter_s = fwd_s + bwd_s + (opt_s + grad_bookkeeping_s(m.compute, c.params)) * sharing +
-                     m.compute.comm_steal_fraction * c.comm_total_iter_s;
+  c.forward_iter_s = fwd_s;
+  c.backward_iter_s = bwd_s + m.compute.comm_steal_fraction * c.comm_total_iter_s;
+  c.optimizer_iter_s = (opt_s + grad_bookkeeping_s(m.compute, c.params)) * sharing;
+  c.compute_iter_s = c.forward_iter_s + c.backward_iter_s + c.optimizer_iter_s;
   // the allreduce waits for the slowest rank: a data-parallel run measures that wait as comm
   c.comm_exposed_iter_s += straggler_wait_s(c.compute_iter_s, m.compute.step_time_cv, run.gpus);
 
@@ -84,6 +86,7 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
     e.compute_s = c.compute_iter_s * iters;
     e.comm_s = c.comm_exposed_iter_s * iters;
     e.io_s = produce_s + std::max(0.0, produce_s - step_s) * (iters - 1) + sync_s * iters;
+    e.h2d_s = sync_s * iters;
     return e;
   };
   c.first_epoch = epoch_cost(0);

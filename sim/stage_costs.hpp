@@ -14,6 +14,7 @@ struct EpochCost {
   double io_s = 0;       // exposed input pipeline time
   double comm_s = 0;     // exposed allreduce time
   double compute_s = 0;  // forward + backward + optimizer
+  double h2d_s = 0;      // the part of io_s that copies batches to the device inside the step
   double epoch_s() const { return io_s + comm_s + compute_s; }
 };
 
@@ -22,7 +23,10 @@ struct StageCosts {
   int nodes = 1;
   int global_batch = 1;
   int64_t iterations_per_epoch = 0;
-  double compute_iter_s = 0;
+  double compute_iter_s = 0;  // forward + backward + optimizer, the three below
+  double forward_iter_s = 0;
+  double backward_iter_s = 0;   // with what the allreduce steals from it
+  double optimizer_iter_s = 0;  // with the gradient bookkeeping
   double comm_total_iter_s = 0;    // all buckets, overlapped or not
   double comm_exposed_iter_s = 0;  // what backward did not hide
   int buckets = 0;

@@ -81,6 +81,11 @@ TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
       EXPECT_GT(e.compute_s, 0);
       EXPECT_GE(e.epoch_s, e.compute_s);
       EXPECT_TRUE(e.loss && e.metric);
+      ASSERT_TRUE(e.phases.has_value());  // compute is split into its phases; on a CPU nothing is copied to a device
+      EXPECT_NEAR(e.phases->forward_s + e.phases->backward_s + e.phases->optimizer_s, e.compute_s, 1e-9);
+      EXPECT_GT(e.phases->forward_s, 0);
+      EXPECT_GT(e.phases->backward_s, 0);
+      EXPECT_LT(e.phases->h2d_s, 1e-3);
     }
   const auto back = load_record_file((dir / "mrt/record.json").string());
   EXPECT_EQ(record_to_json(back), record_to_json(r));

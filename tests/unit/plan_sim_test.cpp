@@ -71,6 +71,35 @@ TEST(Record, PredictionRoundTripsThroughJson) {
   double sum = 0;
   for (const auto& s : back.stages) sum += s.time_s;
   EXPECT_NEAR(sum, back.totals.time_to_target_s, 1e-9 * sum);
+  // the phases split compute exactly, per epoch and per stage, as a measurement's do
+  for (const auto& s : back.stages) {
+    ASSERT_TRUE(s.phases.has_value());
+    EXPECT_NEAR(s.phases->forward_s + s.phases->backward_s + s.phases->optimizer_s, s.compute_s, 1e-9 * s.compute_s);
+    EXPECT_GT(s.phases->backward_s, s.phases->forward_s);
+    EXPECT_LE(s.phases->h2d_s, s.io_s + 1e-12);
+    for (const auto& e : s.per_epoch) {
+      ASSERT_TRUE(e.phases.has_value());
+      EXPECT_NEAR(e.phases->forward_s + e.phases->backward_s + e.phases->optimizer_s, e.compute_s, 1e-9 * e.compute_s);
+    }
+  }
+}
+
+TEST(Record, PhasesAreOptionalAndChecked) {
+  auto r = simulate(plan_from_yaml_text(kPlan, "p.yaml"), calibrated_builtin_profile("summit"));
+  r.stages[0].phases.reset();
+  r.stages[0].per_epoch[0].phases.reset();
+  const auto back = record_from_json(record_to_json(r), "r.json");
+  EXPECT_FALSE(back.stages[0].phases.has_value());
+  EXPECT_FALSE(back.stages[0].per_epoch[0].phases.has_value());
+  EXPECT_TRUE(back.stages[0].per_epoch[1].phases.has_value());
+  auto text = record_to_json(r);
+  const auto at = text.find("\"forward_s\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 11, "\"forward_s\": -1, \"unused\"");
+  const auto msg = error_of([&] { record_from_json(text, "bad.json"); });
+  EXPECT_NE(msg.find("bad.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("phases.forward_s"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("negative"), std::string::npos) << msg;
 }
 
 TEST(Record, BadMeasurementFilesAreRefused) {
