@@ -41,6 +41,12 @@ std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& meas
       add(s.name, "compute_s", s.compute_s / s.epochs, t.compute_s / s.epochs);
       // the simulator has no validation pass yet: compare training time per epoch
       add(s.name, "epoch_s", (s.time_s - s.eval_s) / s.epochs, t.epoch_s() / s.epochs);
+      if (s.phases) {  // where the step's time goes, for records that timed its phases
+        const double iters = static_cast<double>(pp.stages[i].iterations_per_epoch);
+        add(s.name, "forward_s", s.phases->forward_s / s.epochs, pp.stages[i].forward_iter_s * iters);
+        add(s.name, "backward_s", s.phases->backward_s / s.epochs, pp.stages[i].backward_iter_s * iters);
+        add(s.name, "optimizer_s", s.phases->optimizer_s / s.epochs, pp.stages[i].optimizer_iter_s * iters);
+      }
       if (have_convergence) add(s.name, "epochs", s.epochs, predicted_epochs[i].epochs);
     }
     double eval_s = 0;

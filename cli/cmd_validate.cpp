@@ -50,6 +50,7 @@ void register_validate(CLI::App& app) {
       for (const auto& [label, qs] : std::vector<std::pair<std::string, std::vector<std::string>>>{
                {"epoch time", {"epoch_s"}},
                {"per-epoch components", {"io_s", "comm_s", "compute_s", "epoch_s"}},
+               {"step phases", {"forward_s", "backward_s", "optimizer_s"}},
                {"epochs", {"epochs"}},
                {"end-to-end time", {"time_to_target_s"}}}) {
         const auto e = summarize_validation(rows, qs);

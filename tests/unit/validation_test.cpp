@@ -24,6 +24,7 @@ Record hand_made(double epoch_scale, double io_per_epoch) {
   s.io_s = io_per_epoch * s.epochs;
   s.compute_s *= epoch_scale;
   s.comm_s *= epoch_scale;
+  s.phases->forward_s *= epoch_scale, s.phases->backward_s *= epoch_scale, s.phases->optimizer_s *= epoch_scale;
   s.time_s = s.io_s + s.comm_s + s.compute_s;
   r.totals.time_to_target_s = s.time_s;
   return r;
@@ -47,6 +48,9 @@ TEST(Validate, NumbersAreWhatTheFormulaSays) {
   EXPECT_NEAR(c.predicted, p.compute_s / p.epochs, 1e-9);
   EXPECT_NEAR(c.rel_error, 1.0 / 1.25 - 1.0, 1e-9);
   EXPECT_NEAR(find("b.json", "compute_s").rel_error, 1.0 / 0.8 - 1.0, 1e-9);
+  // the step's phases: the same ratio, each against the simulator's own split of compute
+  for (const char* q : {"forward_s", "backward_s", "optimizer_s"}) EXPECT_NEAR(find("a.json", q).rel_error, 1.0 / 1.25 - 1.0, 1e-9) << q;
+  EXPECT_NEAR(find("a.json", "forward_s").predicted, p.phases->forward_s / p.epochs, 1e-9 * p.phases->forward_s);
   // io: measured 2.0 s per epoch; predicted the model's per-epoch mean
   const auto io = find("a.json", "io_s");
   EXPECT_DOUBLE_EQ(io.measured, 2.0);
