@@ -17,6 +17,7 @@ struct AllArgs {
   std::string profile = "out/local-profile.yaml";
   std::string data;
   std::vector<std::string> workloads{"cosmoflow-mrt"};
+  std::vector<int> batches{2, 4, 8};
   int ranks = 2;
   int threads = 1;
   std::string device = "cpu";
@@ -42,8 +43,9 @@ void calibrate_all(const AllArgs& a) {
                                   a.profile, a.max_bytes, a.device));
   else
     fmt::print("== allreduce: skipped (one rank per node has nothing to reduce); the profile keeps its network section\n");
-  step("compute", fmt::format("'{}' calibrate compute --profile '{}' --workload {} --threads {} --devices-per-node {} --device {} --plot '{}'",
-                              self, a.profile, fmt::join(a.workloads, ","), a.threads, a.ranks, a.device, png));
+  step("compute", fmt::format("'{}' calibrate compute --profile '{}' --workload {} --batches {} --threads {} --devices-per-node {} --device {} "
+                              "--plot '{}'",
+                              self, a.profile, fmt::join(a.workloads, ","), fmt::join(a.batches, " "), a.threads, a.ranks, a.device, png));
   if (a.ranks > 1)
     step("node sharing", fmt::format("{} -np {} '{}' calibrate sharing --profile '{}' --workload {} --threads {} --device {}", a.mpirun,
                                      a.ranks, self, a.profile, fmt::join(a.workloads, ","), a.threads, a.device));
@@ -67,6 +69,9 @@ void register_calibrate_all(CLI::App& cal) {
   c->add_option("--data", a->data, "dataset folder for the io step (skipped without it)");
   c->add_option("--workload", a->workloads, "workloads whose ops are timed, name[:size[:width]]; the first one's layout is --data's")
       ->delimiter(',')
+      ->capture_default_str();
+  c->add_option("--batches", a->batches, "local batch sizes the compute step times (cover the runs' batches)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   c->add_option("--ranks", a->ranks, "ranks per node the runs will use")->check(CLI::PositiveNumber)->capture_default_str();
   c->add_option("--threads", a->threads, "intra-op threads per rank the runs will use")->capture_default_str();

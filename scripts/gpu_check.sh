@@ -6,7 +6,7 @@
 #   3. mini-DeepCAM baseline and MRT on one GPU;
 #   4. `calibrate all --device cuda` from microbenchmarks, then `validate` of the runs of 2 and 3;
 #   5. `calibrate allreduce --device cuda` on one rank: the NCCL communicator's set-up and collectives.
-# Usage: scripts/gpu_check.sh OUT_DIR. Where the machine lacks the build's Debian libraries, put
+# Usage: [STEP_ROUNDS=2] [CAL_BATCHES="4 8 16"] scripts/gpu_check.sh OUT_DIR. Where the machine lacks the build's Debian libraries, put
 # their .deb files in .gpu/debs (Debian 12): they are unpacked without overwriting any file.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_check.sh OUT_DIR}
@@ -53,7 +53,7 @@ if ((rc)); then grep -E "error|Error" "$out/build.log" | head -60 >> "$out/summa
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 M=$build/mrplan
-for r in 1 2; do  # alternating, so that drift falls on both
+for r in $(seq 1 "${STEP_ROUNDS:-2}"); do  # alternating, so that drift falls on both
   for s in 32 64; do
     step "step-mrplan-$s-$r" 120 $build/bench/mrplan_step_bench $s 8 "$(nproc)" 50 cuda
     step "step-pytorch-$s-$r" 120 $py bench/step_pytorch.py $s 8 "$(nproc)" 50 cuda
@@ -78,7 +78,7 @@ for p in baseline mrt; do
 done
 # the loop on the GPU: calibrate from microbenchmarks only, then validate the four runs above
 step calibrate 300 $M calibrate all --device cuda --ranks 1 --threads "$(nproc)" --data $data/cosmo/res1 \
-  --workload cosmoflow-mrt:32:0.25 deepcam:64:0.125 --profile "$out/gpu-profile.yaml" --max-bytes 67108864
+  --workload cosmoflow-mrt:32:0.25 deepcam:64:0.125 --batches ${CAL_BATCHES:-4 8 16} --profile "$out/gpu-profile.yaml" --max-bytes 67108864
 step validate 120 $M validate --profile "$out/gpu-profile.yaml" --csv "$out/validate.csv" \
   "$out"/cosmo-{baseline,mrt}/record.json "$out"/deepcam-{baseline,mrt}/record.json
 step nccl-allreduce 120 mpirun -np 1 $M calibrate allreduce --device cuda --profile "$out/nccl-profile.yaml" --max-bytes 268435456
