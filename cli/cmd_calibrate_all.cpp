@@ -45,7 +45,7 @@ void calibrate_all(const AllArgs& a) {
     fmt::print("== allreduce: skipped (one rank per node has nothing to reduce); the profile keeps its network section\n");
   step("compute", fmt::format("'{}' calibrate compute --profile '{}' --workload {} --batches {} --threads {} --devices-per-node {} --device {} "
                               "--plot '{}'",
-                              self, a.profile, fmt::join(a.workloads, ","), fmt::join(a.batches, " "), a.threads, a.ranks, a.device, png));
+                              self, a.profile, fmt::join(a.workloads, ","), fmt::join(a.batches, ","), a.threads, a.ranks, a.device, png));
   if (a.ranks > 1)
     step("node sharing", fmt::format("{} -np {} '{}' calibrate sharing --profile '{}' --workload {} --threads {} --device {}", a.mpirun,
                                      a.ranks, self, a.profile, fmt::join(a.workloads, ","), a.threads, a.device));
