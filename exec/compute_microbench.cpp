@@ -14,6 +14,7 @@
 #include "exec/host_tuning.hpp"
 #include "exec/lamb.hpp"
 #include "exec/spec_network.hpp"
+#include "exec/step_clock.hpp"
 #include "model/error_summary.hpp"
 #include "model/errors.hpp"
 
@@ -187,16 +188,21 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
         const auto y = torch::zeros_like(net->forward(x)).detach();
         auto opt = bench_optimizer(o.optimizer, net->parameters());
         std::unique_ptr<GradSync> sync;  // made after the alone phase: its hooks would fire there too
+        // the trainer's split (exec/trainer.cpp): compute is the step less the whole wait for the
+        // allreduces after backward, timed by the same clock
+        StepClock clock(dev.is_cuda() ? dev.index() : -1, 4);
         auto step_compute_s = [&] {
-          if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
-          const auto t0 = std::chrono::steady_clock::now();
+          clock.mark(0);
           opt->zero_grad();
           if (sync) sync->begin_step();
           torch::mse_loss(net->forward(x), y).backward();
-          const double waited = sync ? sync->finish_step() : 0.0;
+          clock.mark(1);
+          if (sync) sync->finish_step();
+          clock.mark(2);
           opt->step();
-          if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
-          return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - waited;
+          clock.mark(3);
+          const auto iv = clock.intervals_s();
+          return iv[0] + iv[2];
         };
         auto median_of_steps = [&] {
           std::vector<double> t;
