@@ -179,7 +179,9 @@ void fit_step_factor(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
     w(i) = 1.0 / (st.seconds * st.seconds);
   }
   auto f = weighted_linear_least_squares(A, y, w);
-  if (n < 3 || f.params(1) < 0) {  // no bookkeeping term the data can support: the factor alone
+  // no bookkeeping term the data can support, or one that pushes the factor below zero (a few
+  // configurations share a parameter count, so noise can trade one term for the other): the factor alone
+  if (n < 3 || f.params(1) < 0 || !(f.params(0) > 0)) {
     f = weighted_linear_least_squares(A.leftCols(1), y, w);
     f.params.conservativeResize(2), f.std_errors.conservativeResize(2);
     f.params(1) = 0, f.std_errors(1) = 0;

@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$MRPLAN" datagen cosmoflow-mrt --out "$tmp/d" --samples 32 --samples-per-file 16 --size 16 --seed 3 > /dev/null 2>&1 || fail "datagen"
 
 "$MRPLAN" calibrate compute --workload cosmoflow-mrt:16:0.25 --batches 2,4 --repeats 2 --profile "$tmp/p.yaml" \
-  --csv "$tmp/ops.csv" > "$tmp/compute.txt" 2> /dev/null || fail "calibrate compute: $(cat "$tmp/compute.txt")"
+  --csv "$tmp/ops.csv" > "$tmp/compute.txt" 2> "$tmp/compute.err" || fail "calibrate compute: $(cat "$tmp/compute.err" "$tmp/compute.txt")"
 grep -q "whole step / its ops" "$tmp/compute.txt" || fail "no whole-step fit printed: $(cat "$tmp/compute.txt")"
 for key in compute.efficiency.conv3d compute.kernel_overhead_s compute.step_factor compute.step_bytes_per_param; do
   grep -q "key: $key," "$tmp/p.yaml" || fail "profile lacks $key"

@@ -143,6 +143,12 @@ TEST(ComputeFit, WholeStepsGiveTheStepFactorAndTheBookkeepingBytes) {
   EXPECT_NEAR(q.compute.step_factor, 1.2, 1e-6);
   EXPECT_NEAR(q.compute.step_bytes_per_param, 16, 1e-4);
   EXPECT_NEAR(q.compute.step_time_cv, 0.035, 1e-9);
+  // noise can trade the two terms: a bytes term that drives the factor below zero is dropped
+  with.step_bytes_per_param = 1e6;
+  for (auto& w : whole) w.seconds = optimizer_step_s(truth, w.params, "adam") + grad_bookkeeping_s(with, w.params) - 0.1 * ops_s[w.context];
+  fit_step_factor(fit, ops, whole);
+  EXPECT_GT(fit.compute.step_factor, 0);
+  EXPECT_EQ(fit.compute.step_bytes_per_param, 0);
   whole.push_back({"not timed", "adam", 30000, 1.0});
   EXPECT_NE(error_of([&] { fit_step_factor(fit, ops, whole); }).find("no timed ops"), std::string::npos);
 }
