@@ -203,15 +203,9 @@ void fit_step_factor(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
 
 void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source) {
   const double fp16_ratio = profile.compute.peak_fp16_flops / profile.compute.peak_fp32_flops;
-  const ComputeParams before = profile.compute;
   profile.compute = fit.compute;
   profile.compute.peak_fp16_flops = fit.compute.peak_fp32_flops * fp16_ratio;  // not measured: fp32 runs only
-  // calibrate sharing's two, measured apart, stay
-  profile.compute.node_sharing_slowdown = before.node_sharing_slowdown;
-  profile.compute.comm_steal_fraction = before.comm_steal_fraction;
-  std::erase_if(profile.fitted, [](const FittedParameter& p) {
-    return p.key.rfind("compute.", 0) == 0 && p.key != "compute.node_sharing_slowdown" && p.key != "compute.comm_steal_fraction";
-  });
+  std::erase_if(profile.fitted, [](const FittedParameter& p) { return p.key.rfind("compute.", 0) == 0; });
   auto add = [&](const std::string& key, double v, double e) { profile.fitted.push_back({key, v, e, source}); };
   profile.fitted.push_back({"compute.peak_fp32_flops", fit.compute.peak_fp32_flops, 0, source + " (best matmul)"});
   profile.fitted.push_back({"compute.mem_bandwidth_Bps", fit.compute.mem_bandwidth_Bps, 0, source + " (best copy)"});

@@ -46,13 +46,10 @@ NodeSharingFit fit_node_sharing(const std::vector<NodeSharingTiming>& timings) {
 }
 
 void apply_node_sharing_fit(MachineProfile& profile, const NodeSharingFit& fit, const std::string& source) {
-  profile.compute.node_sharing_slowdown = fit.slowdown;
-  profile.compute.comm_steal_fraction = fit.comm_steal;
-  std::erase_if(profile.fitted, [](const FittedParameter& p) {
-    return p.key == "compute.node_sharing_slowdown" || p.key == "compute.comm_steal_fraction";
-  });
-  profile.fitted.push_back({"compute.node_sharing_slowdown", fit.slowdown, fit.slowdown_std_error, source});
-  profile.fitted.push_back({"compute.comm_steal_fraction", fit.comm_steal, fit.comm_steal_std_error, source});
+  profile.node_sharing = {fit.slowdown, fit.comm_steal};
+  std::erase_if(profile.fitted, [](const FittedParameter& p) { return p.key.rfind("node_sharing.", 0) == 0; });
+  profile.fitted.push_back({"node_sharing.slowdown", fit.slowdown, fit.slowdown_std_error, source});
+  profile.fitted.push_back({"node_sharing.comm_steal_fraction", fit.comm_steal, fit.comm_steal_std_error, source});
 }
 
 }  // namespace mrplan

@@ -19,8 +19,8 @@ struct NodeSharingTiming {
 };
 
 struct NodeSharingFit {
-  double slowdown = 1, slowdown_std_error = 0;      // compute.node_sharing_slowdown
-  double comm_steal = 0, comm_steal_std_error = 0;  // compute.comm_steal_fraction
+  double slowdown = 1, slowdown_std_error = 0;      // node_sharing.slowdown
+  double comm_steal = 0, comm_steal_std_error = 0;  // node_sharing.comm_steal_fraction
   std::vector<double> relative_residuals;
 };
 

@@ -82,10 +82,10 @@ double optimizer_step_s(const ComputeParams& c, int64_t params, const std::strin
          c.kernel_overhead_s;
 }
 
-double node_sharing_factor(const ComputeParams& c, int ranks_on_node, int devices_per_node) {
+double node_sharing_factor(const NodeSharingParams& s, int ranks_on_node, int devices_per_node) {
   if (ranks_on_node <= 1 || devices_per_node <= 1) return 1.0;
   const double share = std::min(1.0, static_cast<double>(ranks_on_node - 1) / static_cast<double>(devices_per_node - 1));
-  return 1.0 + (c.node_sharing_slowdown - 1.0) * share;
+  return 1.0 + (s.slowdown - 1.0) * share;
 }
 
 double grad_bookkeeping_s(const ComputeParams& c, int64_t params) {

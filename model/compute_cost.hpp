@@ -38,8 +38,8 @@ double optimizer_step_s(const ComputeParams& c, int64_t params, const std::strin
 double grad_bookkeeping_s(const ComputeParams& c, int64_t params);
 
 // How much slower a rank computes when `ranks_on_node` of the node's `devices_per_node` train at
-// once: 1 alone, node_sharing_slowdown with the node full, linear in the other ranks between
+// once: 1 alone, the sharing slowdown with the node full, linear in the other ranks between
 // (each adds its share of the contention; calibrate sharing measures the full node).
-double node_sharing_factor(const ComputeParams& c, int ranks_on_node, int devices_per_node);
+double node_sharing_factor(const NodeSharingParams& s, int ranks_on_node, int devices_per_node);
 
 }  // namespace mrplan

@@ -46,13 +46,18 @@ struct ComputeParams {
   // Relative standard deviation of one rank's step time: ranks wait for the slowest at every
   // allreduce (model/straggler; fitted by calibrate compute from repeated whole steps).
   double step_time_cv = 0;
+};
+
+// Ranks of one node disturbing each other, fitted by `calibrate sharing` (its own section, so that
+// `calibrate compute` rewrites the compute section without touching it).
+struct NodeSharingParams {
   // A rank's step when every device of its node trains at once, over the same step alone: ranks of
   // one node share memory bandwidth, caches and, on CPUs, cores with each other's comm and loader
-  // threads (fitted by calibrate sharing; 1 where ranks do not disturb each other).
-  double node_sharing_slowdown = 1.0;
+  // threads (1 where ranks do not disturb each other).
+  double slowdown = 1.0;
   // Compute time a rank loses per second of its gradient allreduce (CPU: the comm thread and MPI
   // progress take compute's cores, and can take more than the allreduce alone lasts; GPU: NCCL
-  // kernels take SMs); fitted by calibrate sharing.
+  // kernels take SMs).
   double comm_steal_fraction = 0.0;
 };
 
@@ -112,6 +117,7 @@ struct MachineProfile {
   double gpu_memory_bytes = 16e9;
   double host_memory_bytes = 256e9;
   ComputeParams compute;
+  NodeSharingParams node_sharing;
   CommParams comm;
   IoParams io;
   std::map<std::string, ConvergenceParams> convergence;  // by workload name

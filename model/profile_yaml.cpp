@@ -27,8 +27,8 @@ LearningCurve read_curve(const YamlFields& f) {
 
 MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   YamlFields f(root, file, "");
-  f.only({"name", "description", "gpus_per_node", "whole_nodes", "gpu_memory_GB", "host_memory_GB", "compute", "comm",
-          "io", "convergence", "fitted"});
+  f.only({"name", "description", "gpus_per_node", "whole_nodes", "gpu_memory_GB", "host_memory_GB", "compute", "node_sharing",
+          "comm", "io", "convergence", "fitted"});
   MachineProfile m;
   m.name = f.text("name");
   m.description = f.text("description", "");
@@ -39,8 +39,12 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   m.host_memory_bytes = f.positive("host_memory_GB") * 1e9;
 
   auto c = f.child("compute");
+  for (const auto& [old_key, new_key] : {std::pair{"node_sharing_slowdown", "slowdown"}, std::pair{"comm_steal_fraction", "comm_steal_fraction"}})
+    if (c.has(old_key))
+      fail_input(file, fmt::format("compute.{}", old_key),
+                 fmt::format("this parameter now lives in its own section: move it to node_sharing.{} (or rerun calibrate sharing)", new_key));
   c.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "efficiency", "half_work_GFLOP",
-          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "step_factor", "step_bytes_per_param", "step_time_cv", "node_sharing_slowdown", "comm_steal_fraction"});
+          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "step_factor", "step_bytes_per_param", "step_time_cv"});
   m.compute.peak_fp32_flops = c.positive("peak_fp32_TFLOPS") * 1e12;
   m.compute.peak_fp16_flops = c.positive("peak_fp16_TFLOPS", m.compute.peak_fp32_flops / 1e12) * 1e12;
   m.compute.mem_bandwidth_Bps = c.positive("mem_bandwidth_GBps") * 1e9;
@@ -76,14 +80,20 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   m.compute.step_factor = c.positive("step_factor", 1.0);
   m.compute.step_bytes_per_param = c.non_negative("step_bytes_per_param", 0.0);
   m.compute.step_time_cv = c.non_negative("step_time_cv", 0.0);
-  m.compute.node_sharing_slowdown = c.positive("node_sharing_slowdown", 1.0);
-  m.compute.comm_steal_fraction = c.non_negative("comm_steal_fraction", 0.0);
-  if (m.compute.comm_steal_fraction > 10)
-    fail_input(file, "compute.comm_steal_fraction", fmt::format("expected 0 <= value <= 10, got {}", m.compute.comm_steal_fraction));
-  if (m.compute.node_sharing_slowdown > 10)
-    fail_input(file, "compute.node_sharing_slowdown", fmt::format("expected 0 < value <= 10, got {}", m.compute.node_sharing_slowdown));
   if (m.compute.step_time_cv > 1) fail_input(file, "compute.step_time_cv", fmt::format("expected 0 <= value <= 1, got {}", m.compute.step_time_cv));
   if (m.compute.step_factor > 10) fail_input(file, "compute.step_factor", fmt::format("expected 0 < value <= 10, got {}", m.compute.step_factor));
+
+  if (f.has("node_sharing")) {
+    auto ns = f.child("node_sharing");
+    ns.only({"slowdown", "comm_steal_fraction"});
+    m.node_sharing.slowdown = ns.positive("slowdown", 1.0);
+    m.node_sharing.comm_steal_fraction = ns.non_negative("comm_steal_fraction", 0.0);
+    if (m.node_sharing.slowdown > 10)
+      fail_input(file, "node_sharing.slowdown", fmt::format("expected 0 < value <= 10, got {}", m.node_sharing.slowdown));
+    if (m.node_sharing.comm_steal_fraction > 10)
+      fail_input(file, "node_sharing.comm_steal_fraction",
+                 fmt::format("expected 0 <= value <= 10, got {}", m.node_sharing.comm_steal_fraction));
+  }
 
   auto cm = f.child("comm");
   cm.only({"intra_node", "inter_node", "bandwidth_efficiency", "call_overhead_us"});
@@ -186,9 +196,13 @@ std::string profile_to_yaml(const MachineProfile& m) {
   if (m.compute.step_factor != 1.0) kv("step_factor", m.compute.step_factor);
   if (m.compute.step_bytes_per_param != 0) kv("step_bytes_per_param", m.compute.step_bytes_per_param);
   if (m.compute.step_time_cv != 0) kv("step_time_cv", m.compute.step_time_cv);
-  if (m.compute.node_sharing_slowdown != 1) kv("node_sharing_slowdown", m.compute.node_sharing_slowdown);
-  if (m.compute.comm_steal_fraction != 0) kv("comm_steal_fraction", m.compute.comm_steal_fraction);
   e << YAML::EndMap;
+  if (m.node_sharing.slowdown != 1 || m.node_sharing.comm_steal_fraction != 0) {
+    e << YAML::Key << "node_sharing" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    kv("slowdown", m.node_sharing.slowdown);
+    kv("comm_steal_fraction", m.node_sharing.comm_steal_fraction);
+    e << YAML::EndMap;
+  }
   e << YAML::Key << "comm" << YAML::Value << YAML::BeginMap;
   for (auto [name, l] : {std::pair{"intra_node", m.comm.intra_node}, std::pair{"inter_node", m.comm.inter_node}}) {
     e << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap;

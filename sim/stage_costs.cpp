@@ -25,7 +25,7 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   // forward, then backward in reverse layer order with gradient buckets (PyTorch DDP, Li et al. 2020)
   auto times = layer_times(table, m.compute, amp);
   // whole step vs ops alone, and ranks of one node slowing each other down
-  const double sharing = node_sharing_factor(m.compute, gpn, m.gpus_per_node);
+  const double sharing = node_sharing_factor(m.node_sharing, gpn, m.gpus_per_node);
   for (auto& t : times) t.fwd_s *= m.compute.step_factor * sharing, t.bwd_s *= m.compute.step_factor * sharing;
   double fwd_s = 0;
   for (const auto& t : times) fwd_s += t.fwd_s;
@@ -56,7 +56,7 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   c.allreduce_algorithm = run.gpus > 1 ? to_string(algo) : "none";
   const double opt_s = optimizer_step_s(m.compute, c.params, optimizer);
   c.forward_iter_s = fwd_s;
-  c.backward_iter_s = bwd_s + m.compute.comm_steal_fraction * c.comm_total_iter_s;
+  c.backward_iter_s = bwd_s + m.node_sharing.comm_steal_fraction * c.comm_total_iter_s;
   c.optimizer_iter_s = (opt_s + grad_bookkeeping_s(m.compute, c.params)) * sharing;
   c.compute_iter_s = c.forward_iter_s + c.backward_iter_s + c.optimizer_iter_s;
   // the allreduce waits for the slowest rank: a data-parallel run measures that wait as comm

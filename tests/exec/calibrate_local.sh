@@ -31,8 +31,8 @@ grep -q "key: compute.step_factor," "$tmp/p.yaml" || fail "calibrate io dropped 
 grep -q "cold reads (.*): 6 reads" "$tmp/io.txt" || fail "deepcam cold reads: $(cat "$tmp/io.txt")"
 
 # one rank per node: nothing to reduce, the allreduce step is skipped and said so
-"$MRPLAN" calibrate all --ranks 1 --workload cosmoflow-mrt:16:0.25 --batches 2 4 8 --profile "$tmp/q.yaml" > "$tmp/all.txt" 2> /dev/null ||
-  fail "calibrate all: $(cat "$tmp/all.txt")"
+"$MRPLAN" calibrate all --ranks 1 --workload cosmoflow-mrt:16:0.25 --batches 2 4 8 --profile "$tmp/q.yaml" > "$tmp/all.txt" 2> "$tmp/all.err" ||
+  fail "calibrate all: $(cat "$tmp/all.err" "$tmp/all.txt")"
 grep -q -- "--batches 2,4,8 " "$tmp/all.txt" || fail "calibrate all did not pass --batches to the compute step"
 grep -q "allreduce: skipped" "$tmp/all.txt" || fail "calibrate all did not skip the allreduce on one rank"
 grep -q "node sharing: skipped" "$tmp/all.txt" || fail "calibrate all did not skip the sharing step on one rank"

@@ -177,12 +177,17 @@ TEST(NodeSharingFit, RecoversSlowdownAndCommStealAndKeepsThemThroughACompute) {
   apply_node_sharing_fit(p, fit, "test sharing");
   ComputeFit compute;  // a later calibrate compute replaces compute but not what sharing measured
   compute.compute = p.compute;
-  compute.compute.node_sharing_slowdown = 1, compute.compute.comm_steal_fraction = 0;
   for (const auto& [k, v] : compute.compute.efficiency) compute.efficiency_std_error[k] = 0;
   apply_compute_fit(p, compute, "test compute");
   const auto q = profile_from_yaml_text(profile_to_yaml(p));
-  EXPECT_NEAR(q.compute.node_sharing_slowdown, 1.05, 1e-6);
-  EXPECT_NEAR(q.compute.comm_steal_fraction, 0.8, 1e-6);
+  EXPECT_NEAR(q.node_sharing.slowdown, 1.05, 1e-6);
+  EXPECT_NEAR(q.node_sharing.comm_steal_fraction, 0.8, 1e-6);
+  // a profile from before the section existed is told where the value went
+  auto old = profile_to_yaml(p);
+  old.replace(old.find("  kernel_overhead_us:"), 0, "  node_sharing_slowdown: 1.1\n");
+  const auto msg = error_of([&] { profile_from_yaml_text(old, "old.yaml"); });
+  EXPECT_NE(msg.find("compute.node_sharing_slowdown"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("node_sharing.slowdown"), std::string::npos) << msg;
   EXPECT_EQ(std::count_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) { return f.source == "test sharing"; }), 2);
 }
 

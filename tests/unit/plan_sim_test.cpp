@@ -185,18 +185,18 @@ TEST(Simulator, FewerIterationsMeanFewerSynchronisations) {
 namespace {
 
 // The coarse CosmoFlow stage on Summit, costed with the calibrated profile and with `tweak` applied to it.
-std::pair<StageCosts, StageCosts> coarse_stage_before_after(const std::function<void(ComputeParams&)>& tweak) {
+std::pair<StageCosts, StageCosts> coarse_stage_before_after(const std::function<void(MachineProfile&)>& tweak) {
   auto m = calibrated_builtin_profile("summit");
   const Plan p = builtin_plan("cosmoflow-coarse@summit");
   const auto before = prepare(p, m).stages[0];
-  tweak(m.compute);
+  tweak(m);
   return {before, prepare(p, m).stages[0]};
 }
 
 }  // namespace
 
 TEST(Simulator, StepFactorScalesForwardAndBackwardNotTheOptimizer) {
-  const auto [a, b] = coarse_stage_before_after([](ComputeParams& c) { c.step_factor = 1.5; });
+  const auto [a, b] = coarse_stage_before_after([](MachineProfile& m) { m.compute.step_factor = 1.5; });
   const double opt_s = optimizer_step_s(calibrated_builtin_profile("summit").compute, a.params, "adam");
   EXPECT_NEAR(b.compute_iter_s - opt_s, 1.5 * (a.compute_iter_s - opt_s), 1e-12);
 }
@@ -209,7 +209,7 @@ TEST(Simulator, RanksWaitForTheSlowestAsOrderStatisticsSay) {
   EXPECT_EQ(straggler_wait_s(0.2, 0.1, 1), 0.0);
   EXPECT_NEAR(straggler_wait_s(0.2, 0.1, 2), 0.02 / std::sqrt(M_PI), 1e-9);
   // in a stage: exposed comm grows by exactly that wait, compute does not change
-  const auto [a, b] = coarse_stage_before_after([](ComputeParams& c) { c.step_time_cv = 0.05; });
+  const auto [a, b] = coarse_stage_before_after([](MachineProfile& m) { m.compute.step_time_cv = 0.05; });
   EXPECT_DOUBLE_EQ(b.compute_iter_s, a.compute_iter_s);
   EXPECT_NEAR(b.comm_exposed_iter_s - a.comm_exposed_iter_s, straggler_wait_s(a.compute_iter_s, 0.05, a.gpus), 1e-12);
 }
@@ -250,16 +250,16 @@ TEST(Sweep, RulePointEqualsPredictAndForcedPointsVary) {
 }
 
 TEST(Simulator, RanksSharingANodeSlowEachOtherDown) {
-  ComputeParams c;
-  c.node_sharing_slowdown = 1.2;
+  NodeSharingParams c;
+  c.slowdown = 1.2;
   EXPECT_DOUBLE_EQ(node_sharing_factor(c, 1, 6), 1.0);
   EXPECT_DOUBLE_EQ(node_sharing_factor(c, 6, 6), 1.2);
   EXPECT_DOUBLE_EQ(node_sharing_factor(c, 3, 6), 1.08);  // 2 of the 5 other ranks
   EXPECT_DOUBLE_EQ(node_sharing_factor(c, 2, 1), 1.0);
   // a full node: every part of the step scales; comm steal adds its share of the allreduce's time
-  const auto [a, b] = coarse_stage_before_after([](ComputeParams& p) { p.node_sharing_slowdown = 1.2; });
+  const auto [a, b] = coarse_stage_before_after([](MachineProfile& m) { m.node_sharing.slowdown = 1.2; });
   EXPECT_NEAR(b.compute_iter_s, 1.2 * a.compute_iter_s, 1e-12);
-  const auto [d, e] = coarse_stage_before_after([](ComputeParams& p) { p.comm_steal_fraction = 0.5; });
+  const auto [d, e] = coarse_stage_before_after([](MachineProfile& m) { m.node_sharing.comm_steal_fraction = 0.5; });
   ASSERT_GT(d.comm_total_iter_s, 0);
   EXPECT_NEAR(e.compute_iter_s - d.compute_iter_s, 0.5 * d.comm_total_iter_s, 1e-12);
 }
