@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "model/compute_cost.hpp"
 #include "model/error_summary.hpp"
@@ -154,44 +155,57 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
   return fit;
 }
 
-void fit_step_factor(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps) {
-  std::map<std::string, double> modelled_ops_s;
-  for (const auto& s : ops) {
-    const auto t = model_time(s.layer, fit.compute);
-    modelled_ops_s[s.context] += t.fwd_s + t.bwd_s;
-  }
-  fit.step_factor_ratios.clear();
-  if (steps.empty()) return;
-  // step - optimizer = factor * ops + bytes_per_param * params / (bw * eff), in relative error
-  const auto n = static_cast<Eigen::Index>(steps.size());
-  Eigen::MatrixXd A(n, 2);
-  Eigen::VectorXd y(n), w(n);
-  const double s_per_byte = 1.0 / (fit.compute.mem_bandwidth_Bps * fit.compute.mem_efficiency);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const auto& st = steps[static_cast<size_t>(i)];
-    const auto it = modelled_ops_s.find(st.context);
-    if (it == modelled_ops_s.end() || it->second <= 0)
-      fail_input("", "whole steps", fmt::format("'{}' has no timed ops under the same configuration", st.context));
-    if (!finite_positive(st.seconds)) fail_input("", "whole steps", fmt::format("'{}': step time must be positive and finite", st.context));
-    A(i, 0) = it->second;
-    A(i, 1) = static_cast<double>(st.params) * s_per_byte;
-    y(i) = st.seconds - optimizer_step_s(fit.compute, st.params, st.optimizer);
-    w(i) = 1.0 / (st.seconds * st.seconds);
-  }
+namespace {
+
+// phase = factor * ops + bytes_per_param * params / (bw * eff), weighted by 1 / phase^2
+FitResult fit_phase(const Eigen::MatrixXd& A, const Eigen::VectorXd& y, const std::string& phase) {
+  Eigen::VectorXd w(y.size());
+  for (Eigen::Index i = 0; i < y.size(); ++i) w(i) = 1.0 / (y(i) * y(i));
   auto f = weighted_linear_least_squares(A, y, w);
-  // no bookkeeping term the data can support, or one that pushes the factor below zero (a few
+  // no sweep term the data can support, or one that pushes the factor below zero (a few
   // configurations share a parameter count, so noise can trade one term for the other): the factor alone
-  if (n < 3 || f.params(1) < 0 || !(f.params(0) > 0)) {
+  if (y.size() < 3 || f.params(1) < 0 || !(f.params(0) > 0)) {
     f = weighted_linear_least_squares(A.leftCols(1), y, w);
     f.params.conservativeResize(2), f.std_errors.conservativeResize(2);
     f.params(1) = 0, f.std_errors(1) = 0;
   }
-  if (!(f.params(0) > 0)) fail_input("", "whole steps", "the whole steps are shorter than the optimizer alone; time them again");
-  fit.compute.step_factor = f.params(0);
-  fit.step_factor_std_error = f.std_errors(0);
-  fit.compute.step_bytes_per_param = f.params(1);
-  fit.step_bytes_per_param_std_error = f.std_errors(1);
-  for (Eigen::Index i = 0; i < n; ++i) fit.step_factor_ratios.push_back((A.row(i) * f.params)(0) / y(i));
+  if (!(f.params(0) > 0)) fail_input("", "whole steps", fmt::format("the whole steps' {} came out as no time at all; time them again", phase));
+  return f;
+}
+
+}  // namespace
+
+void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps) {
+  std::map<std::string, LayerTime> modelled_ops;
+  for (const auto& s : ops) {
+    const auto t = model_time(s.layer, fit.compute);
+    modelled_ops[s.context].fwd_s += t.fwd_s, modelled_ops[s.context].bwd_s += t.bwd_s;
+  }
+  fit.step_factor_ratios.clear();
+  if (steps.empty()) return;
+  const auto n = static_cast<Eigen::Index>(steps.size());
+  Eigen::MatrixXd F(n, 2), B(n, 2);
+  Eigen::VectorXd fwd(n), bwd(n);
+  const double s_per_byte = 1.0 / (fit.compute.mem_bandwidth_Bps * fit.compute.mem_efficiency);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto& st = steps[static_cast<size_t>(i)];
+    const auto it = modelled_ops.find(st.context);
+    if (it == modelled_ops.end() || !(it->second.fwd_s > 0) || !(it->second.bwd_s > 0))
+      fail_input("", "whole steps", fmt::format("'{}' has no timed ops under the same configuration", st.context));
+    for (double v : {st.seconds, st.forward_s, st.backward_s})
+      if (!finite_positive(v))
+        fail_input("", "whole steps", fmt::format("'{}': step and phase times must be positive and finite", st.context));
+    const double sweep_s = static_cast<double>(st.params) * s_per_byte;
+    F(i, 0) = it->second.fwd_s, F(i, 1) = sweep_s, fwd(i) = st.forward_s;
+    B(i, 0) = it->second.bwd_s, B(i, 1) = sweep_s, bwd(i) = st.backward_s;
+  }
+  const auto f = fit_phase(F, fwd, "forward");
+  const auto g = fit_phase(B, bwd, "backward");
+  fit.compute.step_forward = {f.params(0), f.params(1)};
+  fit.step_forward_std_error = {f.std_errors(0), f.std_errors(1)};
+  fit.compute.step_backward = {g.params(0), g.params(1)};
+  fit.step_backward_std_error = {g.std_errors(0), g.std_errors(1)};
+  for (Eigen::Index i = 0; i < n; ++i) fit.step_factor_ratios.push_back(((F.row(i) * f.params)(0) + (B.row(i) * g.params)(0)) / (fwd(i) + bwd(i)));
   std::vector<double> spreads;
   for (const auto& st : steps) spreads.push_back(st.spread);
   const size_t m = spreads.size();
@@ -220,9 +234,11 @@ void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std
   add("compute.kernel_overhead_s", fit.compute.kernel_overhead_s, fit.kernel_overhead_std_error_s);
   if (!fit.step_factor_ratios.empty())
   {
-    profile.fitted.push_back({"compute.step_factor", fit.compute.step_factor, fit.step_factor_std_error, source + " (whole steps)"});
-    profile.fitted.push_back(
-        {"compute.step_bytes_per_param", fit.compute.step_bytes_per_param, fit.step_bytes_per_param_std_error, source + " (whole steps)"});
+    for (const auto& [name, v, e] : {std::tuple{"step_forward", fit.compute.step_forward, fit.step_forward_std_error},
+                                     std::tuple{"step_backward", fit.compute.step_backward, fit.step_backward_std_error}}) {
+      profile.fitted.push_back({fmt::format("compute.{}.factor", name), v.factor, e.factor, source + " (whole steps)"});
+      profile.fitted.push_back({fmt::format("compute.{}.bytes_per_param", name), v.bytes_per_param, e.bytes_per_param, source + " (whole steps)"});
+    }
     profile.fitted.push_back({"compute.step_time_cv", fit.compute.step_time_cv, fit.step_time_cv_std_error, source + " (whole steps)"});
   }
 }

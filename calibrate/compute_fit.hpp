@@ -25,14 +25,15 @@ struct OptimizerTiming {
   std::string context;
 };
 
-// One whole training step (forward, loss, backward, optimizer) of a configuration whose ops were
-// timed alone under the same `context`.
+// One whole training step (zero_grad, forward, loss, backward, optimizer) of a configuration whose
+// ops were timed alone under the same `context`, split as the trainer splits it (exec/step_clock).
 struct WholeStepTiming {
   std::string context;
   std::string optimizer;
   int64_t params = 0;
   double seconds = 0;  // median of the repeats
   double spread = 0;   // standard deviation over the repeats / their mean
+  double forward_s = 0, backward_s = 0, optimizer_s = 0;  // each phase's median
 };
 
 struct ComputeFit {
@@ -43,10 +44,9 @@ struct ComputeFit {
   std::map<std::string, double> half_work_std_error_flops_by_family;
   double mem_efficiency_std_error = 0;  // from the optimizer steps
   double kernel_overhead_std_error_s = 0;
-  double step_factor_std_error = 0;
-  double step_bytes_per_param_std_error = 0;
+  StepPhaseScale step_forward_std_error, step_backward_std_error;
   double step_time_cv_std_error = 0;
-  std::vector<double> step_factor_ratios;  // per whole step: model / measured, optimizer taken out of both
+  std::vector<double> step_factor_ratios;  // per whole step: model / measured forward + backward
   double r2 = 0;  // on log time
   std::vector<double> relative_residuals;  // (model - measured) / measured, every observation
 };
@@ -57,12 +57,12 @@ struct ComputeFit {
 ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector<OptimizerTiming>& steps,
                        const ComputeParams& measured_peaks);
 
-// compute.step_factor and step_bytes_per_param from whole steps: weighted least squares (relative
-// error) of step - modelled optimizer = factor * modelled ops + bytes_per_param * params / (bw * eff),
-// the ops model being the one already fitted in `fit`; the factor alone when the bookkeeping term
-// comes out negative. compute.step_time_cv: the median of the steps' spreads. Without whole steps
-// all three keep their values.
-void fit_step_factor(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps);
+// compute.step_forward and step_backward from whole steps, each phase on its own: weighted least
+// squares (relative error) of phase = factor * its modelled ops + bytes_per_param * params / (bw * eff),
+// the ops model being the one already fitted in `fit`; the factor alone when the sweep term comes
+// out negative or drives the factor below zero. compute.step_time_cv: the median of the steps'
+// spreads. Without whole steps all keep their values.
+void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps);
 
 // Replaces `compute` and its fitted entries; `source` says what data the fit came from.
 void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source);

@@ -16,19 +16,25 @@ struct NodeSharingTiming {
   double alone_s = 0;     // a step's compute on one rank while the others sleep (median of repeats)
   double shared_s = 0;    // the same with every rank stepping and averaging gradients (mean over ranks)
   double allreduce_s = 0; // the step's gradients allreduced alone, with no compute beside it
+  double shared_wait_s = 0;  // in the shared steps, the wait for the allreduces after backward (mean)
 };
 
 struct NodeSharingFit {
   double slowdown = 1, slowdown_std_error = 0;      // node_sharing.slowdown
   double comm_steal = 0, comm_steal_std_error = 0;  // node_sharing.comm_steal_fraction
-  std::vector<double> relative_residuals;
+  double step_time_cv = 0, step_time_cv_std_error = 0;  // node_sharing.step_time_cv
+  std::vector<double> relative_residuals;  // of the shared step
+  std::vector<double> modelled_wait_s;     // allreduce + wait for the slowest rank, per timing
 };
 
 // Weighted least squares (relative error) of shared - alone = (slowdown - 1) alone + steal allreduce;
-// a term that comes out negative is dropped and the other fitted alone.
+// a term that comes out negative is dropped and the other fitted alone. The step time spread: the
+// shared wait beyond the allreduce alone is the wait for the slowest rank (model/straggler),
+// max(0, wait - allreduce) = cv * shared * E[max of ranks standard normals], fitted through the
+// origin in relative error.
 NodeSharingFit fit_node_sharing(const std::vector<NodeSharingTiming>& timings);
 
-// Writes both parameters and their fitted entries; the rest of compute stays.
+// Writes the node_sharing section and its fitted entries; compute stays.
 void apply_node_sharing_fit(MachineProfile& profile, const NodeSharingFit& fit, const std::string& source);
 
 }  // namespace mrplan

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include "cli/commands.hpp"
 #include "cli/profile_file.hpp"
@@ -41,7 +42,7 @@ void calibrate_compute(ComputeArgs a) {
   roofs.mem_bandwidth_Bps = peaks.copy_Bps;
   const auto& samples = timings.ops;
   auto fit = fit_compute(samples, timings.steps, roofs);
-  fit_step_factor(fit, samples, timings.whole_steps);
+  fit_step_phases(fit, samples, timings.whole_steps);
   fmt::print("fit over {} timings (ops forward and backward, optimizer steps), R^2 on log time = {:.4f}\n",
              fit.relative_residuals.size(), fit.r2);
   for (const auto& [fam, eff] : fit.compute.efficiency)
@@ -58,26 +59,29 @@ void calibrate_compute(ComputeArgs a) {
   const auto sum = summarize_abs_errors(fit.relative_residuals);
   fmt::print("  per-op |error|: median {:.0f}%, p90 {:.0f}% (ops alone; whole steps are checked by validate)\n",
              100 * sum.median_abs, 100 * sum.p90_abs);
-  fmt::print("  whole step / its ops  {:.3f} +- {:.3f}, gradient bookkeeping {:.1f} +- {:.1f} bytes per parameter ({} whole steps)\n",
-             fit.compute.step_factor, fit.step_factor_std_error, fit.compute.step_bytes_per_param, fit.step_bytes_per_param_std_error,
-             fit.step_factor_ratios.size());
+  for (const auto& [name, v, e] : {std::tuple{"forward ", fit.compute.step_forward, fit.step_forward_std_error},
+                                   std::tuple{"backward", fit.compute.step_backward, fit.step_backward_std_error}})
+    fmt::print("  whole-step {} / its ops {:.3f} +- {:.3f}, gradient sweep {:.1f} +- {:.1f} bytes per parameter ({} whole steps)\n", name,
+               v.factor, e.factor, v.bytes_per_param, e.bytes_per_param, fit.step_factor_ratios.size());
   fmt::print("  step time spread     {:.3f} +- {:.3f} of a step (median relative std. dev.; ranks wait for the slowest)\n",
              fit.compute.step_time_cv, fit.step_time_cv_std_error);
   // per configuration: the sum over ops alone, and the whole step the simulator predicts from it
-  std::map<std::string, std::pair<double, double>> per_config;
+  std::map<std::string, std::pair<double, LayerTable>> per_config;
   for (const auto& s : samples) {
-    LayerTable t;
-    t.layers = {s.layer};
-    const auto m = layer_times(t, fit.compute, false).front();
     per_config[s.context].first += s.fwd_s + s.bwd_s;
-    per_config[s.context].second += m.fwd_s + m.bwd_s;
+    per_config[s.context].second.layers.push_back(s.layer);
   }
+  auto sum_s = [](const std::vector<LayerTime>& times) {
+    double s = 0;
+    for (const auto& t : times) s += t.fwd_s + t.bwd_s;
+    return s;
+  };
   fmt::print("{:<36} {:>10} {:>10} {:>6}  {:>10} {:>10} {:>6}\n", "configuration", "ops_ms", "model_ms", "error", "step_ms",
              "model_ms", "error");
   for (const auto& w : timings.whole_steps) {
-    const auto& [ops_s, model_ops_s] = per_config.at(w.context);
-    const double model_step_s = model_ops_s * fit.compute.step_factor + optimizer_step_s(fit.compute, w.params, w.optimizer) +
-                                grad_bookkeeping_s(fit.compute, w.params);
+    const auto& [ops_s, table] = per_config.at(w.context);
+    const double model_ops_s = sum_s(layer_times(table, fit.compute, false));
+    const double model_step_s = sum_s(whole_step_layer_times(table, fit.compute, false, 1.0)) + optimizer_step_s(fit.compute, w.params, w.optimizer);
     fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>10.2f} {:>10.2f} {:>+5.0f}%\n", w.context, ops_s * 1e3, model_ops_s * 1e3,
                100 * (model_ops_s - ops_s) / ops_s, w.seconds * 1e3, model_step_s * 1e3, 100 * (model_step_s - w.seconds) / w.seconds);
   }

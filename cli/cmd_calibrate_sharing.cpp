@@ -36,15 +36,18 @@ void calibrate_sharing(SharingArgs a) {
   fmt::print("a step's compute alone and with {} ranks stepping at once ({}, gradients averaged over {})\n", mpi->size(),
              a.bench.device, nccl ? "NCCL" : "MPI");
   const auto fit = fit_node_sharing(timings);
-  fmt::print("{:<36} {:>10} {:>10} {:>12} {:>10} {:>7}\n", "configuration", "alone_ms", "shared_ms", "allreduce_ms", "model_ms", "error");
+  fmt::print("{:<36} {:>10} {:>10} {:>12} {:>10} {:>7} {:>8} {:>10}\n", "configuration", "alone_ms", "shared_ms", "allreduce_ms", "model_ms",
+             "error", "wait_ms", "model_ms");
   for (size_t i = 0; i < timings.size(); ++i) {
     const auto& t = timings[i];
     const double e = fit.relative_residuals[i];
-    fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>12.2f} {:>10.2f} {:>+6.0f}%\n", t.context, t.alone_s * 1e3, t.shared_s * 1e3,
-               t.allreduce_s * 1e3, t.shared_s * (1 + e) * 1e3, 100 * e);
+    fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>12.2f} {:>10.2f} {:>+6.0f}% {:>8.2f} {:>10.2f}\n", t.context, t.alone_s * 1e3, t.shared_s * 1e3,
+               t.allreduce_s * 1e3, t.shared_s * (1 + e) * 1e3, 100 * e, t.shared_wait_s * 1e3, fit.modelled_wait_s[i] * 1e3);
   }
   fmt::print("shared step = alone x {:.3f} (+- {:.3f}) + allreduce x {:.3f} (+- {:.3f})\n", fit.slowdown, fit.slowdown_std_error,
              fit.comm_steal, fit.comm_steal_std_error);
+  fmt::print("wait after backward = allreduce + wait for the slowest rank, step time spread cv {:.3f} (+- {:.3f})\n", fit.step_time_cv,
+             fit.step_time_cv_std_error);
   const auto source = fmt::format("calibrate sharing: {} configurations of {}, batches {}, {} ranks, {} thread(s), {}", timings.size(),
                                   fmt::join(a.workloads, " and "), fmt::join(a.bench.batches, "/"), mpi->size(), a.bench.threads,
                                   a.bench.device);
@@ -57,12 +60,13 @@ void register_calibrate_sharing(CLI::App& cal) {
   auto* c = cal.add_subcommand("sharing", "Under mpirun: a whole step alone and with every rank of the node stepping; fit the slowdown");
   auto a = std::make_shared<SharingArgs>();
   a->bench.batches = {4, 8};
+  a->bench.repeats = 10;  // the wait's mean has a long tail
   c->add_option("--profile", a->profile, "profile YAML to update (created if missing)")->capture_default_str();
   c->add_option("--workload", a->workloads, "built-in workloads to step: name[:size[:width]]")->delimiter(',')->capture_default_str();
   c->add_option("--resolutions", a->bench.resolutions, "coarsening factors to step")->delimiter(',')->capture_default_str();
   c->add_option("--batches", a->bench.batches, "local batch sizes to step")->delimiter(',')->capture_default_str();
   c->add_option("--threads", a->bench.threads, "intra-op threads per rank, as the runs use")->capture_default_str();
-  c->add_option("--repeats", a->bench.repeats, "timed steps per phase (median)")->capture_default_str();
+  c->add_option("--repeats", a->bench.repeats, "timed steps per phase (the step's median, the wait's mean)")->capture_default_str();
   c->add_option("--optimizer", a->bench.optimizer, "optimizer (adam, sgd, lamb)")->capture_default_str();
   c->add_option("--device", a->bench.device, "cpu (MPI) or cuda (NCCL, GPU = node-local rank)")
       ->check(CLI::IsMember({"cpu", "cuda"}))

@@ -150,14 +150,25 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
           cannot_train(ctx, e);
         }
         for (size_t i = 0; i < times.size(); ++i) out.ops.push_back({table.layers.at(i), times[i].fwd_s, times[i].bwd_s, ctx});
-        // the same configuration as a whole training step, as the trainer runs it (median: the typical step)
+        // the same configuration as a whole training step, split as the trainer splits it (median: the typical step)
         const auto y = torch::zeros_like(net->forward(x)).detach();
-        const auto [step_s, spread] = median_and_spread(repeat_seconds(dev, o.repeats, [&] {
+        StepClock clock(dev.is_cuda() ? dev.index() : -1, 4);
+        std::vector<double> step, fwd, bwd, optim;
+        for (int r = 0; r <= o.repeats; ++r) {  // the first one warms up
+          clock.mark(0);
           opt->zero_grad();
-          torch::mse_loss(net->forward(x), y).backward();
+          auto loss = torch::mse_loss(net->forward(x), y);
+          clock.mark(1);
+          loss.backward();
+          clock.mark(2);
           opt->step();
-        }));
-        out.whole_steps.push_back({ctx, o.optimizer, net->table().total_params(), step_s, spread});
+          clock.mark(3);
+          const auto iv = clock.intervals_s();
+          if (r == 0) continue;
+          fwd.push_back(iv[0]), bwd.push_back(iv[1]), optim.push_back(iv[2]), step.push_back(iv[0] + iv[1] + iv[2]);
+        }
+        const auto [step_s, spread] = median_and_spread(step);
+        out.whole_steps.push_back({ctx, o.optimizer, net->table().total_params(), step_s, spread, median(fwd), median(bwd), median(optim)});
         if (progress) progress(++done, total);
       }
       // the optimizer step alone
@@ -191,6 +202,7 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
         // the trainer's split (exec/trainer.cpp): compute is the step less the whole wait for the
         // allreduces after backward, timed by the same clock
         StepClock clock(dev.is_cuda() ? dev.index() : -1, 4);
+        double wait_sum_s = 0;
         auto step_compute_s = [&] {
           clock.mark(0);
           opt->zero_grad();
@@ -202,11 +214,13 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
           opt->step();
           clock.mark(3);
           const auto iv = clock.intervals_s();
+          wait_sum_s += iv[1];
           return iv[0] + iv[2];
         };
         auto median_of_steps = [&] {
           std::vector<double> t;
           step_compute_s();  // warm-up: allocates the optimizer's state and autograd's buffers
+          wait_sum_s = 0;
           for (int r = 0; r < o.repeats; ++r) t.push_back(step_compute_s());
           return median(t);
         };
@@ -214,16 +228,18 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
         host.quiet_barrier();
         host.allreduce_sum(&alone, 1);  // rank 0's, to every rank
         sync = std::make_unique<GradSync>(net->parameters(), comm, 25e6);
-        double shared = median_of_steps();
-        host.allreduce_sum(&shared, 1);
-        shared /= host.size();
+        // the step's median, but the wait's mean: the runs sum every wait, the rare long ones too
+        const double shared_step_s = median_of_steps();
+        double shared[2] = {shared_step_s, wait_sum_s / o.repeats};
+        host.allreduce_sum(shared, 2);
+        for (double& v : shared) v /= host.size();
         sync.reset();
         // the same gradients allreduced with nothing beside them, as calibrate allreduce times a size
         AllreduceBenchOptions ar;
         ar.min_bytes = ar.max_bytes = 4.0 * static_cast<double>(net->table().total_params());
         ar.warmup = 1, ar.repeats = o.repeats;
         const double allreduce = run_allreduce_bench(comm, host, ar).front().time_s;
-        out.push_back({fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch), host.size(), alone, shared, allreduce});
+        out.push_back({fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch), host.size(), alone, shared[0], allreduce, shared[1]});
         if (progress) progress(static_cast<int>(out.size()), total);
       }
   }

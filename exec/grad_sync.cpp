@@ -1,7 +1,5 @@
 #include "exec/grad_sync.hpp"
 
-#include <chrono>
-
 namespace mrplan {
 
 GradSync::GradSync(std::vector<torch::Tensor> params, Communicator& comm, double bucket_bytes)
@@ -91,21 +89,18 @@ void GradSync::begin_step() {
   }
 }
 
-double GradSync::finish_step() {
-  if (comm_.size() == 1) return 0.0;
-  const auto t0 = std::chrono::steady_clock::now();
+void GradSync::finish_step() {
+  if (comm_.size() == 1) return;
   {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return completed_ == static_cast<int>(buckets_.size()) || error_; });
     if (error_) std::rethrow_exception(error_);
   }
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (auto& b : buckets_)
     for (size_t j = 0; j < b->params.size(); ++j) {
       auto& p = params_[b->params[j]];
       p.mutable_grad().copy_(b->flat.narrow(0, b->offsets[j], p.numel()).view(p.sizes()));
     }
-  return waited;
 }
 
 void broadcast_module(torch::nn::Module& module, Communicator& comm) {

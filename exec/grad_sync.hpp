@@ -25,7 +25,7 @@ class GradSync {
   GradSync& operator=(const GradSync&) = delete;
 
   void begin_step();          // before backward
-  double finish_step();       // after backward: waits for the allreduces, writes averaged grads; returns wait seconds
+  void finish_step();         // after backward: waits for the allreduces, writes averaged grads (the caller times it)
   int buckets() const { return static_cast<int>(buckets_.size()); }
   double bytes_per_step() const;
 

@@ -88,8 +88,15 @@ double node_sharing_factor(const NodeSharingParams& s, int ranks_on_node, int de
   return 1.0 + (s.slowdown - 1.0) * share;
 }
 
-double grad_bookkeeping_s(const ComputeParams& c, int64_t params) {
-  return static_cast<double>(params) * c.step_bytes_per_param / (c.mem_bandwidth_Bps * c.mem_efficiency);
+std::vector<LayerTime> whole_step_layer_times(const LayerTable& table, const ComputeParams& c, bool amp, double sharing) {
+  auto times = layer_times(table, c, amp);
+  const double s_per_byte = 1.0 / (c.mem_bandwidth_Bps * c.mem_efficiency);
+  for (size_t i = 0; i < times.size(); ++i) {
+    const double params = static_cast<double>(table.layers[i].params);
+    times[i].fwd_s = (times[i].fwd_s * c.step_forward.factor + params * c.step_forward.bytes_per_param * s_per_byte) * sharing;
+    times[i].bwd_s = (times[i].bwd_s * c.step_backward.factor + params * c.step_backward.bytes_per_param * s_per_byte) * sharing;
+  }
+  return times;
 }
 
 }  // namespace mrplan

@@ -33,9 +33,10 @@ std::vector<LayerTime> layer_times(const LayerTable& table, const ComputeParams&
 // reading and writing the optimizer's state (model/memory_fit).
 double optimizer_step_s(const ComputeParams& c, int64_t params, const std::string& optimizer);
 
-// Per-step gradient bookkeeping outside the ops and the optimizer: zero_grad and the gradient
-// accumulation autograd does, a memory sweep over the parameters.
-double grad_bookkeeping_s(const ComputeParams& c, int64_t params);
+// The ops of one whole training step: each layer's time alone scaled by its phase's factor, plus
+// the phase's gradient sweep spread over the layers by their parameters, times `sharing`
+// (node_sharing_factor). The optimizer step is not in it.
+std::vector<LayerTime> whole_step_layer_times(const LayerTable& table, const ComputeParams& c, bool amp, double sharing);
 
 // How much slower a rank computes when `ranks_on_node` of the node's `devices_per_node` train at
 // once: 1 alone, the sharing slowdown with the node full, linear in the other ranks between

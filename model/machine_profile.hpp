@@ -19,6 +19,15 @@ struct IoTier {
   double per_file_latency_s = 1e-3;       // open + first byte
 };
 
+// One phase of a whole training step (forward with zero_grad before it, or backward) against its ops
+// timed alone: ops alone run with their inputs in cache and without autograd between them, and the
+// phase also sweeps every gradient (zeroing before forward, accumulating into .grad in backward) at
+// mem_efficiency. Fitted per phase by calibrate compute from whole steps.
+struct StepPhaseScale {
+  double factor = 1.0;
+  double bytes_per_param = 0;
+};
+
 struct ComputeParams {
   double peak_fp32_flops = 15.7e12;
   double peak_fp16_flops = 120e12;  // tensor cores (used when the plan's precision is amp)
@@ -37,12 +46,7 @@ struct ComputeParams {
   // gradient of a convolution runs far below its forward); unlisted: 1.
   std::map<std::string, double> backward_efficiency;
   double kernel_overhead_s = 5e-6;  // launch + framework dispatch per kernel
-  // A whole training step over the sum of its ops timed alone: ops timed alone run with their
-  // inputs in cache and without autograd's bookkeeping between them (fitted by calibrate compute).
-  double step_factor = 1.0;
-  // Gradient bookkeeping per parameter per step (zeroing, accumulating into .grad), swept like the
-  // optimizer's state at mem_efficiency (fitted by calibrate compute from whole steps).
-  double step_bytes_per_param = 0;
+  StepPhaseScale step_forward, step_backward;
   // Relative standard deviation of one rank's step time: ranks wait for the slowest at every
   // allreduce (model/straggler; fitted by calibrate compute from repeated whole steps).
   double step_time_cv = 0;
@@ -59,6 +63,10 @@ struct NodeSharingParams {
   // progress take compute's cores, and can take more than the allreduce alone lasts; GPU: NCCL
   // kernels take SMs).
   double comm_steal_fraction = 0.0;
+  // Relative standard deviation of a rank's step while the node's ranks step together, in place of
+  // compute.step_time_cv where ranks share a node: they disturb each other far more than a rank
+  // alone varies (0: not measured, compute.step_time_cv holds).
+  double step_time_cv = 0.0;
 };
 
 struct CommParams {

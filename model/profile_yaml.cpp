@@ -44,7 +44,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       fail_input(file, fmt::format("compute.{}", old_key),
                  fmt::format("this parameter now lives in its own section: move it to node_sharing.{} (or rerun calibrate sharing)", new_key));
   c.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "efficiency", "half_work_GFLOP",
-          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "step_factor", "step_bytes_per_param", "step_time_cv"});
+          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "step_forward", "step_backward", "step_factor", "step_bytes_per_param", "step_time_cv"});
   m.compute.peak_fp32_flops = c.positive("peak_fp32_TFLOPS") * 1e12;
   m.compute.peak_fp16_flops = c.positive("peak_fp16_TFLOPS", m.compute.peak_fp32_flops / 1e12) * 1e12;
   m.compute.mem_bandwidth_Bps = c.positive("mem_bandwidth_GBps") * 1e9;
@@ -77,15 +77,27 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   m.compute.half_work_flops = c.non_negative("half_work_GFLOP", 1.0) * 1e9;
   m.compute.mem_efficiency = c.positive("mem_efficiency", 0.7);
   m.compute.kernel_overhead_s = c.non_negative("kernel_overhead_us", 5.0) * 1e-6;
-  m.compute.step_factor = c.positive("step_factor", 1.0);
-  m.compute.step_bytes_per_param = c.non_negative("step_bytes_per_param", 0.0);
+  // profiles fitted before the phases were split: one factor for both, the sweep counted with backward
+  m.compute.step_forward.factor = m.compute.step_backward.factor = c.positive("step_factor", 1.0);
+  m.compute.step_backward.bytes_per_param = c.non_negative("step_bytes_per_param", 0.0);
+  for (auto [key, phase] : {std::pair{"step_forward", &m.compute.step_forward}, std::pair{"step_backward", &m.compute.step_backward}}) {
+    if (!c.has(key)) continue;
+    if (c.has("step_factor") || c.has("step_bytes_per_param"))
+      fail_input(file, fmt::format("compute.{}", key), "give either step_factor/step_bytes_per_param or step_forward/step_backward, not both");
+    auto s = c.child(key);
+    s.only({"factor", "bytes_per_param"});
+    phase->factor = s.positive("factor", 1.0);
+    phase->bytes_per_param = s.non_negative("bytes_per_param", 0.0);
+    if (phase->factor > 10) fail_input(file, fmt::format("compute.{}.factor", key), fmt::format("expected 0 < value <= 10, got {}", phase->factor));
+  }
   m.compute.step_time_cv = c.non_negative("step_time_cv", 0.0);
   if (m.compute.step_time_cv > 1) fail_input(file, "compute.step_time_cv", fmt::format("expected 0 <= value <= 1, got {}", m.compute.step_time_cv));
-  if (m.compute.step_factor > 10) fail_input(file, "compute.step_factor", fmt::format("expected 0 < value <= 10, got {}", m.compute.step_factor));
+  if (m.compute.step_forward.factor > 10)
+    fail_input(file, "compute.step_factor", fmt::format("expected 0 < value <= 10, got {}", m.compute.step_forward.factor));
 
   if (f.has("node_sharing")) {
     auto ns = f.child("node_sharing");
-    ns.only({"slowdown", "comm_steal_fraction"});
+    ns.only({"slowdown", "comm_steal_fraction", "step_time_cv"});
     m.node_sharing.slowdown = ns.positive("slowdown", 1.0);
     m.node_sharing.comm_steal_fraction = ns.non_negative("comm_steal_fraction", 0.0);
     if (m.node_sharing.slowdown > 10)
@@ -93,6 +105,9 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
     if (m.node_sharing.comm_steal_fraction > 10)
       fail_input(file, "node_sharing.comm_steal_fraction",
                  fmt::format("expected 0 <= value <= 10, got {}", m.node_sharing.comm_steal_fraction));
+    m.node_sharing.step_time_cv = ns.non_negative("step_time_cv", 0.0);
+    if (m.node_sharing.step_time_cv > 1)
+      fail_input(file, "node_sharing.step_time_cv", fmt::format("expected 0 <= value <= 1, got {}", m.node_sharing.step_time_cv));
   }
 
   auto cm = f.child("comm");
@@ -193,14 +208,20 @@ std::string profile_to_yaml(const MachineProfile& m) {
   if (!m.compute.mem_efficiency_by_kind.empty()) write_map("mem_efficiency_by_kind", m.compute.mem_efficiency_by_kind);
   if (!m.compute.backward_efficiency.empty()) write_map("backward_efficiency", m.compute.backward_efficiency);
   kv("kernel_overhead_us", m.compute.kernel_overhead_s * 1e6);
-  if (m.compute.step_factor != 1.0) kv("step_factor", m.compute.step_factor);
-  if (m.compute.step_bytes_per_param != 0) kv("step_bytes_per_param", m.compute.step_bytes_per_param);
+  for (auto [key, phase] : {std::pair{"step_forward", &m.compute.step_forward}, std::pair{"step_backward", &m.compute.step_backward}})
+    if (phase->factor != 1.0 || phase->bytes_per_param != 0) {
+      e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
+      kv("factor", phase->factor);
+      kv("bytes_per_param", phase->bytes_per_param);
+      e << YAML::EndMap;
+    }
   if (m.compute.step_time_cv != 0) kv("step_time_cv", m.compute.step_time_cv);
   e << YAML::EndMap;
-  if (m.node_sharing.slowdown != 1 || m.node_sharing.comm_steal_fraction != 0) {
+  if (m.node_sharing.slowdown != 1 || m.node_sharing.comm_steal_fraction != 0 || m.node_sharing.step_time_cv != 0) {
     e << YAML::Key << "node_sharing" << YAML::Value << YAML::Flow << YAML::BeginMap;
     kv("slowdown", m.node_sharing.slowdown);
     kv("comm_steal_fraction", m.node_sharing.comm_steal_fraction);
+    if (m.node_sharing.step_time_cv != 0) kv("step_time_cv", m.node_sharing.step_time_cv);
     e << YAML::EndMap;
   }
   e << YAML::Key << "comm" << YAML::Value << YAML::BeginMap;

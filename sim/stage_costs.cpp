@@ -23,10 +23,9 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   c.params = table.total_params();
 
   // forward, then backward in reverse layer order with gradient buckets (PyTorch DDP, Li et al. 2020)
-  auto times = layer_times(table, m.compute, amp);
   // whole step vs ops alone, and ranks of one node slowing each other down
   const double sharing = node_sharing_factor(m.node_sharing, gpn, m.gpus_per_node);
-  for (auto& t : times) t.fwd_s *= m.compute.step_factor * sharing, t.bwd_s *= m.compute.step_factor * sharing;
+  const auto times = whole_step_layer_times(table, m.compute, amp, sharing);
   double fwd_s = 0;
   for (const auto& t : times) fwd_s += t.fwd_s;
   double bwd_clock = 0, bucket_bytes = 0, comm_free_at = 0, comm_total = 0;
@@ -57,10 +56,11 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   const double opt_s = optimizer_step_s(m.compute, c.params, optimizer);
   c.forward_iter_s = fwd_s;
   c.backward_iter_s = bwd_s + m.node_sharing.comm_steal_fraction * c.comm_total_iter_s;
-  c.optimizer_iter_s = (opt_s + grad_bookkeeping_s(m.compute, c.params)) * sharing;
+  c.optimizer_iter_s = opt_s * sharing;
   c.compute_iter_s = c.forward_iter_s + c.backward_iter_s + c.optimizer_iter_s;
   // the allreduce waits for the slowest rank: a data-parallel run measures that wait as comm
-  c.comm_exposed_iter_s += straggler_wait_s(c.compute_iter_s, m.compute.step_time_cv, run.gpus);
+  const double cv = gpn > 1 && m.node_sharing.step_time_cv > 0 ? m.node_sharing.step_time_cv : m.compute.step_time_cv;
+  c.comm_exposed_iter_s += straggler_wait_s(c.compute_iter_s, cv, run.gpus);
 
   // input pipeline: a prefetcher overlaps producing batch i+1 with training on batch i; what it
   // cannot hide is the first batch of each epoch plus any per-batch excess over the step time.

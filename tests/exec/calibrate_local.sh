@@ -12,8 +12,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$MRPLAN" calibrate compute --workload cosmoflow-mrt:16:0.25 --batches 2,4 --repeats 2 --profile "$tmp/p.yaml" \
   --csv "$tmp/ops.csv" > "$tmp/compute.txt" 2> "$tmp/compute.err" || fail "calibrate compute: $(cat "$tmp/compute.err" "$tmp/compute.txt")"
-grep -q "whole step / its ops" "$tmp/compute.txt" || fail "no whole-step fit printed: $(cat "$tmp/compute.txt")"
-for key in compute.efficiency.conv3d compute.kernel_overhead_s compute.step_factor compute.step_bytes_per_param; do
+grep -q "whole-step backward / its ops" "$tmp/compute.txt" || fail "no whole-step fit printed: $(cat "$tmp/compute.txt")"
+for key in compute.efficiency.conv3d compute.kernel_overhead_s compute.step_forward.factor compute.step_backward.bytes_per_param; do
   grep -q "key: $key," "$tmp/p.yaml" || fail "profile lacks $key"
 done
 head -1 "$tmp/ops.csv" | grep -q "^configuration,op,family,fwd_flops,bytes,fwd_s,bwd_s$" || fail "ops CSV header"
@@ -22,7 +22,7 @@ head -1 "$tmp/ops.csv" | grep -q "^configuration,op,family,fwd_flops,bytes,fwd_s
   fail "calibrate io: $(cat "$tmp/io.txt" "$tmp/io.err")"
 grep -q "per-file latency" "$tmp/io.txt" || fail "no io fit printed: $(cat "$tmp/io.txt")"
 grep -q "key: io.pfs.per_file_latency_s," "$tmp/p.yaml" || fail "profile lacks the io fit"
-grep -q "key: compute.step_factor," "$tmp/p.yaml" || fail "calibrate io dropped the compute fit"
+grep -q "key: compute.step_forward.factor," "$tmp/p.yaml" || fail "calibrate io dropped the compute fit"
 
 # one sample per file (DeepCAM): the two read sizes are one image row and the whole image
 "$MRPLAN" datagen deepcam --out "$tmp/c" --samples 3 --size 128 --seed 3 > /dev/null 2>&1 || fail "datagen deepcam"

@@ -19,7 +19,7 @@ grep -q "calibrate convergence" "$tmp/err.txt" || fail "the calibrated profile d
   > "$tmp/sh.txt" 2> "$tmp/sh.err" || fail "calibrate sharing: $(cat "$tmp/sh.txt" "$tmp/sh.err")"
 [[ $(grep -c "^cosmoflow-mrt .* batch [24] " "$tmp/sh.txt") -eq 4 ]] || fail "two resolutions x two batches: $(cat "$tmp/sh.txt")"
 grep -q "shared step = alone x " "$tmp/sh.txt" || fail "no sharing fit printed: $(cat "$tmp/sh.txt")"
-for key in node_sharing.slowdown node_sharing.comm_steal_fraction comm.intra_node.bandwidth_Bps; do
+for key in node_sharing.slowdown node_sharing.comm_steal_fraction node_sharing.step_time_cv comm.intra_node.bandwidth_Bps; do
   grep -q "key: $key," "$tmp/p.yaml" || fail "profile lacks $key"
 done
 echo "calibrate allreduce, sharing: passed"

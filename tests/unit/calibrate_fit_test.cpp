@@ -112,45 +112,72 @@ TEST(ComputeFit, RecoversStepTimesFromTheRooflineItself) {
   }
 }
 
-TEST(ComputeFit, WholeStepsGiveTheStepFactorAndTheBookkeepingBytes) {
+TEST(ComputeFit, WholeStepPhasesGiveEachPhaseItsFactorAndSweep) {
   ComputeParams truth;
   truth.peak_fp32_flops = 1e11, truth.mem_bandwidth_Bps = 1e10;
   const auto ops = synthetic_ops(truth);
   ComputeFit fit;
   fit.compute = truth;
-  std::map<std::string, double> ops_s;
-  for (const auto& o : ops) ops_s[o.context] += o.fwd_s + o.bwd_s;
-  // whole steps = 1.2 x their ops + the optimizer + 16 bytes per parameter, parameters varying
-  ComputeParams with = truth;
-  with.step_bytes_per_param = 16;
+  std::map<std::string, LayerTime> ops_s;
+  for (const auto& o : ops) ops_s[o.context].fwd_s += o.fwd_s, ops_s[o.context].bwd_s += o.bwd_s;
+  // forward = 1.3 x its ops + 4 bytes per parameter, backward = 0.9 x its ops + 12, parameters varying
+  const double s_per_byte = 1 / (truth.mem_bandwidth_Bps * truth.mem_efficiency);
   std::vector<WholeStepTiming> whole;
   int64_t params = 30000;
-  for (const auto& [ctx, s] : ops_s) {
+  for (const auto& [ctx, t] : ops_s) {
     params += 20000;
-    whole.push_back({ctx, "adam", params, 1.2 * s + optimizer_step_s(truth, params, "adam") + grad_bookkeeping_s(with, params),
-                     0.01 * static_cast<double>(whole.size() + 1)});
+    const double p = static_cast<double>(params);
+    const double fwd = 1.3 * t.fwd_s + 4 * p * s_per_byte, bwd = 0.9 * t.bwd_s + 12 * p * s_per_byte;
+    const double opt = optimizer_step_s(truth, params, "adam");
+    whole.push_back({ctx, "adam", params, fwd + bwd + opt, 0.01 * static_cast<double>(whole.size() + 1), fwd, bwd, opt});
   }
-  fit_step_factor(fit, ops, whole);
-  EXPECT_NEAR(fit.compute.step_factor, 1.2, 1e-6);
-  EXPECT_NEAR(fit.compute.step_bytes_per_param, 16, 1e-4);
+  fit_step_phases(fit, ops, whole);
+  EXPECT_NEAR(fit.compute.step_forward.factor, 1.3, 1e-6);
+  EXPECT_NEAR(fit.compute.step_forward.bytes_per_param, 4, 1e-4);
+  EXPECT_NEAR(fit.compute.step_backward.factor, 0.9, 1e-6);
+  EXPECT_NEAR(fit.compute.step_backward.bytes_per_param, 12, 1e-4);
   EXPECT_EQ(fit.step_factor_ratios.size(), whole.size());
+  for (double r : fit.step_factor_ratios) EXPECT_NEAR(r, 1, 1e-9);
   ASSERT_EQ(whole.size(), 6u);  // spreads 0.01 .. 0.06: the median is 0.035
   EXPECT_NEAR(fit.compute.step_time_cv, 0.035, 1e-12);
+  // the simulator's whole step is the same sum: phase by phase, layer by layer
+  {
+    const auto t = resolve(builtin_workload("cosmoflow-mrt", {32, 0.25}), {32, 32, 32}, 4);
+    double fwd = 0, bwd = 0, want_fwd = 0, want_bwd = 0;
+    for (const auto& x : whole_step_layer_times(t, fit.compute, false, 1.5)) fwd += x.fwd_s, bwd += x.bwd_s;
+    for (const auto& x : layer_times(t, truth, false)) want_fwd += x.fwd_s, want_bwd += x.bwd_s;
+    const double p = static_cast<double>(t.total_params());
+    EXPECT_NEAR(fwd, 1.5 * (1.3 * want_fwd + 4 * p * s_per_byte), 1e-6 * fwd);
+    EXPECT_NEAR(bwd, 1.5 * (0.9 * want_bwd + 12 * p * s_per_byte), 1e-6 * bwd);
+  }
   for (const auto& [k, v] : fit.compute.efficiency) fit.efficiency_std_error[k] = 0;
-  MachineProfile p;
-  apply_compute_fit(p, fit, "test");
-  const auto q = profile_from_yaml_text(profile_to_yaml(p));
-  EXPECT_NEAR(q.compute.step_factor, 1.2, 1e-6);
-  EXPECT_NEAR(q.compute.step_bytes_per_param, 16, 1e-4);
+  MachineProfile prof;
+  apply_compute_fit(prof, fit, "test");
+  const auto q = profile_from_yaml_text(profile_to_yaml(prof));
+  EXPECT_NEAR(q.compute.step_forward.factor, 1.3, 1e-6);
+  EXPECT_NEAR(q.compute.step_backward.bytes_per_param, 12, 1e-4);
   EXPECT_NEAR(q.compute.step_time_cv, 0.035, 1e-9);
-  // noise can trade the two terms: a bytes term that drives the factor below zero is dropped
-  with.step_bytes_per_param = 1e6;
-  for (auto& w : whole) w.seconds = optimizer_step_s(truth, w.params, "adam") + grad_bookkeeping_s(with, w.params) - 0.1 * ops_s[w.context];
-  fit_step_factor(fit, ops, whole);
-  EXPECT_GT(fit.compute.step_factor, 0);
-  EXPECT_EQ(fit.compute.step_bytes_per_param, 0);
-  whole.push_back({"not timed", "adam", 30000, 1.0});
-  EXPECT_NE(error_of([&] { fit_step_factor(fit, ops, whole); }).find("no timed ops"), std::string::npos);
+  EXPECT_EQ(std::count_if(prof.fitted.begin(), prof.fitted.end(), [](const FittedParameter& f) { return f.key.find("compute.step_") == 0; }), 5);
+  // a profile from before the split: its one factor for both phases, its sweep with backward
+  auto old = profile_to_yaml(prof);
+  const auto from = old.find("  step_forward:"), to = old.find("  step_time_cv:");
+  ASSERT_NE(from, std::string::npos);
+  old.replace(from, to - from, "  step_factor: 1.1\n  step_bytes_per_param: 7\n");
+  const auto r = profile_from_yaml_text(old);
+  EXPECT_DOUBLE_EQ(r.compute.step_forward.factor, 1.1);
+  EXPECT_DOUBLE_EQ(r.compute.step_backward.factor, 1.1);
+  EXPECT_DOUBLE_EQ(r.compute.step_forward.bytes_per_param, 0);
+  EXPECT_DOUBLE_EQ(r.compute.step_backward.bytes_per_param, 7);
+  // noise can trade the two terms: a sweep term that drives the factor below zero is dropped
+  for (auto& w : whole) w.forward_s = 1e6 * static_cast<double>(w.params) * s_per_byte - 0.1 * ops_s[w.context].fwd_s;
+  fit_step_phases(fit, ops, whole);
+  EXPECT_GT(fit.compute.step_forward.factor, 0);
+  EXPECT_EQ(fit.compute.step_forward.bytes_per_param, 0);
+  whole.back().backward_s = std::nan("");
+  EXPECT_NE(error_of([&] { fit_step_phases(fit, ops, whole); }).find("phase times must be positive and finite"), std::string::npos);
+  whole.back().backward_s = 0.01;
+  whole.push_back({"not timed", "adam", 30000, 1.0, 0, 0.5, 0.4, 0.1});
+  EXPECT_NE(error_of([&] { fit_step_phases(fit, ops, whole); }).find("no timed ops"), std::string::npos);
 }
 
 TEST(ComputeFit, RefusesNonFiniteTimingsAndMissingOptimizerSteps) {
@@ -165,14 +192,19 @@ TEST(ComputeFit, RefusesNonFiniteTimingsAndMissingOptimizerSteps) {
 #include "calibrate/node_sharing_fit.hpp"
 
 TEST(NodeSharingFit, RecoversSlowdownAndCommStealAndKeepsThemThroughACompute) {
-  // shared = 1.05 alone + 0.8 allreduce, exactly
+  // shared = 1.05 alone + 0.8 allreduce, exactly; the wait = allreduce + 2 ranks' straggler wait at cv 0.12
   std::vector<NodeSharingTiming> t;
   for (double alone : {0.03, 0.06, 0.15})
-    for (double ar : {0.001, 0.004}) t.push_back({"c", 2, alone, 1.05 * alone + 0.8 * ar, ar});
+    for (double ar : {0.001, 0.004}) {
+      const double shared = 1.05 * alone + 0.8 * ar;
+      t.push_back({"c", 2, alone, shared, ar, ar + 0.12 * shared / std::sqrt(M_PI)});
+    }
   const auto fit = fit_node_sharing(t);
   EXPECT_NEAR(fit.slowdown, 1.05, 1e-9);
   EXPECT_NEAR(fit.comm_steal, 0.8, 1e-9);
+  EXPECT_NEAR(fit.step_time_cv, 0.12, 1e-9);
   for (double r : fit.relative_residuals) EXPECT_NEAR(r, 0, 1e-9);
+  for (size_t i = 0; i < t.size(); ++i) EXPECT_NEAR(fit.modelled_wait_s[i], t[i].shared_wait_s, 1e-12);
   MachineProfile p;
   apply_node_sharing_fit(p, fit, "test sharing");
   ComputeFit compute;  // a later calibrate compute replaces compute but not what sharing measured
@@ -182,13 +214,14 @@ TEST(NodeSharingFit, RecoversSlowdownAndCommStealAndKeepsThemThroughACompute) {
   const auto q = profile_from_yaml_text(profile_to_yaml(p));
   EXPECT_NEAR(q.node_sharing.slowdown, 1.05, 1e-6);
   EXPECT_NEAR(q.node_sharing.comm_steal_fraction, 0.8, 1e-6);
+  EXPECT_NEAR(q.node_sharing.step_time_cv, 0.12, 1e-6);
   // a profile from before the section existed is told where the value went
   auto old = profile_to_yaml(p);
   old.replace(old.find("  kernel_overhead_us:"), 0, "  node_sharing_slowdown: 1.1\n");
   const auto msg = error_of([&] { profile_from_yaml_text(old, "old.yaml"); });
   EXPECT_NE(msg.find("compute.node_sharing_slowdown"), std::string::npos) << msg;
   EXPECT_NE(msg.find("node_sharing.slowdown"), std::string::npos) << msg;
-  EXPECT_EQ(std::count_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) { return f.source == "test sharing"; }), 2);
+  EXPECT_EQ(std::count_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) { return f.source == "test sharing"; }), 3);
 }
 
 TEST(NodeSharingFit, DropsATermThatComesOutNegativeAndRefusesBadTimings) {
@@ -197,10 +230,13 @@ TEST(NodeSharingFit, DropsATermThatComesOutNegativeAndRefusesBadTimings) {
   const auto fit = fit_node_sharing(t);
   EXPECT_DOUBLE_EQ(fit.slowdown, 1.0);
   EXPECT_GT(fit.comm_steal, 0);
+  EXPECT_EQ(fit.step_time_cv, 0.0);  // waits no longer than the allreduce: nobody waited for anybody
   EXPECT_NE(error_of([&] { fit_node_sharing({t[0]}); }).find("two configurations or more"), std::string::npos);
   t[1].allreduce_s = 0;
   EXPECT_NE(error_of([&] { fit_node_sharing(t); }).find("'b': step and allreduce times must be positive and finite"), std::string::npos);
-  t[1].allreduce_s = 0.004, t[1].ranks = 1;
+  t[1].allreduce_s = 0.004, t[1].shared_wait_s = std::nan("");
+  EXPECT_NE(error_of([&] { fit_node_sharing(t); }).find("'b': the wait for the allreduces must be zero or more"), std::string::npos);
+  t[1].shared_wait_s = 0.001, t[1].ranks = 1;
   EXPECT_NE(error_of([&] { fit_node_sharing(t); }).find("shares nothing"), std::string::npos);
 }
 

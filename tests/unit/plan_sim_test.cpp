@@ -195,10 +195,14 @@ std::pair<StageCosts, StageCosts> coarse_stage_before_after(const std::function<
 
 }  // namespace
 
-TEST(Simulator, StepFactorScalesForwardAndBackwardNotTheOptimizer) {
-  const auto [a, b] = coarse_stage_before_after([](MachineProfile& m) { m.compute.step_factor = 1.5; });
+TEST(Simulator, StepFactorsScaleTheirPhaseNotTheOptimizer) {
+  const auto [a, b] = coarse_stage_before_after([](MachineProfile& m) { m.compute.step_forward.factor = m.compute.step_backward.factor = 1.5; });
   const double opt_s = optimizer_step_s(calibrated_builtin_profile("summit").compute, a.params, "adam");
   EXPECT_NEAR(b.compute_iter_s - opt_s, 1.5 * (a.compute_iter_s - opt_s), 1e-12);
+  EXPECT_DOUBLE_EQ(b.optimizer_iter_s, a.optimizer_iter_s);
+  const auto [c, d] = coarse_stage_before_after([](MachineProfile& m) { m.compute.step_forward.factor = 2; });
+  EXPECT_NEAR(d.forward_iter_s, 2 * c.forward_iter_s, 1e-12);
+  EXPECT_DOUBLE_EQ(d.backward_iter_s, c.backward_iter_s);
 }
 
 TEST(Simulator, RanksWaitForTheSlowestAsOrderStatisticsSay) {
@@ -212,6 +216,16 @@ TEST(Simulator, RanksWaitForTheSlowestAsOrderStatisticsSay) {
   const auto [a, b] = coarse_stage_before_after([](MachineProfile& m) { m.compute.step_time_cv = 0.05; });
   EXPECT_DOUBLE_EQ(b.compute_iter_s, a.compute_iter_s);
   EXPECT_NEAR(b.comm_exposed_iter_s - a.comm_exposed_iter_s, straggler_wait_s(a.compute_iter_s, 0.05, a.gpus), 1e-12);
+  // ranks sharing a node spread as calibrate sharing measured them; one rank per node as alone
+  const auto [c, d] = coarse_stage_before_after([](MachineProfile& m) { m.compute.step_time_cv = 0.05, m.node_sharing.step_time_cv = 0.2; });
+  EXPECT_NEAR(d.comm_exposed_iter_s - c.comm_exposed_iter_s, straggler_wait_s(c.compute_iter_s, 0.2, c.gpus), 1e-12);
+  auto m = calibrated_builtin_profile("summit");
+  m.gpus_per_node = 1;
+  const Plan p = builtin_plan("cosmoflow-coarse@summit");
+  const auto g = prepare(p, m).stages[0];
+  m.compute.step_time_cv = 0.05, m.node_sharing.step_time_cv = 0.2;
+  const auto h = prepare(p, m).stages[0];
+  EXPECT_NEAR(h.comm_exposed_iter_s - g.comm_exposed_iter_s, straggler_wait_s(g.compute_iter_s, 0.05, g.gpus), 1e-12);
 }
 
 TEST(Simulator, SmallLocalBatchOnCoarseDataWastesTheGpu) {
