@@ -75,6 +75,35 @@ std::pair<double, double> median_and_spread(const std::vector<double>& t) {
   return {median(t), std::sqrt(var) / mean};
 }
 
+// Training steps split as the trainer splits them (exec/trainer.cpp), on the same clock: zero_grad,
+// forward and loss | backward | wait for the allreduces (none without `sync`) | optimizer. The first
+// step warms up (the optimizer's state, autograd's buffers) and is not returned.
+struct StepSplit {
+  double forward_s = 0, backward_s = 0, wait_s = 0, optimizer_s = 0;
+};
+
+std::vector<StepSplit> timed_steps(int repeats, const torch::Device& dev, SpecNet& net, const torch::Tensor& x, const torch::Tensor& y,
+                                   torch::optim::Optimizer& opt, GradSync* sync) {
+  StepClock clock(dev.is_cuda() ? dev.index() : -1, 5);
+  std::vector<StepSplit> out;
+  for (int r = 0; r <= repeats; ++r) {
+    clock.mark(0);
+    opt.zero_grad();
+    if (sync) sync->begin_step();
+    auto loss = torch::mse_loss(net->forward(x), y);
+    clock.mark(1);
+    loss.backward();
+    clock.mark(2);
+    if (sync) sync->finish_step();
+    clock.mark(3);
+    opt.step();
+    clock.mark(4);
+    const auto iv = clock.intervals_s();
+    if (r > 0) out.push_back({iv[0], iv[1], iv[2], iv[3]});
+  }
+  return out;
+}
+
 [[noreturn]] void cannot_train(const std::string& what, const c10::Error& e) {  // e.g. batch norm over one value per channel
   fail_input("", "--batches", fmt::format("{} cannot train: {}", what, e.msg().substr(0, e.msg().find('\n'))));
 }
@@ -152,20 +181,10 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
         for (size_t i = 0; i < times.size(); ++i) out.ops.push_back({table.layers.at(i), times[i].fwd_s, times[i].bwd_s, ctx});
         // the same configuration as a whole training step, split as the trainer splits it (median: the typical step)
         const auto y = torch::zeros_like(net->forward(x)).detach();
-        StepClock clock(dev.is_cuda() ? dev.index() : -1, 4);
         std::vector<double> step, fwd, bwd, optim;
-        for (int r = 0; r <= o.repeats; ++r) {  // the first one warms up
-          clock.mark(0);
-          opt->zero_grad();
-          auto loss = torch::mse_loss(net->forward(x), y);
-          clock.mark(1);
-          loss.backward();
-          clock.mark(2);
-          opt->step();
-          clock.mark(3);
-          const auto iv = clock.intervals_s();
-          if (r == 0) continue;
-          fwd.push_back(iv[0]), bwd.push_back(iv[1]), optim.push_back(iv[2]), step.push_back(iv[0] + iv[1] + iv[2]);
+        for (const auto& t : timed_steps(o.repeats, dev, net, x, y, *opt, nullptr)) {
+          fwd.push_back(t.forward_s), bwd.push_back(t.backward_s), optim.push_back(t.optimizer_s);
+          step.push_back(t.forward_s + t.backward_s + t.optimizer_s);
         }
         const auto [step_s, spread] = median_and_spread(step);
         out.whole_steps.push_back({ctx, o.optimizer, net->table().total_params(), step_s, spread, median(fwd), median(bwd), median(optim)});
@@ -199,38 +218,23 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
         const auto y = torch::zeros_like(net->forward(x)).detach();
         auto opt = bench_optimizer(o.optimizer, net->parameters());
         std::unique_ptr<GradSync> sync;  // made after the alone phase: its hooks would fire there too
-        // the trainer's split (exec/trainer.cpp): compute is the step less the whole wait for the
-        // allreduces after backward, timed by the same clock
-        StepClock clock(dev.is_cuda() ? dev.index() : -1, 4);
-        double wait_sum_s = 0;
-        auto step_compute_s = [&] {
-          clock.mark(0);
-          opt->zero_grad();
-          if (sync) sync->begin_step();
-          torch::mse_loss(net->forward(x), y).backward();
-          clock.mark(1);
-          if (sync) sync->finish_step();
-          clock.mark(2);
-          opt->step();
-          clock.mark(3);
-          const auto iv = clock.intervals_s();
-          wait_sum_s += iv[1];
-          return iv[0] + iv[2];
+        // compute is the step less the whole wait for the allreduces, as the trainer books it; the
+        // compute's median (the typical step), the wait's mean (the runs sum every wait, the rare long ones too)
+        auto compute_and_wait_s = [&] {
+          std::vector<double> compute;
+          double wait_s = 0;
+          for (const auto& t : timed_steps(o.repeats, dev, net, x, y, *opt, sync.get())) {
+            compute.push_back(t.forward_s + t.backward_s + t.optimizer_s);
+            wait_s += t.wait_s / o.repeats;
+          }
+          return std::pair{median(compute), wait_s};
         };
-        auto median_of_steps = [&] {
-          std::vector<double> t;
-          step_compute_s();  // warm-up: allocates the optimizer's state and autograd's buffers
-          wait_sum_s = 0;
-          for (int r = 0; r < o.repeats; ++r) t.push_back(step_compute_s());
-          return median(t);
-        };
-        double alone = host.rank() == 0 ? median_of_steps() : 0.0;
+        double alone = host.rank() == 0 ? compute_and_wait_s().first : 0.0;
         host.quiet_barrier();
         host.allreduce_sum(&alone, 1);  // rank 0's, to every rank
         sync = std::make_unique<GradSync>(net->parameters(), comm, 25e6);
-        // the step's median, but the wait's mean: the runs sum every wait, the rare long ones too
-        const double shared_step_s = median_of_steps();
-        double shared[2] = {shared_step_s, wait_sum_s / o.repeats};
+        const auto [shared_step_s, shared_wait_s] = compute_and_wait_s();
+        double shared[2] = {shared_step_s, shared_wait_s};
         host.allreduce_sum(shared, 2);
         for (double& v : shared) v /= host.size();
         sync.reset();

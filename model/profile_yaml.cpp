@@ -80,6 +80,8 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   // profiles fitted before the phases were split: one factor for both, the sweep counted with backward
   m.compute.step_forward.factor = m.compute.step_backward.factor = c.positive("step_factor", 1.0);
   m.compute.step_backward.bytes_per_param = c.non_negative("step_bytes_per_param", 0.0);
+  if (m.compute.step_forward.factor > 10)
+    fail_input(file, "compute.step_factor", fmt::format("expected 0 < value <= 10, got {}", m.compute.step_forward.factor));
   for (auto [key, phase] : {std::pair{"step_forward", &m.compute.step_forward}, std::pair{"step_backward", &m.compute.step_backward}}) {
     if (!c.has(key)) continue;
     if (c.has("step_factor") || c.has("step_bytes_per_param"))
@@ -92,8 +94,6 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   }
   m.compute.step_time_cv = c.non_negative("step_time_cv", 0.0);
   if (m.compute.step_time_cv > 1) fail_input(file, "compute.step_time_cv", fmt::format("expected 0 <= value <= 1, got {}", m.compute.step_time_cv));
-  if (m.compute.step_forward.factor > 10)
-    fail_input(file, "compute.step_factor", fmt::format("expected 0 < value <= 10, got {}", m.compute.step_forward.factor));
 
   if (f.has("node_sharing")) {
     auto ns = f.child("node_sharing");
