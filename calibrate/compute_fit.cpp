@@ -120,7 +120,7 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
       r(i) = (t.fwd_s - s->fwd_s) / scale[static_cast<size_t>(i)], ++i;
       if (s->bwd_s > 0) r(i) = (t.bwd_s - s->bwd_s) / scale[static_cast<size_t>(i)], ++i;
     }
-    for (const auto& s : steps) r(i) = (optimizer_step_s(c, s.params, s.optimizer) - s.seconds) / s.seconds, ++i;
+    for (const auto& s : steps) r(i) = (optimizer_step_s(c, s.params, s.param_tensors, s.optimizer) - s.seconds) / s.seconds, ++i;
     for (const auto& [ctx, measured] : step_s) r(i++) = step_weight * (model_step[ctx] - measured) / measured;
     return r;
   };
@@ -157,7 +157,8 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
 
 namespace {
 
-// phase = factor * ops + bytes_per_param * params / (bw * eff), weighted by 1 / phase^2
+// phase = factor * ops + bytes_per_param * params / (bw * eff), weighted by 1 / phase^2 (and the
+// optimizer's phase = a * bytes / bw + b * tensors the same way)
 FitResult fit_phase(const Eigen::MatrixXd& A, const Eigen::VectorXd& y, const std::string& phase) {
   Eigen::VectorXd w(y.size());
   for (Eigen::Index i = 0; i < y.size(); ++i) w(i) = 1.0 / (y(i) * y(i));
@@ -176,14 +177,30 @@ FitResult fit_phase(const Eigen::MatrixXd& A, const Eigen::VectorXd& y, const st
 }  // namespace
 
 void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps) {
+  fit.step_factor_ratios.clear();
+  if (steps.empty()) return;
+  const auto n = static_cast<Eigen::Index>(steps.size());
+  Eigen::MatrixXd O(n, 2);
+  Eigen::VectorXd opt(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto& st = steps[static_cast<size_t>(i)];
+    if (!finite_positive(st.optimizer_s - fit.compute.kernel_overhead_s))
+      fail_input("", "whole steps", fmt::format("'{}': the optimizer phase must be positive and finite", st.context));
+    O(i, 0) = static_cast<double>(st.params) * optimizer_bytes_per_param(st.optimizer) / fit.compute.mem_bandwidth_Bps;
+    O(i, 1) = static_cast<double>(st.param_tensors);
+    opt(i) = st.optimizer_s - fit.compute.kernel_overhead_s;
+  }
+  const auto o = fit_phase(O, opt, "optimizer");  // o.params(0) = 1 / mem_efficiency
+  fit.compute.mem_efficiency = 1.0 / o.params(0);
+  fit.mem_efficiency_std_error = o.std_errors(0) / (o.params(0) * o.params(0));  // delta method
+  fit.compute.optimizer_tensor_s = o.params(1);
+  fit.optimizer_tensor_std_error_s = o.std_errors(1);
+  // the ops as modelled with the optimizer's memory efficiency (the default of unfitted kinds)
   std::map<std::string, LayerTime> modelled_ops;
   for (const auto& s : ops) {
     const auto t = model_time(s.layer, fit.compute);
     modelled_ops[s.context].fwd_s += t.fwd_s, modelled_ops[s.context].bwd_s += t.bwd_s;
   }
-  fit.step_factor_ratios.clear();
-  if (steps.empty()) return;
-  const auto n = static_cast<Eigen::Index>(steps.size());
   Eigen::MatrixXd F(n, 2), B(n, 2);
   Eigen::VectorXd fwd(n), bwd(n);
   const double s_per_byte = 1.0 / (fit.compute.mem_bandwidth_Bps * fit.compute.mem_efficiency);
@@ -232,6 +249,7 @@ void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std
     add("compute.half_work_flops_by_family." + k, v, fit.half_work_std_error_flops_by_family.at(k));
   add("compute.mem_efficiency", fit.compute.mem_efficiency, fit.mem_efficiency_std_error);
   add("compute.kernel_overhead_s", fit.compute.kernel_overhead_s, fit.kernel_overhead_std_error_s);
+  add("compute.optimizer_tensor_s", fit.compute.optimizer_tensor_s, fit.optimizer_tensor_std_error_s);
   if (!fit.step_factor_ratios.empty())
   {
     for (const auto& [name, v, e] : {std::tuple{"step_forward", fit.compute.step_forward, fit.step_forward_std_error},

@@ -23,6 +23,7 @@ struct OptimizerTiming {
   int64_t params = 0;
   double seconds = 0;
   std::string context;
+  int64_t param_tensors = 0;
 };
 
 // One whole training step (zero_grad, forward, loss, backward, optimizer) of a configuration whose
@@ -34,6 +35,7 @@ struct WholeStepTiming {
   double seconds = 0;  // median of the repeats
   double spread = 0;   // standard deviation over the repeats / their mean
   double forward_s = 0, backward_s = 0, optimizer_s = 0;  // each phase's median
+  int64_t param_tensors = 0;
 };
 
 struct ComputeFit {
@@ -44,6 +46,7 @@ struct ComputeFit {
   std::map<std::string, double> half_work_std_error_flops_by_family;
   double mem_efficiency_std_error = 0;  // from the optimizer steps
   double kernel_overhead_std_error_s = 0;
+  double optimizer_tensor_std_error_s = 0;
   StepPhaseScale step_forward_std_error, step_backward_std_error;
   double step_time_cv_std_error = 0;
   std::vector<double> step_factor_ratios;  // per whole step: model / measured forward + backward
@@ -57,6 +60,9 @@ struct ComputeFit {
 ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector<OptimizerTiming>& steps,
                        const ComputeParams& measured_peaks);
 
+// The optimizer from the whole steps' optimizer phase: weighted least squares (relative error) of
+// phase - overhead = params * bytes / (bw * mem_efficiency) + tensors * optimizer_tensor_s, the
+// tensor term dropped when it comes out negative. Then
 // compute.step_forward and step_backward from whole steps, each phase on its own: weighted least
 // squares (relative error) of phase = factor * its modelled ops + bytes_per_param * params / (bw * eff),
 // the ops model being the one already fitted in `fit`; the factor alone when the sweep term comes

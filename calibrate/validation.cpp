@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
@@ -52,8 +53,24 @@ std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& meas
     double eval_s = 0;
     for (const auto& s : m.stages) eval_s += s.eval_s;
     if (have_convergence) add("total", "time_to_target_s", m.totals.time_to_target_s - eval_s, totals(pp, predicted_epochs).time_s);
+    if (m.device_matmul_flops_per_s) add("total", "device_matmul_flops_per_s", *m.device_matmul_flops_per_s, profile.compute.peak_fp32_flops);
   }
   return rows;
+}
+
+DriftSummary machine_drift(const std::vector<ValidationRow>& rows) {
+  std::map<std::string, double> ratio;  // by record
+  for (const auto& r : rows)
+    if (r.quantity == "device_matmul_flops_per_s" && !r.used_for_calibration && r.predicted > 0) ratio[r.record] = r.measured / r.predicted;
+  DriftSummary d;
+  if (ratio.empty()) return d;
+  std::vector<double> rs;
+  for (const auto& [rec, v] : ratio) rs.push_back(v);
+  d.runs = static_cast<int>(rs.size());
+  d.median_ratio = median(rs);
+  d.min_ratio = *std::min_element(rs.begin(), rs.end());
+  d.max_ratio = *std::max_element(rs.begin(), rs.end());
+  return d;
 }
 
 ErrorSummary summarize_validation(const std::vector<ValidationRow>& rows, const std::vector<std::string>& quantities) {

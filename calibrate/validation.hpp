@@ -13,7 +13,8 @@ namespace mrplan {
 struct ValidationRow {
   std::string record;    // file it came from
   std::string stage;     // stage name, or "total"
-  std::string quantity;  // io_s comm_s compute_s epoch_s, and forward_s backward_s optimizer_s where the record timed them (means per epoch); epochs, time_to_target_s
+  std::string quantity;  // io_s comm_s compute_s epoch_s, and forward_s backward_s optimizer_s where the record timed them (means per epoch); epochs, time_to_target_s;
+                         // device_matmul_flops_per_s (the run's probe against the profile's peak) where the record has one
   double measured = 0, predicted = 0;
   double rel_error = 0;  // (predicted - measured) / measured; 0 when measured is 0
   bool used_for_calibration = false;
@@ -28,6 +29,14 @@ struct NamedRecord {
 // models alone; measured times leave out validation passes (eval_s), which are not modelled yet; `epochs` and `time_to_target_s` include the convergence model. A record counts
 // as used for calibration when a fitted parameter of `profile` names its file as its source.
 std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& measured, const MachineProfile& profile);
+
+// The machine's drift between calibration and the runs: each run's matmul probe over the profile's
+// peak (records used for calibration left out).
+struct DriftSummary {
+  int runs = 0;
+  double median_ratio = 0, min_ratio = 0, max_ratio = 0;  // run / calibration
+};
+DriftSummary machine_drift(const std::vector<ValidationRow>& rows);
 
 ErrorSummary summarize_validation(const std::vector<ValidationRow>& rows, const std::vector<std::string>& quantities);
 std::string validation_csv(const std::vector<ValidationRow>& rows);

@@ -34,7 +34,7 @@ void calibrate_compute(ComputeArgs a) {
   fmt::print("device peaks ({} threads): {:.1f} GFLOP/s ({}), {:.2f} GB/s ({})\n", a.bench.threads,
              peaks.matmul_flops_per_s / 1e9, peaks.matmul_shape, peaks.copy_Bps / 1e9, peaks.copy_shape);
   const auto timings = time_workload_ops(a.bench, [](int done, int total) {
-    fmt::print(stderr, "\rtiming ops: {}/{} configurations", done, total), std::fflush(stderr);
+    fmt::print(stderr, "\rtiming ops and steps: {}/{} (configurations x rounds)", done, total), std::fflush(stderr);
   });
   fmt::print(stderr, "\n");
   ComputeParams roofs;
@@ -53,8 +53,9 @@ void calibrate_compute(ComputeArgs a) {
     fmt::print("  backward / forward {:<8} {:.3f} +- {:.3f}\n", k, v, fit.backward_efficiency_std_error.at(k));
   for (const auto& [fam, h] : fit.compute.half_work_flops_by_family)
     fmt::print("  half work {:<17} {:.3g} +- {:.2g} MFLOP per kernel\n", fam, h / 1e6, fit.half_work_std_error_flops_by_family.at(fam) / 1e6);
-  fmt::print("  optimizer memory efficiency {:.3f} +- {:.3f} of the copy bandwidth\n", fit.compute.mem_efficiency,
-             fit.mem_efficiency_std_error);
+  fmt::print("  optimizer memory efficiency {:.3f} +- {:.3f} of the copy bandwidth, {:.1f} +- {:.1f} us per parameter tensor\n",
+             fit.compute.mem_efficiency, fit.mem_efficiency_std_error, fit.compute.optimizer_tensor_s * 1e6,
+             fit.optimizer_tensor_std_error_s * 1e6);
   fmt::print("  kernel overhead     {:.2f} +- {:.2f} us\n", fit.compute.kernel_overhead_s * 1e6, fit.kernel_overhead_std_error_s * 1e6);
   const auto sum = summarize_abs_errors(fit.relative_residuals);
   fmt::print("  per-op |error|: median {:.0f}%, p90 {:.0f}% (ops alone; whole steps are checked by validate)\n",
@@ -76,14 +77,22 @@ void calibrate_compute(ComputeArgs a) {
     for (const auto& t : times) s += t.fwd_s + t.bwd_s;
     return s;
   };
-  fmt::print("{:<36} {:>10} {:>10} {:>6}  {:>10} {:>10} {:>6}\n", "configuration", "ops_ms", "model_ms", "error", "step_ms",
-             "model_ms", "error");
+  fmt::print("{:<36} {:>10} {:>10} {:>6}  {:>10} {:>10} {:>6}  {:>14} {:>14} {:>14}\n", "configuration", "ops_ms", "model_ms", "error",
+             "step_ms", "model_ms", "error", "forward_ms", "backward_ms", "optimizer_ms");
   for (const auto& w : timings.whole_steps) {
     const auto& [ops_s, table] = per_config.at(w.context);
     const double model_ops_s = sum_s(layer_times(table, fit.compute, false));
-    const double model_step_s = sum_s(whole_step_layer_times(table, fit.compute, false, 1.0)) + optimizer_step_s(fit.compute, w.params, w.optimizer);
-    fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>10.2f} {:>10.2f} {:>+5.0f}%\n", w.context, ops_s * 1e3, model_ops_s * 1e3,
-               100 * (model_ops_s - ops_s) / ops_s, w.seconds * 1e3, model_step_s * 1e3, 100 * (model_step_s - w.seconds) / w.seconds);
+    double model_fwd_s = 0, model_bwd_s = 0;
+    for (const auto& t : whole_step_layer_times(table, fit.compute, false, 1.0)) model_fwd_s += t.fwd_s, model_bwd_s += t.bwd_s;
+    const double model_opt_s = optimizer_step_s(fit.compute, w.params, w.param_tensors, w.optimizer);
+    const double model_step_s = model_fwd_s + model_bwd_s + model_opt_s;
+    auto phase = [](double measured_s, double model_s) {  // "12.34 (+5%)"
+      return fmt::format("{:.2f} ({:+.0f}%)", measured_s * 1e3, 100 * (model_s - measured_s) / measured_s);
+    };
+    fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>14} {:>14} {:>14}\n", w.context, ops_s * 1e3,
+               model_ops_s * 1e3, 100 * (model_ops_s - ops_s) / ops_s, w.seconds * 1e3, model_step_s * 1e3,
+               100 * (model_step_s - w.seconds) / w.seconds, phase(w.forward_s, model_fwd_s), phase(w.backward_s, model_bwd_s),
+               phase(w.optimizer_s, model_opt_s));
   }
   if (!a.csv.empty()) {
     std::ofstream f(a.csv);
@@ -111,7 +120,7 @@ void register_calibrate_compute(CLI::App& cal) {
   c->add_option("--resolutions", a->bench.resolutions, "coarsening factors to time")->delimiter(',')->capture_default_str();
   c->add_option("--batches", a->bench.batches, "local batch sizes to time")->delimiter(',')->capture_default_str();
   c->add_option("--threads", a->bench.threads, "intra-op threads, as each rank of the runs gets")->capture_default_str();
-  c->add_option("--repeats", a->bench.repeats, "timed repeats per op (median)")->capture_default_str();
+  c->add_option("--repeats", a->bench.repeats, "rounds, each timing every op and a whole step of every configuration once (median over rounds)")->capture_default_str();
   c->add_option("--optimizer", a->bench.optimizer, "optimizer whose step is timed (adam, sgd, lamb)")->capture_default_str();
   c->add_option("--device", a->bench.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();

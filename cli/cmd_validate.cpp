@@ -19,7 +19,7 @@ namespace {
 void scatter(const std::vector<ValidationRow>& rows, const std::string& png) {
   std::vector<ScatterPoint> pts;
   for (const auto& r : rows)
-    if (r.quantity != "epochs") pts.push_back({r.measured, r.predicted, r.used_for_calibration});
+    if (r.quantity != "epochs" && r.quantity != "device_matmul_flops_per_s") pts.push_back({r.measured, r.predicted, r.used_for_calibration});
   scatter_plot(pts, {"predicted vs measured (seconds)", "measured", "predicted", "validation", "used for calibration"}, png);
 }
 
@@ -57,6 +57,9 @@ void register_validate(CLI::App& app) {
         s.add({label, std::to_string(e.count), fmt::format("{:.1f}%", 100 * e.median_abs), fmt::format("{:.1f}%", 100 * e.p90_abs)});
       }
       fmt::print("\n{}", s.str());
+      if (const auto d = machine_drift(rows); d.runs > 0)
+        fmt::print("machine drift: the runs' best matmul at their start ran at {:.2f}x the profile's peak (median; {:.2f}-{:.2f} over {} runs)\n",
+                   d.median_ratio, d.min_ratio, d.max_ratio, d.runs);
       if (!csv->empty()) {
         std::ofstream f(*csv);
         if (!f) fail_input(*csv, "", "cannot write the CSV file");

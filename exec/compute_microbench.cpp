@@ -77,16 +77,16 @@ std::pair<double, double> median_and_spread(const std::vector<double>& t) {
 
 // Training steps split as the trainer splits them (exec/trainer.cpp), on the same clock: zero_grad,
 // forward and loss | backward | wait for the allreduces (none without `sync`) | optimizer. The first
-// step warms up (the optimizer's state, autograd's buffers) and is not returned.
+// `warmups` steps (the optimizer's state, autograd's buffers) are not returned.
 struct StepSplit {
   double forward_s = 0, backward_s = 0, wait_s = 0, optimizer_s = 0;
 };
 
-std::vector<StepSplit> timed_steps(int repeats, const torch::Device& dev, SpecNet& net, const torch::Tensor& x, const torch::Tensor& y,
-                                   torch::optim::Optimizer& opt, GradSync* sync) {
+std::vector<StepSplit> timed_steps(int repeats, int warmups, const torch::Device& dev, SpecNet& net, const torch::Tensor& x,
+                                   const torch::Tensor& y, torch::optim::Optimizer& opt, GradSync* sync) {
   StepClock clock(dev.is_cuda() ? dev.index() : -1, 5);
   std::vector<StepSplit> out;
-  for (int r = 0; r <= repeats; ++r) {
+  for (int r = 0; r < repeats + warmups; ++r) {
     clock.mark(0);
     opt.zero_grad();
     if (sync) sync->begin_step();
@@ -99,7 +99,7 @@ std::vector<StepSplit> timed_steps(int repeats, const torch::Device& dev, SpecNe
     opt.step();
     clock.mark(4);
     const auto iv = clock.intervals_s();
-    if (r > 0) out.push_back({iv[0], iv[1], iv[2], iv[3]});
+    if (r >= warmups) out.push_back({iv[0], iv[1], iv[2], iv[3]});
   }
   return out;
 }
@@ -110,16 +110,33 @@ std::vector<StepSplit> timed_steps(int repeats, const torch::Device& dev, SpecNe
 
 }  // namespace
 
+namespace {
+
+int64_t matmul_probe_size(const torch::Device& dev) { return dev.is_cuda() ? 8192 : 2048; }
+
+double best_matmul_flops_per_s(const torch::Device& dev, int repeats) {
+  torch::NoGradGuard ng;
+  const int64_t n = matmul_probe_size(dev);
+  // ones, not random: a run's probe must leave the seeded random stream as it found it
+  auto a = torch::ones({n, n}, torch::TensorOptions().device(dev));
+  auto b = torch::ones({n, n}, torch::TensorOptions().device(dev));
+  auto c = torch::empty({n, n}, torch::TensorOptions().device(dev));
+  return 2.0 * static_cast<double>(n * n * n) / best_seconds(dev, repeats, [&] { torch::mm_out(c, a, b); });
+}
+
+}  // namespace
+
+double best_matmul_flops_per_s(int gpu, int repeats) {
+  return best_matmul_flops_per_s(gpu < 0 ? torch::Device(torch::kCPU) : torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(gpu)),
+                                 repeats);
+}
+
 DevicePeaks measure_device_peaks(const ComputeBenchOptions& o) {
   const auto dev = bench_device(o);
   torch::NoGradGuard ng;
   DevicePeaks p;
-  const int64_t n = dev.is_cuda() ? 8192 : 2048;
-  auto a = torch::randn({n, n}, torch::TensorOptions().device(dev));
-  auto b = torch::randn({n, n}, torch::TensorOptions().device(dev));
-  auto c = torch::empty({n, n}, torch::TensorOptions().device(dev));
-  p.matmul_flops_per_s = 2.0 * n * n * n / best_seconds(dev, o.repeats, [&] { torch::mm_out(c, a, b); });
-  p.matmul_shape = fmt::format("{0}x{0} fp32 matmul", n);
+  p.matmul_flops_per_s = best_matmul_flops_per_s(dev, o.repeats);
+  p.matmul_shape = fmt::format("{0}x{0} fp32 matmul", matmul_probe_size(dev));
   const int64_t m = int64_t{64} << 20;  // 256 MiB each way: well past any cache
   auto x = torch::empty({m}, torch::TensorOptions().device(dev)).fill_(1.0f);
   auto y = torch::empty({m}, torch::TensorOptions().device(dev)).fill_(0.0f);
@@ -148,9 +165,22 @@ WorkloadVariant parse_workload_variant(const std::string& text) {
 ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::function<void(int, int)>& progress) {
   const auto dev = bench_device(o);
   check_optimizer(o.optimizer);
-  ComputeTimings out;
-  const int total = static_cast<int>(o.workloads.size() * o.resolutions.size() * o.batches.size());
-  int done = 0;
+  struct Net {  // one per workload and resolution, with its optimizer
+    SpecNet net;
+    std::unique_ptr<torch::optim::Optimizer> opt;
+    std::string context;
+    std::vector<double> optimizer_s;  // one per round
+  };
+  struct Config {  // one per batch on a Net
+    size_t net = 0;
+    LayerTable table;
+    torch::Tensor x, y;
+    std::string context;
+    std::vector<std::vector<OpTiming>> ops;  // per round
+    std::vector<StepSplit> steps;            // per round
+  };
+  std::vector<Net> nets;
+  std::vector<Config> configs;
   for (const auto& w : o.workloads) {
     const auto spec = builtin_workload(w.name, w.options);
     for (int res : o.resolutions) {
@@ -168,33 +198,61 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       }
       auto opt = bench_optimizer(o.optimizer, net->parameters());
       opt->step();
+      nets.push_back({net, std::move(opt), fmt::format("{} {} {} step", spec.name, fmt::join(spatial, "x"), o.optimizer), {}});
       for (int b : o.batches) {
-        const auto table = resolve(spec, spatial, b, 4.0, up);
-        const auto x = input(b);
-        const std::string ctx = fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), b);
-        std::vector<OpTiming> times;
+        Config c{nets.size() - 1, resolve(spec, spatial, b, 4.0, up), input(b), {},
+                 fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), b), {}, {}};
         try {
-          times = net->time_ops(x, o.repeats);
+          c.y = torch::zeros_like(net->forward(c.x)).detach();
         } catch (const c10::Error& e) {
-          cannot_train(ctx, e);
+          cannot_train(c.context, e);
         }
-        for (size_t i = 0; i < times.size(); ++i) out.ops.push_back({table.layers.at(i), times[i].fwd_s, times[i].bwd_s, ctx});
-        // the same configuration as a whole training step, split as the trainer splits it (median: the typical step)
-        const auto y = torch::zeros_like(net->forward(x)).detach();
-        std::vector<double> step, fwd, bwd, optim;
-        for (const auto& t : timed_steps(o.repeats, dev, net, x, y, *opt, nullptr)) {
-          fwd.push_back(t.forward_s), bwd.push_back(t.backward_s), optim.push_back(t.optimizer_s);
-          step.push_back(t.forward_s + t.backward_s + t.optimizer_s);
-        }
-        const auto [step_s, spread] = median_and_spread(step);
-        out.whole_steps.push_back({ctx, o.optimizer, net->table().total_params(), step_s, spread, median(fwd), median(bwd), median(optim)});
-        if (progress) progress(++done, total);
+        configs.push_back(std::move(c));
       }
-      // the optimizer step alone
-      const double opt_s = median_and_spread(repeat_seconds(dev, o.repeats, [&] { opt->step(); })).first;
-      out.steps.push_back(
-          {o.optimizer, net->table().total_params(), opt_s, fmt::format("{} {} {} step", spec.name, fmt::join(spatial, "x"), o.optimizer)});
     }
+  }
+  // Round-robin: each round times every configuration once, so a slow spell of the machine (a
+  // VM's neighbours, for seconds at a time) lands on every configuration instead of skewing the
+  // few timed during it; the medians over rounds then drop it.
+  const int rounds = std::max(1, o.repeats);
+  const int total = rounds * static_cast<int>(configs.size());
+  int done = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const int warmups = r == 0 ? 1 : 0;
+    for (auto& c : configs) {
+      auto& n = nets[c.net];
+      try {
+        c.ops.push_back(n.net->time_ops(c.x, 1, warmups));
+      } catch (const c10::Error& e) {
+        cannot_train(c.context, e);
+      }
+      for (const auto& t : timed_steps(1, warmups, dev, n.net, c.x, c.y, *n.opt, nullptr)) c.steps.push_back(t);
+      if (progress) progress(++done, total);
+    }
+    for (auto& n : nets) n.optimizer_s.push_back(repeat_seconds(dev, 1, [&] { n.opt->step(); }).front());
+  }
+  ComputeTimings out;
+  for (size_t ni = 0; ni < nets.size(); ++ni) {
+    for (const auto& c : configs) {
+      if (c.net != ni) continue;
+      for (size_t i = 0; i < c.table.layers.size(); ++i) {
+        std::vector<double> fwd, bwd;
+        for (const auto& round : c.ops) fwd.push_back(round.at(i).fwd_s), bwd.push_back(round.at(i).bwd_s);
+        out.ops.push_back({c.table.layers[i], median(fwd), median(bwd), c.context});
+      }
+      // the whole steps' median: the typical step
+      std::vector<double> step, fwd, bwd, optim;
+      for (const auto& t : c.steps) {
+        fwd.push_back(t.forward_s), bwd.push_back(t.backward_s), optim.push_back(t.optimizer_s);
+        step.push_back(t.forward_s + t.backward_s + t.optimizer_s);
+      }
+      const auto [step_s, spread] = median_and_spread(step);
+      const auto& table = nets[ni].net->table();
+      out.whole_steps.push_back({c.context, o.optimizer, table.total_params(), step_s, spread, median(fwd), median(bwd), median(optim),
+                                 table.total_param_tensors()});
+    }
+    const auto& table = nets[ni].net->table();
+    out.steps.push_back({o.optimizer, table.total_params(), median(nets[ni].optimizer_s), nets[ni].context, table.total_param_tensors()});
   }
   return out;
 }
@@ -209,38 +267,39 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
     const auto spec = builtin_workload(w.name, w.options);
     for (int res : o.resolutions)
       for (int batch : o.batches) {
-        // a fresh network each time: GradSync's hooks stay on the parameters it was made for
+        // Two copies of the network: GradSync's hooks stay on the parameters it was made for, and
+        // the lone steps must not fire them. Each round is one lone step on rank 0 (the others
+        // asleep in a barrier) then one shared step on every rank, so the two see the same machine.
         const auto spatial = coarsened_spatial(spec, res);
-        SpecNet net(spec, spatial, spec.coarse_upsamples_output ? res : 1);
-        net->to(dev);
-        net->train();
+        const int64_t up = spec.coarse_upsamples_output ? res : 1;
+        SpecNet alone_net(spec, spatial, up), shared_net(spec, spatial, up);
+        for (auto* n : {&alone_net, &shared_net}) (*n)->to(dev), (*n)->train();
         const auto x = random_input(spec, spatial, batch, dev);
-        const auto y = torch::zeros_like(net->forward(x)).detach();
-        auto opt = bench_optimizer(o.optimizer, net->parameters());
-        std::unique_ptr<GradSync> sync;  // made after the alone phase: its hooks would fire there too
+        const auto y = torch::zeros_like(alone_net->forward(x)).detach();
+        auto alone_opt = bench_optimizer(o.optimizer, alone_net->parameters());
+        auto shared_opt = bench_optimizer(o.optimizer, shared_net->parameters());
+        GradSync sync(shared_net->parameters(), comm, 25e6);
         // compute is the step less the whole wait for the allreduces, as the trainer books it; the
         // compute's median (the typical step), the wait's mean (the runs sum every wait, the rare long ones too)
-        auto compute_and_wait_s = [&] {
-          std::vector<double> compute;
-          double wait_s = 0;
-          for (const auto& t : timed_steps(o.repeats, dev, net, x, y, *opt, sync.get())) {
-            compute.push_back(t.forward_s + t.backward_s + t.optimizer_s);
-            wait_s += t.wait_s / o.repeats;
+        std::vector<double> alone_s, shared_s;
+        double wait_s = 0;
+        for (int r = 0; r <= o.repeats; ++r) {  // round 0 warms up
+          if (host.rank() == 0) {
+            const auto t = timed_steps(1, 0, dev, alone_net, x, y, *alone_opt, nullptr).front();
+            if (r > 0) alone_s.push_back(t.forward_s + t.backward_s + t.optimizer_s);
           }
-          return std::pair{median(compute), wait_s};
-        };
-        double alone = host.rank() == 0 ? compute_and_wait_s().first : 0.0;
-        host.quiet_barrier();
+          host.quiet_barrier();
+          const auto t = timed_steps(1, 0, dev, shared_net, x, y, *shared_opt, &sync).front();
+          if (r > 0) shared_s.push_back(t.forward_s + t.backward_s + t.optimizer_s), wait_s += t.wait_s / o.repeats;
+        }
+        double alone = host.rank() == 0 ? median(alone_s) : 0.0;
         host.allreduce_sum(&alone, 1);  // rank 0's, to every rank
-        sync = std::make_unique<GradSync>(net->parameters(), comm, 25e6);
-        const auto [shared_step_s, shared_wait_s] = compute_and_wait_s();
-        double shared[2] = {shared_step_s, shared_wait_s};
+        double shared[2] = {median(shared_s), wait_s};
         host.allreduce_sum(shared, 2);
         for (double& v : shared) v /= host.size();
-        sync.reset();
         // the same gradients allreduced with nothing beside them, as calibrate allreduce times a size
         AllreduceBenchOptions ar;
-        ar.min_bytes = ar.max_bytes = 4.0 * static_cast<double>(net->table().total_params());
+        ar.min_bytes = ar.max_bytes = 4.0 * static_cast<double>(shared_net->table().total_params());
         ar.warmup = 1, ar.repeats = o.repeats;
         const double allreduce = run_allreduce_bench(comm, host, ar).front().time_s;
         out.push_back({fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch), host.size(), alone, shared[0], allreduce, shared[1]});

@@ -27,7 +27,7 @@ struct ComputeBenchOptions {
   std::vector<int> resolutions{1, 2};  // coarsening factors
   std::vector<int> batches{2, 4, 8};  // batch norm needs 2 values per channel
   int threads = 1;      // intra-op threads: as many as each rank of the runs to predict gets
-  int repeats = 5;
+  int repeats = 9;  // rounds: each times every configuration once, and the medians are over rounds
   std::string device = "cpu";  // cpu | cuda
   std::string optimizer = "adam";  // adam | sgd: its step is timed per resolution
 };
@@ -46,14 +46,19 @@ struct DevicePeaks {
 
 DevicePeaks measure_device_peaks(const ComputeBenchOptions& options);
 
-// `progress(done, total)` after each (resolution, batch) configuration.
+// The matmul half of the peaks alone (best of `repeats` after a warm-up), on the current intra-op
+// threads: a run takes it at its start so that `validate` can tell the machine's drift since
+// calibration from the model's error. `gpu` < 0: the CPU.
+double best_matmul_flops_per_s(int gpu, int repeats);
+
+// `progress(done, total)` after each configuration of each round.
 ComputeTimings time_workload_ops(const ComputeBenchOptions& options,
                                               const std::function<void(int, int)>& progress = {});
 
 // `calibrate sharing`, collective: for each workload and resolution at the largest batch, a whole
 // step on rank 0 alone while the other ranks sleep, then on every rank at once with gradients
-// averaged over `comm` as the trainer averages them. A step's compute leaves out the wait for the
-// last allreduce, as the trainer's timers do. `host` (MPI) agrees the timings.
+// averaged over `comm` as the trainer averages them, the two alternating round by round. A step's
+// compute leaves out the wait for the last allreduce, as the trainer's timers do. `host` (MPI) agrees the timings.
 std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& options, Communicator& comm, Communicator& host,
                                                  const std::function<void(int, int)>& progress = {});
 

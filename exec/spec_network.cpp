@@ -216,7 +216,7 @@ std::vector<torch::Tensor> SpecNetImpl::forward_all(const torch::Tensor& x) {
   return out;
 }
 
-std::vector<OpTiming> SpecNetImpl::time_ops(const torch::Tensor& x, int repeats) {
+std::vector<OpTiming> SpecNetImpl::time_ops(const torch::Tensor& x, int repeats, int warmups) {
   std::vector<torch::Tensor> acts;
   {
     torch::NoGradGuard ng;
@@ -229,7 +229,8 @@ std::vector<OpTiming> SpecNetImpl::time_ops(const torch::Tensor& x, int repeats)
   };
   auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
   std::vector<OpTiming> times;
-  for (auto& n : nodes_) {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    auto& n = nodes_[i];
     // the op alone, on its real inputs; the network input needs no gradient, as in training
     std::vector<torch::Tensor> ins;
     for (int k : n.inputs) {
@@ -237,24 +238,21 @@ std::vector<OpTiming> SpecNetImpl::time_ops(const torch::Tensor& x, int repeats)
       if (k >= 0) t.requires_grad_(true);
       ins.push_back(t);
     }
-    std::vector<double> fwd, both;
-    for (int r = 0; r < repeats + 1; ++r) {  // the first round warms caches and allocators
+    const auto grad_out = torch::ones_like(acts[i]);
+    std::vector<double> fwd, bwd;
+    for (int r = 0; r < repeats + warmups; ++r) {
+      // forward records the graph as a training step's does (saved activations, training-mode
+      // kernels): timed without it, that cost would be booked to backward
       const auto t0 = now();
-      torch::Tensor y;
-      {
-        torch::NoGradGuard ng;
-        y = apply(n, ins);
-      }
+      auto y = apply(n, ins);
       const auto t1 = now();
-      y = apply(n, ins);
-      if (y.requires_grad()) y.backward(torch::ones_like(y));
+      if (y.requires_grad()) y.backward(grad_out);
       const auto t2 = now();
       for (auto& t : ins)
         if (t.grad().defined()) t.mutable_grad().reset();
-      if (r > 0) fwd.push_back(secs(t0, t1)), both.push_back(secs(t1, t2));
+      if (r >= warmups) fwd.push_back(secs(t0, t1)), bwd.push_back(secs(t1, t2));
     }
-    const double f = median(fwd);
-    times.push_back({n.op.name, f, std::max(0.0, median(both) - f)});
+    times.push_back({n.op.name, median(fwd), median(bwd)});
   }
   return times;
 }

@@ -28,8 +28,9 @@ class SpecNetImpl : public torch::nn::Module {
   // Output of every op, in spec order (for shape checks).
   std::vector<torch::Tensor> forward_all(const torch::Tensor& x);
 
-  // Each op timed alone on its real input (median of `repeats`), for `calibrate compute`.
-  std::vector<OpTiming> time_ops(const torch::Tensor& x, int repeats);
+  // Each op timed alone on its real input (median of `repeats`, after `warmups` untimed runs that
+  // warm caches and allocators), for `calibrate compute`.
+  std::vector<OpTiming> time_ops(const torch::Tensor& x, int repeats, int warmups = 1);
 
   const LayerTable& table() const { return table_; }  // resolved at batch 1
   // Torch's name for an op's submodule (torch forbids '.' in module names).

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "exec/communicator.hpp"
+#include "exec/compute_microbench.hpp"
 #include "exec/grad_sync.hpp"
 #include "exec/host_tuning.hpp"
 #include "exec/lamb.hpp"
@@ -153,6 +154,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   std::unique_ptr<Communicator> nccl;
   if (dev.is_cuda() && ranks > 1) nccl = make_nccl_communicator(*comm, dev.index());
   Communicator& tensor_comm = nccl ? *nccl : *comm;
+  // the machine's speed now, timed as `calibrate compute` times its peak: by rank 0 alone, as
+  // calibration runs it, while the others sleep; `validate` sets it against the profile's peak
+  double matmul_flops_per_s = rank == 0 ? best_matmul_flops_per_s(dev.is_cuda() ? dev.index() : -1, 5) : 0.0;
+  comm->quiet_barrier();
+  comm->allreduce_sum(&matmul_flops_per_s, 1);
 
   const auto spec = plan_network(plan);
   for (const auto& s : plan.stages)  // a network that cannot be built at some stage's resolution fails now, not mid-run
@@ -187,6 +193,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     prog.record = record_from_json(j["record"].dump(), state.string());
     resuming = true;
   }
+  if (!prog.record.device_matmul_flops_per_s) prog.record.device_matmul_flops_per_s = matmul_flops_per_s;
   MlLog log(rank == 0 ? (out / "mllog.txt").string() : "", resuming);
   if (!resuming) {
     log.event("run_start", "INTERVAL_START", "null");

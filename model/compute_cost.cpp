@@ -76,10 +76,11 @@ std::vector<LayerTime> layer_times(const LayerTable& t, const ComputeParams& c, 
   return out;
 }
 
-double optimizer_step_s(const ComputeParams& c, int64_t params, const std::string& optimizer) {
-  const double bytes_per_param = 8.0 + 2.0 * optimizer_state_bytes_per_param(optimizer);
-  return static_cast<double>(params) * bytes_per_param / (c.mem_bandwidth_Bps * c.mem_efficiency) +
-         c.kernel_overhead_s;
+double optimizer_bytes_per_param(const std::string& optimizer) { return 8.0 + 2.0 * optimizer_state_bytes_per_param(optimizer); }
+
+double optimizer_step_s(const ComputeParams& c, int64_t params, int64_t param_tensors, const std::string& optimizer) {
+  return static_cast<double>(params) * optimizer_bytes_per_param(optimizer) / (c.mem_bandwidth_Bps * c.mem_efficiency) +
+         static_cast<double>(param_tensors) * c.optimizer_tensor_s + c.kernel_overhead_s;
 }
 
 double node_sharing_factor(const NodeSharingParams& s, int ranks_on_node, int devices_per_node) {

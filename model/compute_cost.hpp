@@ -29,9 +29,13 @@ double kernel_time_s(const ComputeParams& c, const std::string& family, double f
 
 std::vector<LayerTime> layer_times(const LayerTable& table, const ComputeParams& c, bool amp);
 
+// Bytes an optimizer step moves per parameter: weight and gradient read, weight written, its state
+// read and written.
+double optimizer_bytes_per_param(const std::string& optimizer);
+
 // Optimizer update: memory-bound sweep reading weights and gradients, writing weights, and
-// reading and writing the optimizer's state (model/memory_fit).
-double optimizer_step_s(const ComputeParams& c, int64_t params, const std::string& optimizer);
+// reading and writing the optimizer's state (model/memory_fit), plus a cost per parameter tensor.
+double optimizer_step_s(const ComputeParams& c, int64_t params, int64_t param_tensors, const std::string& optimizer);
 
 // The ops of one whole training step: each layer's time alone scaled by its phase's factor, plus
 // the phase's gradient sweep spread over the layers by their parameters, times `sharing`

@@ -87,6 +87,7 @@ struct Builder {
         y[0] = c_out;
         for (int a = 1; a <= rank; ++a) y[a] = window_out(op, x[a], op.kernel);
         l.params = c_out * (c_in / groups) * taps + (op.bias ? c_out : 0);
+        l.param_tensors = op.bias ? 2 : 1;
         // MACs x 2 per output element (e.g. Goodfellow et al. ch. 9); backward = dgrad + wgrad.
         l.fwd_flops = 2.0 * static_cast<double>(c_in / groups) * taps * static_cast<double>(product(y)) * batch;
         l.bwd_flops = 2.0 * l.fwd_flops;
@@ -102,6 +103,7 @@ struct Builder {
         for (int a = 1; a <= rank; ++a)
           y[a] = (x[a] - 1) * op.stride - 2 * pad + op.dilation * (op.kernel - 1) + op.output_padding + 1;
         l.params = c_in * op.filters * taps + (op.bias ? op.filters : 0);
+        l.param_tensors = op.bias ? 2 : 1;
         l.fwd_flops = 2.0 * static_cast<double>(c_in) * op.filters * taps * static_cast<double>(product(x, 1)) * batch;
         l.bwd_flops = 2.0 * l.fwd_flops;
         break;
@@ -127,6 +129,7 @@ struct Builder {
       case OpKind::batch_norm:
       case OpKind::affine:
         l.params = 2 * c_in;
+        l.param_tensors = 2;
         // normalise + scale + shift per element, statistics pass; backward roughly twice that.
         l.fwd_flops = 4.0 * in_elems;
         l.bwd_flops = 8.0 * in_elems;
@@ -145,6 +148,7 @@ struct Builder {
         y = {op.filters};
         l.spatial_rank = 0;
         l.params = f_in * op.filters + (op.bias ? op.filters : 0);
+        l.param_tensors = op.bias ? 2 : 1;
         l.fwd_flops = 2.0 * static_cast<double>(f_in) * op.filters * batch;
         l.bwd_flops = 2.0 * l.fwd_flops;
         break;
@@ -208,6 +212,13 @@ int64_t LayerTable::total_params() const {
   for (const auto& l : layers) s += l.params;
   return s;
 }
+
+int64_t LayerTable::total_param_tensors() const {
+  int64_t s = 0;
+  for (const auto& l : layers) s += l.param_tensors;
+  return s;
+}
+
 double LayerTable::total_fwd_flops() const {
   double s = 0;
   for (const auto& l : layers) s += l.fwd_flops;

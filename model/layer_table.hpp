@@ -15,6 +15,7 @@ struct Layer {
   std::vector<int64_t> in_shape;     // per sample: {C, spatial...} (first input)
   std::vector<int64_t> out_shape;    // per sample
   int64_t params = 0;
+  int64_t param_tensors = 0;          // weight and bias one each: optimizers launch kernels per tensor
   double fwd_flops = 0;              // whole batch
   double bwd_flops = 0;              // whole batch: input gradient + weight gradient
   double bytes_read = 0;             // forward, whole batch, at the compute precision
@@ -32,6 +33,7 @@ struct LayerTable {
   std::vector<Layer> layers;
 
   int64_t total_params() const;
+  int64_t total_param_tensors() const;
   double total_fwd_flops() const;
   double total_bwd_flops() const;
   double activation_bytes() const;   // sum of forward outputs, whole batch (kept for backward)

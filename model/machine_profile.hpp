@@ -46,6 +46,9 @@ struct ComputeParams {
   // gradient of a convolution runs far below its forward); unlisted: 1.
   std::map<std::string, double> backward_efficiency;
   double kernel_overhead_s = 5e-6;  // launch + framework dispatch per kernel
+  // An optimizer step's cost per parameter tensor on top of its sweep: per-tensor loops (LibTorch's
+  // Adam and SGD) launch a handful of kernels for each weight and bias (fitted from whole steps).
+  double optimizer_tensor_s = 0;
   StepPhaseScale step_forward, step_backward;
   // Relative standard deviation of one rank's step time: ranks wait for the slowest at every
   // allreduce (model/straggler; fitted by calibrate compute from repeated whole steps).

@@ -44,7 +44,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       fail_input(file, fmt::format("compute.{}", old_key),
                  fmt::format("this parameter now lives in its own section: move it to node_sharing.{} (or rerun calibrate sharing)", new_key));
   c.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "efficiency", "half_work_GFLOP",
-          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "step_forward", "step_backward", "step_factor", "step_bytes_per_param", "step_time_cv"});
+          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "optimizer_tensor_us", "step_forward", "step_backward", "step_factor", "step_bytes_per_param", "step_time_cv"});
   m.compute.peak_fp32_flops = c.positive("peak_fp32_TFLOPS") * 1e12;
   m.compute.peak_fp16_flops = c.positive("peak_fp16_TFLOPS", m.compute.peak_fp32_flops / 1e12) * 1e12;
   m.compute.mem_bandwidth_Bps = c.positive("mem_bandwidth_GBps") * 1e9;
@@ -77,6 +77,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   m.compute.half_work_flops = c.non_negative("half_work_GFLOP", 1.0) * 1e9;
   m.compute.mem_efficiency = c.positive("mem_efficiency", 0.7);
   m.compute.kernel_overhead_s = c.non_negative("kernel_overhead_us", 5.0) * 1e-6;
+  m.compute.optimizer_tensor_s = c.non_negative("optimizer_tensor_us", 0.0) * 1e-6;
   // profiles fitted before the phases were split: one factor for both, the sweep counted with backward
   m.compute.step_forward.factor = m.compute.step_backward.factor = c.positive("step_factor", 1.0);
   m.compute.step_backward.bytes_per_param = c.non_negative("step_bytes_per_param", 0.0);
@@ -208,6 +209,7 @@ std::string profile_to_yaml(const MachineProfile& m) {
   if (!m.compute.mem_efficiency_by_kind.empty()) write_map("mem_efficiency_by_kind", m.compute.mem_efficiency_by_kind);
   if (!m.compute.backward_efficiency.empty()) write_map("backward_efficiency", m.compute.backward_efficiency);
   kv("kernel_overhead_us", m.compute.kernel_overhead_s * 1e6);
+  kv("optimizer_tensor_us", m.compute.optimizer_tensor_s * 1e6);
   for (auto [key, phase] : {std::pair{"step_forward", &m.compute.step_forward}, std::pair{"step_backward", &m.compute.step_backward}})
     if (phase->factor != 1.0 || phase->bytes_per_param != 0) {
       e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;

@@ -81,6 +81,9 @@ struct Record {
   RecordTotals totals;
   std::vector<std::string> warnings;
   std::string plan_spec;  // the plan it ran or predicts, as YAML (what `validate` re-predicts)
+  // Measured runs: the best fp32 matmul at the run's start, timed as `calibrate compute` times
+  // the profile's peak_fp32_flops (on rank 0 alone): the machine's drift since calibration.
+  std::optional<double> device_matmul_flops_per_s;
 };
 
 std::string record_to_json(const Record& record, int indent = 2);

@@ -63,6 +63,7 @@ json to_j(const Record& r) {
                  {"reached_target", t.reached_target}};
   j["warnings"] = r.warnings;
   if (!r.plan_spec.empty()) j["plan_spec"] = r.plan_spec;
+  if (r.device_matmul_flops_per_s) j["device_matmul_flops_per_s"] = *r.device_matmul_flops_per_s;
   return j;
 }
 
@@ -205,6 +206,9 @@ Record record_from_json(const std::string& text, const std::string& file) {
   if (auto it = j.find("warnings"); it != j.end() && it->is_array())
     for (const auto& w : *it) r.warnings.push_back(w.get<std::string>());
   if (auto it = j.find("plan_spec"); it != j.end() && it->is_string()) r.plan_spec = *it;
+  r.device_matmul_flops_per_s = R.optnum(j, "device_matmul_flops_per_s", "");
+  if (r.device_matmul_flops_per_s && !(*r.device_matmul_flops_per_s > 0))
+    fail_input(file, "device_matmul_flops_per_s", "expected a rate > 0");
   return r;
 }
 

@@ -53,7 +53,7 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   c.comm_exposed_iter_s = run.gpus > 1 ? (plan.overlap_comm ? std::max(0.0, comm_free_at - bwd_s) : comm_total) : 0.0;
   c.buckets = buckets;
   c.allreduce_algorithm = run.gpus > 1 ? to_string(algo) : "none";
-  const double opt_s = optimizer_step_s(m.compute, c.params, optimizer);
+  const double opt_s = optimizer_step_s(m.compute, c.params, table.total_param_tensors(), optimizer);
   c.forward_iter_s = fwd_s;
   c.backward_iter_s = bwd_s + m.node_sharing.comm_steal_fraction * c.comm_total_iter_s;
   c.optimizer_iter_s = opt_s * sharing;

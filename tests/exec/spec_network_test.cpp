@@ -16,12 +16,14 @@ void expect_module_matches_table(const NetworkSpec& spec, int64_t factor, int64_
   // parameters per op
   int64_t total = 0;
   for (const auto& l : table.layers) {
-    int64_t n = 0;
+    int64_t n = 0, tensors = 0;
     for (const auto& p : net->named_parameters())
-      if (p.key().rfind(SpecNetImpl::module_name(l.name) + ".", 0) == 0) n += p.value().numel();
+      if (p.key().rfind(SpecNetImpl::module_name(l.name) + ".", 0) == 0) n += p.value().numel(), ++tensors;
     EXPECT_EQ(n, l.params) << spec.name << " x" << factor << " " << l.name;
+    EXPECT_EQ(tensors, l.param_tensors) << spec.name << " x" << factor << " " << l.name;  // what the optimizer loops over
     total += n;
   }
+  EXPECT_EQ(static_cast<int64_t>(net->parameters().size()), table.total_param_tensors()) << spec.name;
   int64_t torch_total = 0;
   for (const auto& p : net->parameters()) torch_total += p.numel();
   EXPECT_EQ(torch_total, table.total_params()) << spec.name;

@@ -87,6 +87,8 @@ TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
       EXPECT_GT(e.phases->backward_s, 0);
       EXPECT_LT(e.phases->h2d_s, 1e-3);
     }
+  ASSERT_TRUE(r.device_matmul_flops_per_s.has_value());  // the machine's speed at the start, for validate's drift line
+  EXPECT_GT(*r.device_matmul_flops_per_s, 1e8);
   const auto back = load_record_file((dir / "mrt/record.json").string());
   EXPECT_EQ(record_to_json(back), record_to_json(r));
   std::ifstream log(dir / "mrt/mllog.txt");

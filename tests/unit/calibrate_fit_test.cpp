@@ -94,7 +94,7 @@ TEST(ComputeFit, RecoversStepTimesFromTheRooflineItself) {
   truth.backward_efficiency = {{"conv3d", 0.4}, {"batch_norm", 0.5}};
   truth.kernel_overhead_s = 5e-6, truth.mem_efficiency = 0.4;
   const auto ops = synthetic_ops(truth);
-  const std::vector<OptimizerTiming> steps{{"adam", 30000, optimizer_step_s(truth, 30000, "adam"), "adam"}};
+  const std::vector<OptimizerTiming> steps{{"adam", 30000, optimizer_step_s(truth, 30000, 0, "adam"), "adam"}};
   ComputeParams peaks;
   peaks.peak_fp32_flops = truth.peak_fp32_flops, peaks.mem_bandwidth_Bps = truth.mem_bandwidth_Bps;
   const auto fit = fit_compute(ops, steps, peaks);
@@ -115,23 +115,29 @@ TEST(ComputeFit, RecoversStepTimesFromTheRooflineItself) {
 TEST(ComputeFit, WholeStepPhasesGiveEachPhaseItsFactorAndSweep) {
   ComputeParams truth;
   truth.peak_fp32_flops = 1e11, truth.mem_bandwidth_Bps = 1e10;
+  truth.mem_efficiency = 0.4, truth.optimizer_tensor_s = 40e-6;
   const auto ops = synthetic_ops(truth);
   ComputeFit fit;
   fit.compute = truth;
+  fit.compute.mem_efficiency = 0.9, fit.compute.optimizer_tensor_s = 0;  // the optimizer comes from the whole steps
   std::map<std::string, LayerTime> ops_s;
   for (const auto& o : ops) ops_s[o.context].fwd_s += o.fwd_s, ops_s[o.context].bwd_s += o.bwd_s;
   // forward = 1.3 x its ops + 4 bytes per parameter, backward = 0.9 x its ops + 12, parameters varying
   const double s_per_byte = 1 / (truth.mem_bandwidth_Bps * truth.mem_efficiency);
   std::vector<WholeStepTiming> whole;
   int64_t params = 30000;
+  const std::vector<int64_t> tensors{12, 30, 18, 44, 26, 8};
   for (const auto& [ctx, t] : ops_s) {
     params += 20000;
     const double p = static_cast<double>(params);
     const double fwd = 1.3 * t.fwd_s + 4 * p * s_per_byte, bwd = 0.9 * t.bwd_s + 12 * p * s_per_byte;
-    const double opt = optimizer_step_s(truth, params, "adam");
-    whole.push_back({ctx, "adam", params, fwd + bwd + opt, 0.01 * static_cast<double>(whole.size() + 1), fwd, bwd, opt});
+    const int64_t n = tensors.at(whole.size());
+    const double opt = optimizer_step_s(truth, params, n, "adam");
+    whole.push_back({ctx, "adam", params, fwd + bwd + opt, 0.01 * static_cast<double>(whole.size() + 1), fwd, bwd, opt, n});
   }
   fit_step_phases(fit, ops, whole);
+  EXPECT_NEAR(fit.compute.mem_efficiency, 0.4, 1e-6);
+  EXPECT_NEAR(fit.compute.optimizer_tensor_s, 40e-6, 1e-10);
   EXPECT_NEAR(fit.compute.step_forward.factor, 1.3, 1e-6);
   EXPECT_NEAR(fit.compute.step_forward.bytes_per_param, 4, 1e-4);
   EXPECT_NEAR(fit.compute.step_backward.factor, 0.9, 1e-6);
@@ -157,6 +163,7 @@ TEST(ComputeFit, WholeStepPhasesGiveEachPhaseItsFactorAndSweep) {
   EXPECT_NEAR(q.compute.step_forward.factor, 1.3, 1e-6);
   EXPECT_NEAR(q.compute.step_backward.bytes_per_param, 12, 1e-4);
   EXPECT_NEAR(q.compute.step_time_cv, 0.035, 1e-9);
+  EXPECT_NEAR(q.compute.optimizer_tensor_s, 40e-6, 1e-12);
   EXPECT_EQ(std::count_if(prof.fitted.begin(), prof.fitted.end(), [](const FittedParameter& f) { return f.key.find("compute.step_") == 0; }), 5);
   // a profile from before the split: its one factor for both phases, its sweep with backward
   auto old = profile_to_yaml(prof);

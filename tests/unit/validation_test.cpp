@@ -62,6 +62,33 @@ TEST(Validate, NumbersAreWhatTheFormulaSays) {
   EXPECT_EQ(validation_csv(rows).rfind("record,stage,quantity,measured,predicted,rel_error,used_for_calibration\n", 0), 0u);
 }
 
+TEST(Validate, MachineDriftIsTheProbeOverThePeak) {
+  const auto& m = calibrated_builtin_profile("summit");
+  auto a = hand_made(1.25, 0.0), b = hand_made(0.8, 0.0);
+  a.device_matmul_flops_per_s = 0.8 * m.compute.peak_fp32_flops;  // the machine ran at 0.8x its calibrated speed
+  b.device_matmul_flops_per_s = 1.0 * m.compute.peak_fp32_flops;
+  const auto rows = validate_records({{"a.json", a}, {"b.json", b}, {"c.json", hand_made(1.0, 0.0)}}, m);
+  int probes = 0;
+  for (const auto& r : rows) {
+    if (r.quantity == "device_matmul_flops_per_s") {
+      ++probes;
+      EXPECT_NE(r.record, "c.json");  // no probe, no row
+      EXPECT_DOUBLE_EQ(r.predicted, m.compute.peak_fp32_flops);
+    }
+  }
+  EXPECT_EQ(probes, 2);
+  const auto d = machine_drift(rows);
+  EXPECT_EQ(d.runs, 2);
+  EXPECT_DOUBLE_EQ(d.median_ratio, 0.9);
+  EXPECT_DOUBLE_EQ(d.min_ratio, 0.8);
+  EXPECT_DOUBLE_EQ(d.max_ratio, 1.0);
+  // the probe goes through JSON and a bad one is refused
+  EXPECT_DOUBLE_EQ(*record_from_json(record_to_json(a), "a.json").device_matmul_flops_per_s, *a.device_matmul_flops_per_s);
+  a.device_matmul_flops_per_s = 0;
+  EXPECT_NE(error_of([&] { record_from_json(record_to_json(a), "a.json"); }).find("a.json: device_matmul_flops_per_s: expected a rate > 0"),
+            std::string::npos);
+}
+
 TEST(Validate, RefusesPredictionsAndRecordsWithoutTheirPlan) {
   const auto& m = calibrated_builtin_profile("summit");
   Record pred = simulate(builtin_plan("cosmoflow-baseline@summit"), m);
