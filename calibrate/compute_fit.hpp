@@ -33,7 +33,7 @@ struct WholeStepTiming {
   std::string optimizer;
   int64_t params = 0;
   double seconds = 0;  // median of the repeats
-  double spread = 0;   // standard deviation over the repeats / their mean
+  double spread = 0;   // step-to-step standard deviation / mean (from back-to-back pairs, drift left out)
   double forward_s = 0, backward_s = 0, optimizer_s = 0;  // each phase's median
   int64_t param_tensors = 0;
 };

@@ -67,14 +67,6 @@ double best_seconds(const torch::Device& dev, int repeats, const std::function<v
   return *std::min_element(t.begin(), t.end());
 }
 
-// Median of the repeats (the typical run) and their standard deviation relative to the mean.
-std::pair<double, double> median_and_spread(const std::vector<double>& t) {
-  double mean = 0, var = 0;
-  for (double v : t) mean += v / static_cast<double>(t.size());
-  for (double v : t) var += (v - mean) * (v - mean) / std::max<double>(1, static_cast<double>(t.size()) - 1);
-  return {median(t), std::sqrt(var) / mean};
-}
-
 // Training steps split as the trainer splits them (exec/trainer.cpp), on the same clock: zero_grad,
 // forward and loss | backward | wait for the allreduces (none without `sync`) | optimizer. The first
 // `warmups` steps (the optimizer's state, autograd's buffers) are not returned.
@@ -104,14 +96,6 @@ std::vector<StepSplit> timed_steps(int repeats, int warmups, const torch::Device
   return out;
 }
 
-[[noreturn]] void cannot_train(const std::string& what, const c10::Error& e) {  // e.g. batch norm over one value per channel
-  fail_input("", "--batches", fmt::format("{} cannot train: {}", what, e.msg().substr(0, e.msg().find('\n'))));
-}
-
-}  // namespace
-
-namespace {
-
 int64_t matmul_probe_size(const torch::Device& dev) { return dev.is_cuda() ? 8192 : 2048; }
 
 double best_matmul_flops_per_s(const torch::Device& dev, int repeats) {
@@ -122,6 +106,10 @@ double best_matmul_flops_per_s(const torch::Device& dev, int repeats) {
   auto b = torch::ones({n, n}, torch::TensorOptions().device(dev));
   auto c = torch::empty({n, n}, torch::TensorOptions().device(dev));
   return 2.0 * static_cast<double>(n * n * n) / best_seconds(dev, repeats, [&] { torch::mm_out(c, a, b); });
+}
+
+[[noreturn]] void cannot_train(const std::string& what, const c10::Error& e) {  // e.g. batch norm over one value per channel
+  fail_input("", "--batches", fmt::format("{} cannot train: {}", what, e.msg().substr(0, e.msg().find('\n'))));
 }
 
 }  // namespace
@@ -177,7 +165,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
     torch::Tensor x, y;
     std::string context;
     std::vector<std::vector<OpTiming>> ops;  // per round
-    std::vector<StepSplit> steps;            // per round
+    std::vector<StepSplit> steps;            // two per round
   };
   std::vector<Net> nets;
   std::vector<Config> configs;
@@ -226,7 +214,9 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       } catch (const c10::Error& e) {
         cannot_train(c.context, e);
       }
-      for (const auto& t : timed_steps(1, warmups, dev, n.net, c.x, c.y, *n.opt, nullptr)) c.steps.push_back(t);
+      // after an untimed step (the other configurations have had the caches), two back to back
+      // as the trainer runs them: their difference is the step-to-step jitter ranks wait on
+      for (const auto& t : timed_steps(2, 1, dev, n.net, c.x, c.y, *n.opt, nullptr)) c.steps.push_back(t);
       if (progress) progress(++done, total);
     }
     for (auto& n : nets) n.optimizer_s.push_back(repeat_seconds(dev, 1, [&] { n.opt->step(); }).front());
@@ -246,7 +236,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
         fwd.push_back(t.forward_s), bwd.push_back(t.backward_s), optim.push_back(t.optimizer_s);
         step.push_back(t.forward_s + t.backward_s + t.optimizer_s);
       }
-      const auto [step_s, spread] = median_and_spread(step);
+      const double step_s = median(step), spread = back_to_back_spread(step);
       const auto& table = nets[ni].net->table();
       out.whole_steps.push_back({c.context, o.optimizer, table.total_params(), step_s, spread, median(fwd), median(bwd), median(optim),
                                  table.total_param_tensors()});

@@ -22,6 +22,17 @@ double median(std::vector<double> v) {
   return sorted_quantile(v, 0.5);
 }
 
+double back_to_back_spread(const std::vector<double>& t) {
+  std::vector<double> d;
+  for (size_t i = 0; i + 1 < t.size(); i += 2) d.push_back(t[i] - t[i + 1]);
+  if (d.size() < 2) return 0;
+  double mean_t = 0, mean_d = 0, var_d = 0;
+  for (double v : t) mean_t += v / static_cast<double>(t.size());
+  for (double v : d) mean_d += v / static_cast<double>(d.size());
+  for (double v : d) var_d += (v - mean_d) * (v - mean_d) / static_cast<double>(d.size() - 1);
+  return std::sqrt(var_d / 2) / mean_t;  // var(a - b) = 2 var(step) for independent steps
+}
+
 ErrorSummary summarize_abs_errors(std::vector<double> e) {
   for (auto& v : e) v = std::abs(v);
   ErrorSummary s;

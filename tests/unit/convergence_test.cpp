@@ -108,3 +108,13 @@ TEST(ErrorSummary, MedianKeepsSignAndAveragesTheMiddlePair) {
   EXPECT_DOUBLE_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
   EXPECT_DOUBLE_EQ(median({}), 0.0);
 }
+
+TEST(ErrorSummary, BackToBackSpreadLeavesDriftAndAColdFirstStepOut) {
+  // pairs on a base that drifts 1 -> 5 -> 2 -> 10, the first of each 0.3 slower on average:
+  // differences 0.4 0.2 0.4 0.2 -> var = 4 * 0.1^2 / 3, spread = sqrt(var / 2) / mean
+  const std::vector<double> t{1.4, 1, 5.2, 5, 2.4, 2, 10.2, 10};
+  const double mean = (1.4 + 1 + 5.2 + 5 + 2.4 + 2 + 10.2 + 10) / 8;
+  EXPECT_NEAR(back_to_back_spread(t), std::sqrt(4 * 0.01 / 3 / 2) / mean, 1e-12);
+  EXPECT_DOUBLE_EQ(back_to_back_spread({1, 2, 3}), 0.0);  // one pair: no spread to tell
+  EXPECT_NEAR(back_to_back_spread({1, 1, 2, 2, 3, 3}), 0.0, 1e-15);  // drift alone is no jitter
+}
