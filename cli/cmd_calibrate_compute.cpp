@@ -41,7 +41,10 @@ void calibrate_compute(ComputeArgs a) {
   roofs.peak_fp32_flops = peaks.matmul_flops_per_s;
   roofs.mem_bandwidth_Bps = peaks.copy_Bps;
   const auto& samples = timings.ops;
-  auto fit = fit_compute(samples, timings.steps, roofs);
+  // the optimizer as the whole steps ran it (fit_step_phases then adds its cost per tensor)
+  std::vector<OptimizerTiming> optimizer_steps;
+  for (const auto& w : timings.whole_steps) optimizer_steps.push_back({w.optimizer, w.params, w.optimizer_s, w.context, w.param_tensors});
+  auto fit = fit_compute(samples, optimizer_steps, roofs);
   fit_step_phases(fit, samples, timings.whole_steps);
   fmt::print("fit over {} timings (ops forward and backward, optimizer steps), R^2 on log time = {:.4f}\n",
              fit.relative_residuals.size(), fit.r2);

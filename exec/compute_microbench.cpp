@@ -156,8 +156,6 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
   struct Net {  // one per workload and resolution, with its optimizer
     SpecNet net;
     std::unique_ptr<torch::optim::Optimizer> opt;
-    std::string context;
-    std::vector<double> optimizer_s;  // one per round
   };
   struct Config {  // one per batch on a Net
     size_t net = 0;
@@ -186,7 +184,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       }
       auto opt = bench_optimizer(o.optimizer, net->parameters());
       opt->step();
-      nets.push_back({net, std::move(opt), fmt::format("{} {} {} step", spec.name, fmt::join(spatial, "x"), o.optimizer), {}});
+      nets.push_back({net, std::move(opt)});
       for (int b : o.batches) {
         Config c{nets.size() - 1, resolve(spec, spatial, b, 4.0, up), input(b), {},
                  fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), b), {}, {}};
@@ -219,30 +217,22 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       for (const auto& t : timed_steps(2, 1, dev, n.net, c.x, c.y, *n.opt, nullptr)) c.steps.push_back(t);
       if (progress) progress(++done, total);
     }
-    for (auto& n : nets) n.optimizer_s.push_back(repeat_seconds(dev, 1, [&] { n.opt->step(); }).front());
   }
   ComputeTimings out;
-  for (size_t ni = 0; ni < nets.size(); ++ni) {
-    for (const auto& c : configs) {
-      if (c.net != ni) continue;
-      for (size_t i = 0; i < c.table.layers.size(); ++i) {
-        std::vector<double> fwd, bwd;
-        for (const auto& round : c.ops) fwd.push_back(round.at(i).fwd_s), bwd.push_back(round.at(i).bwd_s);
-        out.ops.push_back({c.table.layers[i], median(fwd), median(bwd), c.context});
-      }
-      // the whole steps' median: the typical step
-      std::vector<double> step, fwd, bwd, optim;
-      for (const auto& t : c.steps) {
-        fwd.push_back(t.forward_s), bwd.push_back(t.backward_s), optim.push_back(t.optimizer_s);
-        step.push_back(t.forward_s + t.backward_s + t.optimizer_s);
-      }
-      const double step_s = median(step), spread = back_to_back_spread(step);
-      const auto& table = nets[ni].net->table();
-      out.whole_steps.push_back({c.context, o.optimizer, table.total_params(), step_s, spread, median(fwd), median(bwd), median(optim),
-                                 table.total_param_tensors()});
+  for (const auto& c : configs) {
+    for (size_t i = 0; i < c.table.layers.size(); ++i) {
+      std::vector<double> fwd, bwd;
+      for (const auto& round : c.ops) fwd.push_back(round.at(i).fwd_s), bwd.push_back(round.at(i).bwd_s);
+      out.ops.push_back({c.table.layers[i], median(fwd), median(bwd), c.context});
     }
-    const auto& table = nets[ni].net->table();
-    out.steps.push_back({o.optimizer, table.total_params(), median(nets[ni].optimizer_s), nets[ni].context, table.total_param_tensors()});
+    // the whole steps' median: the typical step
+    std::vector<double> step, fwd, bwd, optim;
+    for (const auto& t : c.steps) {
+      fwd.push_back(t.forward_s), bwd.push_back(t.backward_s), optim.push_back(t.optimizer_s);
+      step.push_back(t.forward_s + t.backward_s + t.optimizer_s);
+    }
+    out.whole_steps.push_back({c.context, o.optimizer, c.table.total_params(), median(step), back_to_back_spread(step), median(fwd),
+                               median(bwd), median(optim), c.table.total_param_tensors()});
   }
   return out;
 }

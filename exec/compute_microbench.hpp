@@ -34,7 +34,6 @@ struct ComputeBenchOptions {
 
 struct ComputeTimings {
   std::vector<OpTimingSample> ops;
-  std::vector<OptimizerTiming> steps;
   std::vector<WholeStepTiming> whole_steps;  // one per (resolution, batch), as the trainer runs them
 };
 

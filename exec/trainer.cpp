@@ -154,11 +154,6 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   std::unique_ptr<Communicator> nccl;
   if (dev.is_cuda() && ranks > 1) nccl = make_nccl_communicator(*comm, dev.index());
   Communicator& tensor_comm = nccl ? *nccl : *comm;
-  // the machine's speed now, timed as `calibrate compute` times its peak: by rank 0 alone, as
-  // calibration runs it, while the others sleep; `validate` sets it against the profile's peak
-  double matmul_flops_per_s = rank == 0 ? best_matmul_flops_per_s(dev.is_cuda() ? dev.index() : -1, 5) : 0.0;
-  comm->quiet_barrier();
-  comm->allreduce_sum(&matmul_flops_per_s, 1);
 
   const auto spec = plan_network(plan);
   for (const auto& s : plan.stages)  // a network that cannot be built at some stage's resolution fails now, not mid-run
@@ -193,7 +188,14 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     prog.record = record_from_json(j["record"].dump(), state.string());
     resuming = true;
   }
-  if (!prog.record.device_matmul_flops_per_s) prog.record.device_matmul_flops_per_s = matmul_flops_per_s;
+  if (!prog.record.device_matmul_flops_per_s) {  // a resumed run keeps its first start's
+    // the machine's speed now, timed as `calibrate compute` times its peak: by rank 0 alone, as
+    // calibration runs it, while the others sleep; `validate` sets it against the profile's peak
+    double flops_per_s = rank == 0 ? best_matmul_flops_per_s(dev.is_cuda() ? dev.index() : -1, 5) : 0.0;
+    comm->quiet_barrier();
+    comm->allreduce_sum(&flops_per_s, 1);
+    prog.record.device_matmul_flops_per_s = flops_per_s;
+  }
   MlLog log(rank == 0 ? (out / "mllog.txt").string() : "", resuming);
   if (!resuming) {
     log.event("run_start", "INTERVAL_START", "null");
