@@ -79,36 +79,25 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   m.compute.kernel_overhead_s = c.non_negative("kernel_overhead_us", 5.0) * 1e-6;
   m.compute.optimizer_tensor_s = c.non_negative("optimizer_tensor_us", 0.0) * 1e-6;
   // profiles fitted before the phases were split: one factor for both, the sweep counted with backward
-  m.compute.step_forward.factor = m.compute.step_backward.factor = c.positive("step_factor", 1.0);
+  m.compute.step_forward.factor = m.compute.step_backward.factor = c.positive_at_most("step_factor", 1.0, 10);
   m.compute.step_backward.bytes_per_param = c.non_negative("step_bytes_per_param", 0.0);
-  if (m.compute.step_forward.factor > 10)
-    fail_input(file, "compute.step_factor", fmt::format("expected 0 < value <= 10, got {}", m.compute.step_forward.factor));
   for (auto [key, phase] : {std::pair{"step_forward", &m.compute.step_forward}, std::pair{"step_backward", &m.compute.step_backward}}) {
     if (!c.has(key)) continue;
     if (c.has("step_factor") || c.has("step_bytes_per_param"))
       fail_input(file, fmt::format("compute.{}", key), "give either step_factor/step_bytes_per_param or step_forward/step_backward, not both");
     auto s = c.child(key);
     s.only({"factor", "bytes_per_param"});
-    phase->factor = s.positive("factor", 1.0);
+    phase->factor = s.positive_at_most("factor", 1.0, 10);
     phase->bytes_per_param = s.non_negative("bytes_per_param", 0.0);
-    if (phase->factor > 10) fail_input(file, fmt::format("compute.{}.factor", key), fmt::format("expected 0 < value <= 10, got {}", phase->factor));
   }
-  m.compute.step_time_cv = c.non_negative("step_time_cv", 0.0);
-  if (m.compute.step_time_cv > 1) fail_input(file, "compute.step_time_cv", fmt::format("expected 0 <= value <= 1, got {}", m.compute.step_time_cv));
+  m.compute.step_time_cv = c.non_negative_at_most("step_time_cv", 0.0, 1);
 
   if (f.has("node_sharing")) {
     auto ns = f.child("node_sharing");
     ns.only({"slowdown", "comm_steal_fraction", "step_time_cv"});
-    m.node_sharing.slowdown = ns.positive("slowdown", 1.0);
-    m.node_sharing.comm_steal_fraction = ns.non_negative("comm_steal_fraction", 0.0);
-    if (m.node_sharing.slowdown > 10)
-      fail_input(file, "node_sharing.slowdown", fmt::format("expected 0 < value <= 10, got {}", m.node_sharing.slowdown));
-    if (m.node_sharing.comm_steal_fraction > 10)
-      fail_input(file, "node_sharing.comm_steal_fraction",
-                 fmt::format("expected 0 <= value <= 10, got {}", m.node_sharing.comm_steal_fraction));
-    m.node_sharing.step_time_cv = ns.non_negative("step_time_cv", 0.0);
-    if (m.node_sharing.step_time_cv > 1)
-      fail_input(file, "node_sharing.step_time_cv", fmt::format("expected 0 <= value <= 1, got {}", m.node_sharing.step_time_cv));
+    m.node_sharing.slowdown = ns.positive_at_most("slowdown", 1.0, 10);
+    m.node_sharing.comm_steal_fraction = ns.non_negative_at_most("comm_steal_fraction", 0.0, 10);
+    m.node_sharing.step_time_cv = ns.non_negative_at_most("step_time_cv", 0.0, 1);
   }
 
   auto cm = f.child("comm");

@@ -72,6 +72,16 @@ double YamlFields::non_negative(const char* key, double fallback) const {
   if (v < 0) fail_input(file_, key_path(key), fmt::format("expected a number >= 0, got {}", v));
   return v;
 }
+double YamlFields::positive_at_most(const char* key, double fallback, double max) const {
+  const double v = positive(key, fallback);
+  if (v > max) fail_input(file_, key_path(key), fmt::format("expected 0 < value <= {}, got {}", max, v));
+  return v;
+}
+double YamlFields::non_negative_at_most(const char* key, double fallback, double max) const {
+  const double v = non_negative(key, fallback);
+  if (v > max) fail_input(file_, key_path(key), fmt::format("expected 0 <= value <= {}, got {}", max, v));
+  return v;
+}
 int64_t YamlFields::integer(const char* key) const {
   YAML::Node n = get(key);
   try {

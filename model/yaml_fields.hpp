@@ -29,6 +29,8 @@ class YamlFields {
   double positive(const char* key) const;  // required, > 0
   double positive(const char* key, double fallback) const;
   double non_negative(const char* key, double fallback) const;
+  double positive_at_most(const char* key, double fallback, double max) const;      // 0 < value <= max
+  double non_negative_at_most(const char* key, double fallback, double max) const;  // 0 <= value <= max
   int64_t integer(const char* key) const;
   int64_t integer(const char* key, int64_t fallback) const;
   bool boolean(const char* key, bool fallback) const;

@@ -229,6 +229,13 @@ TEST(NodeSharingFit, RecoversSlowdownAndCommStealAndKeepsThemThroughACompute) {
   EXPECT_NE(msg.find("compute.node_sharing_slowdown"), std::string::npos) << msg;
   EXPECT_NE(msg.find("node_sharing.slowdown"), std::string::npos) << msg;
   EXPECT_EQ(std::count_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) { return f.source == "test sharing"; }), 3);
+  // out of range: the message names the key and the range
+  auto big = profile_to_yaml(p);
+  const auto at = big.find("slowdown: ");
+  ASSERT_NE(at, std::string::npos);
+  big.replace(at, big.find(',', at) - at, "slowdown: 11");
+  EXPECT_NE(error_of([&] { profile_from_yaml_text(big, "big.yaml"); }).find("big.yaml: node_sharing.slowdown: expected 0 < value <= 10, got 11"),
+            std::string::npos);
 }
 
 TEST(NodeSharingFit, DropsATermThatComesOutNegativeAndRefusesBadTimings) {
