@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "model/errors.hpp"
 #include "model/learning_curve.hpp"
@@ -34,9 +35,10 @@ CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& pts, c
   };
   double max_epoch = 1;
   for (const auto& p : pts) max_epoch = std::max(max_epoch, p.first);
-  // a falling curve from the first value towards the lowest, over a third of the epochs seen
+  // from the first value towards the lowest (a loss) or the highest (an accuracy), over a third of the epochs seen
+  const double last = pts.back().second, end = first >= last ? lo : hi;
   Eigen::VectorXd start(3);
-  start << lo, 2 * (first - lo) + 1e-6 * (hi - lo + 1), std::log(std::max(0.5, max_epoch / 3));
+  start << end, 2 * (first - end) + (first >= last ? 1e-6 : -1e-6) * (hi - lo + 1), std::log(std::max(0.5, max_epoch / 3));
   const auto f = levenberg_marquardt(residuals, start, obs, 400);
   CurveFit out;
   out.curve = curve_of(f.params);
@@ -52,6 +54,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   ConvergenceFit fit;
   fit.workload = records.front().record.workload;
   fit.target = records.front().record.target_value;
+  const bool maximize = records.front().record.target_maximize;
   std::vector<std::pair<double, double>> dense, closs, cmetric;
   struct Mrt {
     double switch_epochs, dense_epochs;
@@ -64,11 +67,17 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
       fail_input(file, "workload", fmt::format("'{}' differs from '{}' of the first record: fit one workload at a time", r.workload, fit.workload));
     if (r.target_value != fit.target)
       fail_input(file, "target_value", fmt::format("{} differs from {} of the first record: one target per fit", r.target_value, fit.target));
+    if (r.target_maximize != maximize) fail_input(file, "target.goal", "differs from the first record's: one target per fit");
     fit.files.push_back(file);
+    // The validation metric as its best so far: a run reaches the target at the first epoch it
+    // crosses (MLPerf's time to train), so a later epoch that evaluates worse changes nothing, and a
+    // noisy metric (batch norm over small batches) fitted as it comes can miss the target altogether.
     auto take = [&](const StageRecord& s, std::vector<std::pair<double, double>>& metric, std::vector<std::pair<double, double>>* loss) {
+      std::optional<double> best;
       for (const auto& e : s.per_epoch) {
         if (!e.metric) fail_input(file, s.name, fmt::format("epoch {} has no validation metric", e.epoch));
-        metric.push_back({e.epoch, *e.metric});
+        best = !best ? *e.metric : maximize ? std::max(*best, *e.metric) : std::min(*best, *e.metric);
+        metric.push_back({e.epoch, *best});
         if (loss) {
           if (!e.loss) fail_input(file, s.name, fmt::format("epoch {} has no training loss", e.epoch));
           loss->push_back({e.epoch, *e.loss});

@@ -60,6 +60,7 @@ Record record_from_mllog(const std::string& text, const std::string& file) {
   r.method = "baseline";
   r.machine = "mllog";
   r.target_metric = metric_key;
+  r.target_maximize = metric_key == "eval_accuracy";  // MLPerf HPC logs eval_accuracy (DeepCAM's IoU) or eval_error
   StageRecord s;
   s.name = "train";
   s.gpus = static_cast<int>(nodes * per_node);

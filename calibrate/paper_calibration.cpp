@@ -213,7 +213,7 @@ MachineProfile fit_paper_machine(MachineProfile m, const std::string& pm) {
     const auto fit = levenberg_marquardt(res, x0, obs);
     apply(m, fit.params);
     const double e = m.comm.bandwidth_efficiency;
-    record("comm.bandwidth_efficiency", e, fit.std_errors[0] * (1 - e));
+    record("comm.bandwidth_efficiency", e, delta_method_se(fit.std_errors[0], e * (1 - e)));
     record("comm.call_overhead_us", m.comm.call_overhead_s * 1e6, fit.std_errors[1]);
   }
   // 3. input pipeline: per-file latency, host decode rate and achieved host-to-device fraction;
@@ -242,9 +242,10 @@ MachineProfile fit_paper_machine(MachineProfile m, const std::string& pm) {
     apply(m, fit.params);
     record("io.pfs.per_file_latency_ms", m.io.pfs.per_file_latency_s * 1e3, fit.std_errors[0]);
     const double u = std::log(m.io.host_decode_Bps / 0.1e9) / std::log(1000.0);  // logistic value
-    record("io.host_decode_GBps", m.io.host_decode_Bps / 1e9, fit.std_errors[1] * std::log(1000.0) * u * (1 - u));
+    record("io.host_decode_GBps", m.io.host_decode_Bps / 1e9,
+           delta_method_se(fit.std_errors[1], m.io.host_decode_Bps / 1e9 * std::log(1000.0) * u * (1 - u)));
     const double e = m.io.host_to_device_efficiency;
-    record("io.host_to_device_efficiency", e, fit.std_errors[2] * (1 - e));
+    record("io.host_to_device_efficiency", e, delta_method_se(fit.std_errors[2], e * (1 - e)));
   }
   for (const auto& [k, v] : {std::pair{"compute.mem_efficiency", m.compute.mem_efficiency},
                              std::pair{"compute.kernel_overhead_us", m.compute.kernel_overhead_s * 1e6},

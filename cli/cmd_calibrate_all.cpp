@@ -23,6 +23,7 @@ struct AllArgs {
   std::string device = "cpu";
   std::string mpirun = "mpirun";
   double max_bytes = 64e6;
+  double compute_seconds = 0;
 };
 
 // Each step is its own process: the allreduce needs mpirun, and the compute and io timings must
@@ -44,8 +45,9 @@ void calibrate_all(const AllArgs& a) {
   else
     fmt::print("== allreduce: skipped (one rank per node has nothing to reduce); the profile keeps its network section\n");
   step("compute", fmt::format("'{}' calibrate compute --profile '{}' --workload {} --batches {} --threads {} --devices-per-node {} --device {} "
-                              "--plot '{}'",
-                              self, a.profile, fmt::join(a.workloads, ","), fmt::join(a.batches, ","), a.threads, a.ranks, a.device, png));
+                              "--min-seconds {} --plot '{}'",
+                              self, a.profile, fmt::join(a.workloads, ","), fmt::join(a.batches, ","), a.threads, a.ranks, a.device,
+                              a.compute_seconds, png));
   if (a.ranks > 1)
     step("node sharing", fmt::format("{} -np {} '{}' calibrate sharing --profile '{}' --workload {} --threads {} --device {}", a.mpirun,
                                      a.ranks, self, a.profile, fmt::join(a.workloads, ","), a.threads, a.device));
@@ -76,6 +78,9 @@ void register_calibrate_all(CLI::App& cal) {
   c->add_option("--ranks", a->ranks, "ranks per node the runs will use")->check(CLI::PositiveNumber)->capture_default_str();
   c->add_option("--threads", a->threads, "intra-op threads per rank the runs will use")->capture_default_str();
   c->add_option("--device", a->device, "cpu or cuda (NCCL allreduce, GPU compute)")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  c->add_option("--compute-seconds", a->compute_seconds, "the compute step times rounds for at least this long (its --min-seconds)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   c->add_option("--mpirun", a->mpirun, "MPI launcher")->capture_default_str();
   c->add_option("--max-bytes", a->max_bytes, "largest allreduce message")->capture_default_str();
   c->callback([a] { calibrate_all(*a); });

@@ -37,6 +37,13 @@ void calibrate_compute(ComputeArgs a) {
     fmt::print(stderr, "\rtiming ops and steps: {}/{} (configurations x rounds)", done, total), std::fflush(stderr);
   });
   fmt::print(stderr, "\n");
+  if (!timings.round_s.empty()) {
+    const auto [lo, hi] = std::minmax_element(timings.round_s.begin(), timings.round_s.end());
+    double total_s = 0;
+    for (double t : timings.round_s) total_s += t;
+    fmt::print("rounds after the first: {} in {:.0f} s, each took {:.2f} s median, {:.2f}-{:.2f} s (the same work each round: the machine's drift)\n",
+               timings.round_s.size(), total_s, median(timings.round_s), *lo, *hi);
+  }
   ComputeParams roofs;
   roofs.peak_fp32_flops = peaks.matmul_flops_per_s;
   roofs.mem_bandwidth_Bps = peaks.copy_Bps;
@@ -105,9 +112,9 @@ void calibrate_compute(ComputeArgs a) {
                        s.layer.bytes_read + s.layer.bytes_written, s.fwd_s, s.bwd_s);
   }
   if (!a.plot.empty()) roofline_plot(samples, fit.compute, a.plot);
-  const auto source = fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}", samples.size(),
+  const auto source = fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}, {} rounds", samples.size(),
                                   fmt::join(a.workloads, " and "), fmt::join(a.bench.resolutions, "/"), fmt::join(a.bench.batches, "/"),
-                                  a.bench.threads, a.bench.device);
+                                  a.bench.threads, a.bench.device, timings.round_s.size() + 1);
   update_profile(a.profile, a.devices_per_node, [&](MachineProfile& p) { apply_compute_fit(p, fit, source); });
 }
 
@@ -124,6 +131,10 @@ void register_calibrate_compute(CLI::App& cal) {
   c->add_option("--batches", a->bench.batches, "local batch sizes to time")->delimiter(',')->capture_default_str();
   c->add_option("--threads", a->bench.threads, "intra-op threads, as each rank of the runs gets")->capture_default_str();
   c->add_option("--repeats", a->bench.repeats, "rounds, each timing every op and a whole step of every configuration once (median over rounds)")->capture_default_str();
+  c->add_option("--min-seconds", a->bench.min_seconds,
+                 "keep timing rounds until this long has passed, so that the medians span the machine's slow and fast spells")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   c->add_option("--optimizer", a->bench.optimizer, "optimizer whose step is timed (adam, sgd, lamb)")->capture_default_str();
   c->add_option("--device", a->bench.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();

@@ -1,6 +1,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "calibrate/convergence_fit.hpp"
 #include "cli/commands.hpp"
 #include "cli/profile_file.hpp"
@@ -29,7 +31,10 @@ void calibrate_convergence(const ConvergenceArgs& a) {
   print_curve("coarse loss", fit.coarse_loss);
   print_curve("coarse metric", fit.coarse_metric);
   fmt::print("  baseline reaches the target after {:.2f} epochs (fitted curve)\n", fit.baseline_epochs_to_target);
-  fmt::print("  transfer efficiency {:.3f} +- {:.3f}\n", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error);
+  fmt::print("  transfer efficiency {:.3f} +- {:.3f}{}\n", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error,
+             std::isinf(fit.transfer_efficiency_std_error)
+                 ? " (not identified: no MRT run's dense epochs move with it; runs at more switch points, or a target further from the noise, pin it)"
+                 : "");
   fmt::print("{:<40} {:>8} {:>14} {:>14}\n", "MRT run", "switch", "dense_epochs", "model");
   for (const auto& [file, r] : recs)
     if (r.stages.size() == 2 && r.stages[1].stop_reason == "target reached")

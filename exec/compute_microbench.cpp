@@ -200,11 +200,14 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
   // Round-robin: each round times every configuration once, so a slow spell of the machine (a
   // VM's neighbours, for seconds at a time) lands on every configuration instead of skewing the
   // few timed during it; the medians over rounds then drop it.
-  const int rounds = std::max(1, o.repeats);
-  const int total = rounds * static_cast<int>(configs.size());
-  int done = 0;
+  ComputeTimings out;
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const int per_round = static_cast<int>(configs.size());
+  int rounds = std::max(1, o.repeats), done = 0;
   for (int r = 0; r < rounds; ++r) {
     const int warmups = r == 0 ? 1 : 0;
+    const double round_start_s = elapsed_s();
     for (auto& c : configs) {
       auto& n = nets[c.net];
       try {
@@ -215,10 +218,14 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       // after an untimed step (the other configurations have had the caches), two back to back
       // as the trainer runs them: their difference is the step-to-step jitter ranks wait on
       for (const auto& t : timed_steps(2, 1, dev, n.net, c.x, c.y, *n.opt, nullptr)) c.steps.push_back(t);
-      if (progress) progress(++done, total);
+      if (progress) progress(++done, rounds * per_round);
+    }
+    if (r > 0) out.round_s.push_back(elapsed_s() - round_start_s);  // round 0 carries the warm-ups
+    if (r + 1 == rounds && elapsed_s() < o.min_seconds) {
+      const double round_s = out.round_s.empty() ? elapsed_s() : median(out.round_s);
+      rounds += std::max(1, static_cast<int>(std::ceil((o.min_seconds - elapsed_s()) / round_s)));
     }
   }
-  ComputeTimings out;
   for (const auto& c : configs) {
     for (size_t i = 0; i < c.table.layers.size(); ++i) {
       std::vector<double> fwd, bwd;

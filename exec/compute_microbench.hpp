@@ -28,6 +28,9 @@ struct ComputeBenchOptions {
   std::vector<int> batches{2, 4, 8};  // batch norm needs 2 values per channel
   int threads = 1;      // intra-op threads: as many as each rank of the runs to predict gets
   int repeats = 9;  // rounds: each times every configuration once, and the medians are over rounds
+  // ...and more rounds until this long has passed: a VM's speed wanders over minutes, so a
+  // calibration spread over several of them sees its typical speed rather than one spell's
+  double min_seconds = 0;
   std::string device = "cpu";  // cpu | cuda
   std::string optimizer = "adam";  // adam | sgd: its step is timed per resolution
 };
@@ -35,6 +38,7 @@ struct ComputeBenchOptions {
 struct ComputeTimings {
   std::vector<OpTimingSample> ops;
   std::vector<WholeStepTiming> whole_steps;  // one per (resolution, batch), as the trainer runs them
+  std::vector<double> round_s;  // each round's wall time: the same work every round, so their spread is the machine's drift
 };
 
 struct DevicePeaks {
@@ -50,7 +54,8 @@ DevicePeaks measure_device_peaks(const ComputeBenchOptions& options);
 // calibration from the model's error. `gpu` < 0: the CPU.
 double best_matmul_flops_per_s(int gpu, int repeats);
 
-// `progress(done, total)` after each configuration of each round.
+// `progress(done, total)` after each configuration of each round; with `min_seconds`, `total` is
+// re-estimated from the rounds so far.
 ComputeTimings time_workload_ops(const ComputeBenchOptions& options,
                                               const std::function<void(int, int)>& progress = {});
 

@@ -175,6 +175,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   prog.record.method = plan.method;
   prog.record.target_metric = plan.target_metric;
   prog.record.target_value = plan.target_value;
+  prog.record.target_maximize = plan.maximize;
   prog.record.plan_spec = plan_to_yaml(plan);
   bool resuming = false;
   if (!o.resume_dir.empty()) {

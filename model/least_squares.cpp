@@ -1,6 +1,7 @@
 #include "model/least_squares.hpp"
 
 #include <cmath>
+#include <limits>
 
 namespace mrplan {
 
@@ -19,6 +20,16 @@ Eigen::VectorXd standard_errors(const Eigen::MatrixXd& J, double rss, Eigen::Ind
   const double s2 = rss / static_cast<double>(m - n);
   Eigen::MatrixXd cov = (J.transpose() * J).completeOrthogonalDecomposition().pseudoInverse() * s2;
   for (Eigen::Index i = 0; i < n; ++i) se[i] = std::sqrt(std::max(0.0, cov(i, i)));
+  // A parameter the residuals do not move (a clamp it sits behind, a run that cannot see it) is
+  // not known at all: the pseudo-inverse would call it exact.
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(J, Eigen::ComputeFullV);
+  const auto& sv = svd.singularValues();
+  const double tol = 1e-10 * (sv.size() > 0 ? sv(0) : 0.0);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    if (k < sv.size() && sv(k) > tol) continue;
+    for (Eigen::Index i = 0; i < n; ++i)
+      if (std::abs(svd.matrixV()(i, k)) > 1e-6) se[i] = std::numeric_limits<double>::infinity();
+  }
   return se;
 }
 
@@ -79,6 +90,8 @@ FitResult levenberg_marquardt(const std::function<Eigen::VectorXd(const Eigen::V
   out.std_errors = standard_errors(jacobian(residuals, x, r), rss, r.size(), x.size());
   return out;
 }
+
+double delta_method_se(double se, double derivative) { return std::isinf(se) ? se : std::abs(derivative) * se; }
 
 FitResult weighted_linear_least_squares(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& w) {
   const Eigen::VectorXd sw = w.array().sqrt();

@@ -8,7 +8,7 @@ namespace mrplan {
 
 struct FitResult {
   Eigen::VectorXd params;
-  Eigen::VectorXd std_errors;  // zero when there are no spare degrees of freedom
+  Eigen::VectorXd std_errors;  // zero when there are no spare degrees of freedom; infinite for a parameter the residuals do not depend on
   double rss = 0;
   double r2 = 0;               // 1 - rss / total sum of squares of the observations
   int iterations = 0;
@@ -18,6 +18,10 @@ struct FitResult {
 // residuals(params) returns r_i = model_i - observed_i. `observed` is used only for R^2.
 FitResult levenberg_marquardt(const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& residuals,
                               const Eigen::VectorXd& start, const Eigen::VectorXd& observed, int max_iterations = 200);
+
+// Standard error of g(x) from x's by the delta method, |g'(x)| se; a parameter the data do not
+// pin (infinite se) stays unpinned through any transform, even where g is flat.
+double delta_method_se(double se, double derivative);
 
 // Minimise sum w_i (A_i x - b_i)^2.
 FitResult weighted_linear_least_squares(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& w);

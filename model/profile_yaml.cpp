@@ -147,7 +147,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   if (f.has("fitted")) {
     for (const auto& e : f.list("fitted")) {
       e.only({"key", "value", "std_error", "source"});
-      m.fitted.push_back({e.text("key"), e.number("value", 0), e.non_negative("std_error", 0), e.text("source", "")});
+      m.fitted.push_back({e.text("key"), e.number("value", 0), e.non_negative_or_infinite("std_error", 0), e.text("source", "")});
     }
   }
   return m;

@@ -77,6 +77,7 @@ struct Record {
   std::string method;
   std::string target_metric;
   double target_value = 0;
+  bool target_maximize = false;  // accuracy-like metrics rise to the target; losses and errors fall
   std::vector<StageRecord> stages;
   RecordTotals totals;
   std::vector<std::string> warnings;

@@ -29,7 +29,7 @@ json to_j(const Record& r) {
   j["workload"] = r.workload;
   j["machine"] = r.machine;
   j["method"] = r.method;
-  j["target"] = {{"metric", r.target_metric}, {"value", r.target_value}};
+  j["target"] = {{"metric", r.target_metric}, {"value", r.target_value}, {"goal", r.target_maximize ? "maximize" : "minimize"}};
   j["stages"] = json::array();
   for (const auto& s : r.stages) {
     json js;
@@ -141,6 +141,11 @@ Record record_from_json(const std::string& text, const std::string& file) {
   const auto& tgt = R.at(j, "target", "");
   r.target_metric = R.str(tgt, "metric", "target");
   r.target_value = R.num(tgt, "value", "target");
+  if (tgt.contains("goal")) {  // records written before it existed held losses and errors
+    const auto goal = R.str(tgt, "goal", "target");
+    if (goal != "minimize" && goal != "maximize") fail_input(file, "target.goal", fmt::format("'{}': expected minimize or maximize", goal));
+    r.target_maximize = goal == "maximize";
+  }
   const auto& stages = R.at(j, "stages", "");
   if (!stages.is_array()) fail_input(file, "stages", "expected a list");
   for (size_t i = 0; i < stages.size(); ++i) {

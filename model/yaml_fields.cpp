@@ -82,6 +82,17 @@ double YamlFields::non_negative_at_most(const char* key, double fallback, double
   if (v > max) fail_input(file_, key_path(key), fmt::format("expected 0 <= value <= {}, got {}", max, v));
   return v;
 }
+double YamlFields::non_negative_or_infinite(const char* key, double fallback) const {
+  if (!has(key)) return fallback;
+  double v = 0;
+  try {
+    v = get(key).as<double>();
+  } catch (const YAML::Exception&) {
+    fail_input(file_, key_path(key), "expected a number or .inf");
+  }
+  if (std::isnan(v) || v < 0) fail_input(file_, key_path(key), fmt::format("expected a number >= 0 or .inf, got {}", v));
+  return v;
+}
 int64_t YamlFields::integer(const char* key) const {
   YAML::Node n = get(key);
   try {

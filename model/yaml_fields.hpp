@@ -31,6 +31,7 @@ class YamlFields {
   double non_negative(const char* key, double fallback) const;
   double positive_at_most(const char* key, double fallback, double max) const;      // 0 < value <= max
   double non_negative_at_most(const char* key, double fallback, double max) const;  // 0 <= value <= max
+  double non_negative_or_infinite(const char* key, double fallback) const;          // 0 <= value, .inf allowed
   int64_t integer(const char* key) const;
   int64_t integer(const char* key, int64_t fallback) const;
   bool boolean(const char* key, bool fallback) const;

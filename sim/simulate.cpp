@@ -206,6 +206,7 @@ Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optio
   r.method = plan.method;
   r.target_metric = plan.target_metric;
   r.target_value = plan.target_value;
+  r.target_maximize = plan.maximize;
   r.plan_spec = plan_to_yaml(plan);
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const auto& st = plan.stages[i];

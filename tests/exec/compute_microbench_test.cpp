@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
 #include <utility>
 
@@ -21,6 +22,7 @@ TEST(ComputeMicrobench, RoundsGiveOneTimingPerOpAndConfiguration) {
   const auto t = time_workload_ops(o, [&](int done, int total) { calls.emplace_back(done, total); });
 
   ASSERT_EQ(calls.size(), 3u * 4u);
+  EXPECT_EQ(t.round_s.size(), 2u);  // the first round carries the warm-ups
   for (size_t i = 0; i < calls.size(); ++i) EXPECT_EQ(calls[i], std::make_pair(static_cast<int>(i) + 1, 12));
 
   const auto spec = builtin_workload("cosmoflow-mrt", o.workloads[0].options);
@@ -49,4 +51,31 @@ TEST(ComputeMicrobench, RoundsGiveOneTimingPerOpAndConfiguration) {
   EXPECT_GT(t.whole_steps[0].params, t.whole_steps[2].params);  // the coarse model's first dense layer takes fewer inputs
   EXPECT_EQ(t.whole_steps[0].params, t.whole_steps[1].params);
   EXPECT_EQ(t.whole_steps[0].param_tensors, t.whole_steps[2].param_tensors);
+}
+
+// --min-seconds keeps adding rounds until that long has passed; progress's total follows the
+// rounds as they are added, and every round after the first reports its wall time.
+TEST(ComputeMicrobench, MinSecondsAddsRoundsUntilTheTimeHasPassed) {
+  ComputeBenchOptions o;
+  o.workloads = {parse_workload_variant("cosmoflow-mrt:16:0.25")};
+  o.resolutions = {2};
+  o.batches = {2};
+  o.repeats = 2;
+  o.min_seconds = 0.5;
+  std::vector<std::pair<int, int>> calls;
+  const auto start = std::chrono::steady_clock::now();
+  const auto t = time_workload_ops(o, [&](int done, int total) { calls.emplace_back(done, total); });
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  EXPECT_GE(took_s, o.min_seconds);
+  const int rounds = static_cast<int>(t.round_s.size()) + 1;
+  EXPECT_GT(rounds, o.repeats);
+  ASSERT_EQ(calls.size(), static_cast<size_t>(rounds));  // one configuration
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i].first, static_cast<int>(i) + 1);
+    EXPECT_GE(calls[i].second, calls[i].first);
+  }
+  EXPECT_EQ(calls.back().second, rounds);
+  for (double s : t.round_s) EXPECT_GT(s, 0);
+  ASSERT_EQ(t.whole_steps.size(), 1u);  // still one median per configuration
 }

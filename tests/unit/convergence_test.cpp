@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -73,6 +74,24 @@ TEST(LeastSquares, LevenbergMarquardtRecoversPowerLaw) {
   EXPECT_NEAR(fit.params[2], 0.7, 0.05);
   EXPECT_GT(fit.r2, 0.99);
   EXPECT_GT(fit.std_errors[2], 0.0);
+}
+// A parameter behind a clamp moves no residual: its standard error is infinite, not zero, and the
+// parameter the data do see keeps its finite one.
+TEST(LeastSquares, ParameterTheResidualsIgnoreIsNotIdentified) {
+  const std::vector<double> x{1, 2, 3, 4, 5}, y{2.1, 3.9, 6.2, 7.8, 10.1};
+  auto res = [&](const Eigen::VectorXd& p) {
+    Eigen::VectorXd r(5);
+    for (int i = 0; i < 5; ++i) r[i] = p[0] * x[i] + std::min(0.0, p[1]) - y[i];  // p[1] >= 0 never shows
+    return r;
+  };
+  Eigen::VectorXd x0(2);
+  x0 << 1.0, 0.5;
+  Eigen::VectorXd obs = Eigen::Map<const Eigen::VectorXd>(y.data(), 5);
+  const auto fit = levenberg_marquardt(res, x0, obs);
+  EXPECT_NEAR(fit.params[0], 2.0, 0.05);
+  EXPECT_TRUE(std::isfinite(fit.std_errors[0]));
+  EXPECT_GT(fit.std_errors[0], 0.0);
+  EXPECT_TRUE(std::isinf(fit.std_errors[1]));
 }
 TEST(LeastSquares, WeightedLinearRecoversAlphaBeta) {
   // t(n) = alpha + n * beta, relative noise; weights 1/t^2 as for timings

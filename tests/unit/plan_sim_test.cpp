@@ -119,6 +119,20 @@ TEST(Record, BadMeasurementFilesAreRefused) {
             std::string::npos);
   // nlohmann writes NaN as null; a null where a time is required is refused
   EXPECT_NE(broken("\"io_s\": ", "\"io_s\": null, \"x\": ").find("expected a number"), std::string::npos);
+  EXPECT_NE(broken("\"minimize\"", "\"lower\"").find("m.json: target.goal: 'lower': expected minimize or maximize"), std::string::npos);
+}
+
+// The target's direction travels with the record; records from before it existed minimize.
+TEST(Record, TargetGoalRoundTripsAndDefaultsToMinimize) {
+  auto r = simulate(plan_from_yaml_text(kPlan, "p.yaml"), calibrated_builtin_profile("summit"));
+  EXPECT_FALSE(r.target_maximize);
+  r.target_maximize = true;
+  EXPECT_TRUE(record_from_json(record_to_json(r), "r.json").target_maximize);
+  auto text = record_to_json(r);
+  const auto at = text.find("\"goal\": \"maximize\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 6, "\"note\"");  // as an older record: no goal
+  EXPECT_FALSE(record_from_json(text, "old.json").target_maximize);
 }
 
 TEST(Plan, BadInputsGiveOneClearMessage) {
