@@ -122,7 +122,9 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   };
   Eigen::VectorXd obs(static_cast<Eigen::Index>(mrt.size()));
   for (size_t i = 0; i < mrt.size(); ++i) obs(static_cast<Eigen::Index>(i)) = mrt[i].dense_epochs - 0.5;
-  const auto f = levenberg_marquardt(residuals, Eigen::VectorXd::Constant(1, 0.5), obs, 200);
+  // from no benefit: at a start where every run's E(s) sits on its floor of one epoch no residual
+  // moves and the fit could not leave it; the runs may also show the coarse stage costing epochs (< 0)
+  const auto f = levenberg_marquardt(residuals, Eigen::VectorXd::Constant(1, 0.0), obs, 200);
   p.transfer_efficiency = f.params(0);
   fit.transfer_efficiency_std_error = f.std_errors(0);
   return fit;

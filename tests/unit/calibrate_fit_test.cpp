@@ -383,6 +383,11 @@ TEST(ConvergenceFit, NoisyMetricIsFittedAsItsBestSoFar) {
   EXPECT_GT(fit.baseline_epochs_to_target, 1.0);
   EXPECT_LE(fit.baseline_epochs_to_target, 2.0);
   EXPECT_LT(fit.params.dense_metric.floor, 0.21);
+  // the two MRT runs disagree (3 and 1 dense epochs): the transfer fit leaves its start of no
+  // benefit, and its standard error says how little two such runs pin it
+  EXPECT_NE(fit.params.transfer_efficiency, 0.0);
+  EXPECT_TRUE(std::isfinite(fit.transfer_efficiency_std_error));
+  EXPECT_GT(fit.transfer_efficiency_std_error, 0.1);
   const auto rising = fit_noisy_loop(true);
   EXPECT_NEAR(rising.baseline_epochs_to_target, fit.baseline_epochs_to_target, 1e-3);
   EXPECT_NEAR(rising.params.dense_metric.floor, 1 - fit.params.dense_metric.floor, 1e-3);
