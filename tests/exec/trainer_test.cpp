@@ -185,6 +185,8 @@ stages:
   std::ifstream log(dir / "out/mllog.txt");
   const std::string all((std::istreambuf_iterator<char>(log)), {});
   EXPECT_NE(all.find("\"key\": \"eval_accuracy\""), std::string::npos);  // a rising metric, as MLPerf logs IoU
+  EXPECT_TRUE(r.target_maximize);  // the Record and the log read back from it keep the direction
+  EXPECT_TRUE(record_from_mllog(all, "mllog.txt").target_maximize);
   p.target_metric = "val_mse";
   EXPECT_NE(mrplan::testing::error_of([&] { run_plan(p, o); }).find("reports val_iou or val_loss for this workload, not 'val_mse'"),
             std::string::npos);
