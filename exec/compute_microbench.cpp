@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "exec/allreduce_microbench.hpp"
 #include "exec/communicator.hpp"
@@ -48,23 +49,18 @@ torch::Tensor random_input(const NetworkSpec& spec, const std::vector<int64_t>& 
   return torch::randn(shape, torch::TensorOptions().device(dev));
 }
 
-// Each of `repeats` runs of f after one untimed warm-up, device work included.
-std::vector<double> repeat_seconds(const torch::Device& dev, int repeats, const std::function<void()>& f) {
-  std::vector<double> out;
+// Best of `repeats` runs of f after one untimed warm-up, device work included: the achievable
+// rate, not the typical one.
+double best_seconds(const torch::Device& dev, int repeats, const std::function<void()>& f) {
+  double best = std::numeric_limits<double>::infinity();
   for (int r = 0; r <= repeats; ++r) {
     if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
     const auto t0 = std::chrono::steady_clock::now();
     f();
     if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
-    if (r > 0) out.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (r > 0) best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  return out;
-}
-
-// Best of the repeats: the achievable rate, not the typical one.
-double best_seconds(const torch::Device& dev, int repeats, const std::function<void()>& f) {
-  const auto t = repeat_seconds(dev, repeats, f);
-  return *std::min_element(t.begin(), t.end());
+  return best;
 }
 
 // Training steps split as the trainer splits them (exec/trainer.cpp), on the same clock: zero_grad,

@@ -47,15 +47,16 @@ std::vector<YamlFields> YamlFields::list(const char* key) const {
   return out;
 }
 
-double YamlFields::number(const char* key) const {
+double YamlFields::scalar(const char* key, const char* expected) const {
   YAML::Node n = get(key);
-  double v = 0;
   try {
-    if (!n.IsScalar()) throw YAML::Exception(YAML::Mark::null_mark(), "");
-    v = n.as<double>();
+    if (n.IsScalar()) return n.as<double>();
   } catch (const YAML::Exception&) {
-    fail_input(file_, key_path(key), "expected a number");
   }
+  fail_input(file_, key_path(key), expected);
+}
+double YamlFields::number(const char* key) const {
+  const double v = scalar(key, "expected a number");
   if (!std::isfinite(v)) fail_input(file_, key_path(key), "expected a finite number");
   return v;
 }
@@ -84,12 +85,7 @@ double YamlFields::non_negative_at_most(const char* key, double fallback, double
 }
 double YamlFields::non_negative_or_infinite(const char* key, double fallback) const {
   if (!has(key)) return fallback;
-  double v = 0;
-  try {
-    v = get(key).as<double>();
-  } catch (const YAML::Exception&) {
-    fail_input(file_, key_path(key), "expected a number or .inf");
-  }
+  const double v = scalar(key, "expected a number or .inf");
   if (std::isnan(v) || v < 0) fail_input(file_, key_path(key), fmt::format("expected a number >= 0 or .inf, got {}", v));
   return v;
 }

@@ -43,6 +43,7 @@ class YamlFields {
 
  private:
   YAML::Node get(const char* key) const;
+  double scalar(const char* key, const char* expected) const;  // any double YAML reads, .inf and .nan too
   YAML::Node node_;
   std::string file_;
   std::string path_;
