@@ -36,6 +36,10 @@ struct WholeStepTiming {
   double spread = 0;   // step-to-step standard deviation / mean (from back-to-back pairs, drift left out)
   double forward_s = 0, backward_s = 0, optimizer_s = 0;  // each phase's median
   int64_t param_tensors = 0;
+  // A fresh network and optimizer's first two steps on a heap given back to the kernel, as a new
+  // process starts a stage, and the bytes they touched for the first time (0: not timed)
+  double first_steps_s = 0, first_touch_bytes = 0;
+  double activation_bytes = 0;  // LayerTable::activation_bytes of the configuration
 };
 
 struct ComputeFit {

@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 
+#include "calibrate/startup_fit.hpp"
 #include "cli/commands.hpp"
 #include "cli/profile_file.hpp"
 #include "cli/roofline_plot.hpp"
@@ -104,6 +105,22 @@ void calibrate_compute(ComputeArgs a) {
                100 * (model_step_s - w.seconds) / w.seconds, phase(w.forward_s, model_fwd_s), phase(w.backward_s, model_bwd_s),
                phase(w.optimizer_s, model_opt_s));
   }
+  const auto first_touch = fit_first_touch(timings.whole_steps);
+  if (first_touch.params.bandwidth_Bps > 0) {
+    fmt::print("start-up (a fresh network's first two steps beyond two typical ones, on a heap given back to the kernel):\n");
+    fmt::print("  working set {:.2f} +- {:.2f} x activation bytes + {:.2f} +- {:.2f} x parameter bytes, first touch at {:.2f} +- {:.2f} GB/s\n",
+               first_touch.params.activation_factor, first_touch.activation_factor_std_error, first_touch.params.param_factor,
+               first_touch.param_factor_std_error, first_touch.params.bandwidth_Bps / 1e9, first_touch.bandwidth_std_error_Bps / 1e9);
+    size_t i = 0;
+    for (const auto& w : timings.whole_steps) {
+      if (!(w.first_touch_bytes > 0)) continue;
+      fmt::print("  {:<36} touched {:7.1f} MB  start-up {:7.1f} ms  model {:7.1f} ms\n", w.context, w.first_touch_bytes / 1e6,
+                 first_touch.startup_s.at(i) * 1e3, first_touch.modelled_startup_s.at(i) * 1e3);
+      ++i;
+    }
+  } else {
+    fmt::print("start-up: not fitted ({} timings with page faults; GPUs are not measured), none predicted\n", first_touch.timings);
+  }
   if (!a.csv.empty()) {
     std::ofstream f(a.csv);
     f << "configuration,op,family,fwd_flops,bytes,fwd_s,bwd_s\n";
@@ -115,7 +132,10 @@ void calibrate_compute(ComputeArgs a) {
   const auto source = fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}, {} rounds", samples.size(),
                                   fmt::join(a.workloads, " and "), fmt::join(a.bench.resolutions, "/"), fmt::join(a.bench.batches, "/"),
                                   a.bench.threads, a.bench.device, timings.round_s.size() + 1);
-  update_profile(a.profile, a.devices_per_node, [&](MachineProfile& p) { apply_compute_fit(p, fit, source); });
+  update_profile(a.profile, a.devices_per_node, [&](MachineProfile& p) {
+    apply_compute_fit(p, fit, source);
+    apply_first_touch_fit(p, first_touch, source);
+  });
 }
 
 }  // namespace

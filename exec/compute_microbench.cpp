@@ -161,6 +161,42 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
     std::vector<std::vector<OpTiming>> ops;  // per round
     std::vector<StepSplit> steps;            // two per round
   };
+  // A stage's start-up first, while nothing in this process has run these shapes: a fresh
+  // network and optimizer, as the trainer builds them, and its first two steps (kernel selection,
+  // first-touch of activation and optimizer memory).
+  struct FirstSteps {
+    double seconds = 0, touched_bytes = 0, activation_bytes = 0;
+  };
+  std::vector<FirstSteps> first_steps;
+  for (const auto& w : o.workloads) {
+    const auto spec = builtin_workload(w.name, w.options);
+    for (int res : o.resolutions) {
+      const auto spatial = coarsened_spatial(spec, res);
+      const int64_t up = spec.coarse_upsamples_output ? res : 1;
+      for (int b : o.batches) {
+        SpecNet net(spec, spatial, up);
+        net->to(dev);
+        net->train();
+        std::vector<int64_t> out_shape{b};
+        const auto table = resolve(spec, spatial, b, 4.0, up);
+        out_shape.insert(out_shape.end(), table.layers.back().out_shape.begin(), table.layers.back().out_shape.end());
+        const auto x = random_input(spec, spatial, b, dev);
+        const auto y = torch::zeros(out_shape, torch::TensorOptions().device(dev));
+        auto opt = bench_optimizer(o.optimizer, net->parameters());
+        double s = 0;
+        release_free_heap();
+        const long faults = minor_page_faults();
+        try {
+          for (const auto& t : timed_steps(2, 0, dev, net, x, y, *opt, nullptr)) s += t.forward_s + t.backward_s + t.optimizer_s;
+        } catch (const c10::Error& e) {
+          cannot_train(fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), b), e);
+        }
+        // host page faults say nothing of a GPU's memory: there the start-up stays unmeasured
+        const double touched = dev.is_cuda() ? 0.0 : static_cast<double>(minor_page_faults() - faults) * page_bytes();
+        first_steps.push_back({s, touched, table.activation_bytes()});
+      }
+    }
+  }
   std::vector<Net> nets;
   std::vector<Config> configs;
   for (const auto& w : o.workloads) {
@@ -222,7 +258,8 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       rounds += std::max(1, static_cast<int>(std::ceil((o.min_seconds - elapsed_s()) / round_s)));
     }
   }
-  for (const auto& c : configs) {
+  for (size_t ci = 0; ci < configs.size(); ++ci) {
+    const auto& c = configs[ci];
     for (size_t i = 0; i < c.table.layers.size(); ++i) {
       std::vector<double> fwd, bwd;
       for (const auto& round : c.ops) fwd.push_back(round.at(i).fwd_s), bwd.push_back(round.at(i).bwd_s);
@@ -235,7 +272,8 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       step.push_back(t.forward_s + t.backward_s + t.optimizer_s);
     }
     out.whole_steps.push_back({c.context, o.optimizer, c.table.total_params(), median(step), back_to_back_spread(step), median(fwd),
-                               median(bwd), median(optim), c.table.total_param_tensors()});
+                               median(bwd), median(optim), c.table.total_param_tensors(), first_steps.at(ci).seconds,
+                               first_steps.at(ci).touched_bytes, first_steps.at(ci).activation_bytes});
   }
   return out;
 }

@@ -197,6 +197,9 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     comm->allreduce_sum(&flops_per_s, 1);
     prog.record.device_matmul_flops_per_s = flops_per_s;
   }
+  // the probe's buffers go back to the kernel, so that every rank's first stage starts on the heap
+  // a fresh process has, as model/startup_cost predicts it
+  release_free_heap();
   MlLog log(rank == 0 ? (out / "mllog.txt").string() : "", resuming);
   if (!resuming) {
     log.event("run_start", "INTERVAL_START", "null");

@@ -53,6 +53,12 @@ struct ComputeParams {
   // Relative standard deviation of one rank's step time: ranks wait for the slowest at every
   // allreduce (model/straggler; fitted by calibrate compute from repeated whole steps).
   double step_time_cv = 0;
+  // A stage's start-up: its first steps touch the step's working set for the first time (page
+  // faults of a growing heap on CPUs). Working set = activation_factor * activation bytes +
+  // param_factor * parameter bytes; first touch runs at bandwidth_Bps (0: not measured, no start-up).
+  struct FirstTouch {
+    double activation_factor = 0, param_factor = 0, bandwidth_Bps = 0;
+  } first_touch;
 };
 
 // Ranks of one node disturbing each other, fitted by `calibrate sharing` (its own section, so that

@@ -44,12 +44,12 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       fail_input(file, fmt::format("compute.{}", old_key),
                  fmt::format("this parameter now lives in its own section: move it to node_sharing.{} (or rerun calibrate sharing)", new_key));
   c.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "efficiency", "half_work_GFLOP",
-          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "optimizer_tensor_us", "step_forward", "step_backward", "step_factor", "step_bytes_per_param", "step_time_cv"});
+          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "optimizer_tensor_us", "step_forward", "step_backward", "step_factor", "step_bytes_per_param", "step_time_cv", "first_touch"});
   m.compute.peak_fp32_flops = c.positive("peak_fp32_TFLOPS") * 1e12;
   m.compute.peak_fp16_flops = c.positive("peak_fp16_TFLOPS", m.compute.peak_fp32_flops / 1e12) * 1e12;
   m.compute.mem_bandwidth_Bps = c.positive("mem_bandwidth_GBps") * 1e9;
   // fractions of a measured peak; above 1 where an op beats the largest matmul or copy (caches)
-  auto read_map = [&](const char* key, std::map<std::string, double>& out) {
+  auto read_map = [&](const char* key, std::map<std::string, double>& out, double max) {
     if (!c.has(key)) return;
     out.clear();
     for (const auto& kv : c.node()[key]) {
@@ -60,13 +60,15 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       } catch (const YAML::Exception&) {
         fail_input(file, fmt::format("compute.{}.{}", key, k), "expected a number");
       }
-      if (!(v > 0 && v <= 10)) fail_input(file, fmt::format("compute.{}.{}", key, k), fmt::format("expected 0 < value <= 10, got {}", v));
+      if (!(v > 0 && v <= max))
+        fail_input(file, fmt::format("compute.{}.{}", key, k), fmt::format("expected 0 < value <= {}, got {}", max, v));
       out[k] = v;
     }
   };
-  read_map("efficiency", m.compute.efficiency);
-  read_map("mem_efficiency_by_kind", m.compute.mem_efficiency_by_kind);
-  read_map("backward_efficiency", m.compute.backward_efficiency);
+  read_map("efficiency", m.compute.efficiency, 10);
+  read_map("mem_efficiency_by_kind", m.compute.mem_efficiency_by_kind, 10);
+  // a CPU's max-pool backward (scatter into a zeroed gradient) can beat its forward tenfold
+  read_map("backward_efficiency", m.compute.backward_efficiency, 100);
   if (c.has("half_work_GFLOP_by_family"))
     for (const auto& kv : c.node()["half_work_GFLOP_by_family"]) {
       const auto k = kv.first.as<std::string>();
@@ -91,6 +93,13 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
     phase->bytes_per_param = s.non_negative("bytes_per_param", 0.0);
   }
   m.compute.step_time_cv = c.non_negative_at_most("step_time_cv", 0.0, 1);
+  if (c.has("first_touch")) {
+    auto t = c.child("first_touch");
+    t.only({"activation_factor", "param_factor", "bandwidth_GBps"});
+    m.compute.first_touch.activation_factor = t.non_negative("activation_factor", 0.0);
+    m.compute.first_touch.param_factor = t.non_negative("param_factor", 0.0);
+    m.compute.first_touch.bandwidth_Bps = t.positive("bandwidth_GBps") * 1e9;
+  }
 
   if (f.has("node_sharing")) {
     auto ns = f.child("node_sharing");
@@ -207,6 +216,13 @@ std::string profile_to_yaml(const MachineProfile& m) {
       e << YAML::EndMap;
     }
   if (m.compute.step_time_cv != 0) kv("step_time_cv", m.compute.step_time_cv);
+  if (m.compute.first_touch.bandwidth_Bps > 0) {
+    e << YAML::Key << "first_touch" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    kv("activation_factor", m.compute.first_touch.activation_factor);
+    kv("param_factor", m.compute.first_touch.param_factor);
+    kv("bandwidth_GBps", m.compute.first_touch.bandwidth_Bps / 1e9);
+    e << YAML::EndMap;
+  }
   e << YAML::EndMap;
   if (m.node_sharing.slowdown != 1 || m.node_sharing.comm_steal_fraction != 0 || m.node_sharing.step_time_cv != 0) {
     e << YAML::Key << "node_sharing" << YAML::Value << YAML::Flow << YAML::BeginMap;

@@ -64,10 +64,12 @@ PreparedPlan prepare(const Plan& plan, const MachineProfile& machine) {
   p.plan = plan;
   p.spec = plan_network(plan);
   if (auto it = machine.convergence.find(p.spec.name); it != machine.convergence.end()) p.convergence = it->second;
+  double heap_held_bytes = 0;  // every stage runs in the same processes, one after the other
   for (const auto& s : plan.stages) {
     if (s.models.size() != 1)
       fail_input(plan.source_file, "stages", "concurrent models in one stage (MRMF) are not supported by this version");
     p.stages.push_back(stage_costs(plan, s.model(), s.optimizer, model_run_table(plan, p.spec, s.model()), machine));
+    heap_held_bytes = add_startup(p.stages.back(), machine, heap_held_bytes);
     std::optional<double> rule;
     if (s.stop.kind == StopRule::Kind::switch_rule && p.convergence) {
       const auto& cv = *p.convergence;

@@ -6,6 +6,7 @@
 #include "model/allreduce_cost.hpp"
 #include "model/compute_cost.hpp"
 #include "model/io_cost.hpp"
+#include "model/startup_cost.hpp"
 #include "model/straggler.hpp"
 
 namespace mrplan {
@@ -92,7 +93,14 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   c.first_epoch = epoch_cost(0);
   c.later_epoch = epoch_cost(1);
   c.memory = estimate_memory(table, optimizer, amp, m.gpu_memory_bytes);
+  c.working_set_bytes = step_working_set_bytes(m.compute.first_touch, table.activation_bytes(), c.params);
   return c;
+}
+
+double add_startup(StageCosts& c, const MachineProfile& machine, double heap_held_bytes) {
+  c.startup_s = startup_s(machine.compute.first_touch, c.working_set_bytes, heap_held_bytes);
+  c.first_epoch.compute_s += c.startup_s;
+  return std::max(heap_held_bytes, c.working_set_bytes);
 }
 
 }  // namespace mrplan

@@ -31,6 +31,8 @@ struct StageCosts {
   double comm_exposed_iter_s = 0;  // what backward did not hide
   int buckets = 0;
   std::string allreduce_algorithm;
+  double working_set_bytes = 0;  // a step's peak live bytes (model/startup_cost)
+  double startup_s = 0;          // in first_epoch's compute: touching what the heap did not hold yet
   EpochCost first_epoch;   // reads from the parallel file system
   EpochCost later_epoch;   // reads from whatever tier holds the data after the first pass
   int64_t params = 0;
@@ -40,5 +42,9 @@ struct StageCosts {
 // Timeline of one iteration for `table` (resolved at the local batch) on `gpus` GPUs.
 StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string& optimizer, const LayerTable& table,
                        const MachineProfile& machine);
+
+// Adds the stage's start-up to its first epoch, for a process whose heap already holds
+// `heap_held_bytes` (the largest working set of the earlier stages it ran); returns what it holds after.
+double add_startup(StageCosts& c, const MachineProfile& machine, double heap_held_bytes);
 
 }  // namespace mrplan

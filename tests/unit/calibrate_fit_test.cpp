@@ -204,6 +204,46 @@ TEST(ComputeFit, RefusesNonFiniteTimingsAndMissingOptimizerSteps) {
   EXPECT_NE(error_of([&] { fit_compute(ops, steps, truth); }).find("must be positive and finite"), std::string::npos);
 }
 
+#include "calibrate/startup_fit.hpp"
+
+TEST(StartupFit, RecoversTheWorkingSetAndFirstTouchBandwidth) {
+  // touched = 2.5 activation bytes + 4.5 parameter bytes; first touch at 0.4 GB/s; then on top of two steady steps
+  std::vector<WholeStepTiming> steps;
+  for (double act : {10e6, 40e6, 90e6})
+    for (int64_t params : {1'000'000, 3'000'000}) {
+      WholeStepTiming w;
+      w.context = "c", w.params = params, w.seconds = 0.01 + act * 1e-9, w.activation_bytes = act;
+      w.first_touch_bytes = 2.5 * act + 4.5 * 4.0 * static_cast<double>(params);
+      w.first_steps_s = 2 * w.seconds + w.first_touch_bytes / 0.4e9;
+      steps.push_back(w);
+    }
+  const auto fit = fit_first_touch(steps);
+  EXPECT_NEAR(fit.params.activation_factor, 2.5, 1e-9);
+  EXPECT_NEAR(fit.params.param_factor, 4.5, 1e-9);
+  EXPECT_NEAR(fit.params.bandwidth_Bps, 0.4e9, 1e-3);
+  ASSERT_EQ(fit.modelled_startup_s.size(), steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) EXPECT_NEAR(fit.modelled_startup_s[i], fit.startup_s[i], 1e-12);
+  MachineProfile p;
+  apply_first_touch_fit(p, fit, "test");
+  EXPECT_EQ(std::count_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) { return f.key.rfind("compute.first_touch.", 0) == 0; }), 3);
+  // GPU timings carry no page faults, and two timings are too few: nothing is fitted, no start-up predicted
+  for (auto& w : steps) w.first_touch_bytes = 0;
+  EXPECT_EQ(fit_first_touch(steps).params.bandwidth_Bps, 0.0);
+  apply_first_touch_fit(p, fit_first_touch(steps), "test");
+  EXPECT_EQ(p.compute.first_touch.bandwidth_Bps, 0.0);
+  EXPECT_TRUE(std::none_of(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) { return f.key.rfind("compute.first_touch.", 0) == 0; }));
+  steps.resize(2);
+  for (auto& w : steps) w.first_touch_bytes = 50e6;
+  EXPECT_EQ(fit_first_touch(steps).timings, 2);
+  EXPECT_EQ(fit_first_touch(steps).params.bandwidth_Bps, 0.0);
+  // a start-up that takes no time beyond the steady steps: no bandwidth to speak of
+  std::vector<WholeStepTiming> flat(3);
+  for (size_t i = 0; i < flat.size(); ++i)
+    flat[i].context = "f", flat[i].params = 1000, flat[i].seconds = 0.01, flat[i].activation_bytes = 1e6 * (1.0 + i),
+    flat[i].first_touch_bytes = 1e6 * (2.0 + i), flat[i].first_steps_s = 0.02;
+  EXPECT_EQ(fit_first_touch(flat).params.bandwidth_Bps, 0.0);
+}
+
 #include "calibrate/node_sharing_fit.hpp"
 
 TEST(NodeSharingFit, RecoversSlowdownAndCommStealAndKeepsThemThroughACompute) {

@@ -12,6 +12,7 @@
 #include "model/builtin_workloads.hpp"
 #include "model/compute_cost.hpp"
 #include "model/errors.hpp"
+#include "model/startup_cost.hpp"
 #include "model/straggler.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
@@ -239,6 +240,34 @@ TEST(Simulator, RanksWaitForTheSlowestAsOrderStatisticsSay) {
   m.compute.step_time_cv = 0.05, m.node_sharing.step_time_cv = 0.2;
   const auto h = prepare(p, m).stages[0];
   EXPECT_NEAR(h.comm_exposed_iter_s - g.comm_exposed_iter_s, straggler_wait_s(g.compute_iter_s, 0.05, g.gpus), 1e-12);
+}
+
+TEST(Simulator, AStageStartsUpByTouchingTheHeapItsProcessHasNotGrownYet) {
+  ComputeParams::FirstTouch t{2.0, 4.0, 0.5e9};
+  EXPECT_DOUBLE_EQ(step_working_set_bytes(t, 10e6, 1'000'000), 2.0 * 10e6 + 4.0 * 4e6);
+  EXPECT_NEAR(startup_s(t, 100e6, 40e6), 60e6 / 0.5e9, 1e-15);
+  EXPECT_EQ(startup_s(t, 100e6, 100e6), 0.0);
+  EXPECT_EQ(startup_s(ComputeParams::FirstTouch{2.0, 4.0, 0.0}, 100e6, 0.0), 0.0);  // not measured
+  // MRT: the coarse stage grows the heap first, the dense one pays only what it needs beyond that
+  auto m = calibrated_builtin_profile("summit");
+  const Plan p = builtin_plan("cosmoflow-mrt@summit");
+  const auto before = prepare(p, m);
+  m.compute.first_touch = t;
+  const auto after = prepare(p, m);
+  const auto& coarse = after.stages[0];
+  const auto& dense = after.stages[1];
+  ASSERT_GT(dense.working_set_bytes, coarse.working_set_bytes);
+  EXPECT_NEAR(coarse.startup_s, coarse.working_set_bytes / 0.5e9, 1e-12);
+  EXPECT_NEAR(dense.startup_s, (dense.working_set_bytes - coarse.working_set_bytes) / 0.5e9, 1e-12);
+  for (size_t i = 0; i < 2; ++i) {  // once, in the first epoch's compute
+    EXPECT_NEAR(after.stages[i].first_epoch.compute_s - before.stages[i].first_epoch.compute_s, after.stages[i].startup_s, 1e-9);
+    EXPECT_DOUBLE_EQ(after.stages[i].later_epoch.compute_s, before.stages[i].later_epoch.compute_s);
+  }
+  // and the profile keeps it
+  const auto back = profile_from_yaml_text(profile_to_yaml(m), "t.yaml");
+  EXPECT_DOUBLE_EQ(back.compute.first_touch.activation_factor, 2.0);
+  EXPECT_DOUBLE_EQ(back.compute.first_touch.param_factor, 4.0);
+  EXPECT_NEAR(back.compute.first_touch.bandwidth_Bps, 0.5e9, 1);
 }
 
 TEST(Simulator, SmallLocalBatchOnCoarseDataWastesTheGpu) {
