@@ -28,15 +28,7 @@ NodeSharingFit fit_node_sharing(const std::vector<NodeSharingTiming>& timings) {
     y(i) = t.shared_s - t.alone_s;
     w(i) = 1 / (t.shared_s * t.shared_s);
   }
-  FitResult f = weighted_linear_least_squares(A, y, w);
-  for (int drop = 0; drop < 2; ++drop) {
-    if (f.params(drop) >= 0) continue;
-    const int keep = 1 - drop;
-    auto g = weighted_linear_least_squares(A.col(keep), y, w);
-    f.params = Eigen::Vector2d::Zero(), f.std_errors = Eigen::Vector2d::Zero();
-    f.params(keep) = std::max(0.0, g.params(0)), f.std_errors(keep) = g.std_errors(0);
-    break;
-  }
+  const FitResult f = weighted_two_term_least_squares_dropping_negative(A, y, w);
   NodeSharingFit fit;
   fit.slowdown = 1 + f.params(0), fit.slowdown_std_error = f.std_errors(0);
   fit.comm_steal = f.params(1), fit.comm_steal_std_error = f.std_errors(1);

@@ -27,15 +27,7 @@ FirstTouchFit fit_first_touch(const std::vector<WholeStepTiming>& steps) {
     bytes(i) = s.first_touch_bytes;
     w(i) = 1.0 / (bytes(i) * bytes(i));
   }
-  FitResult f = weighted_linear_least_squares(A, bytes, w);
-  for (int drop = 0; drop < 2; ++drop) {
-    if (f.params(drop) >= 0) continue;
-    const int keep = 1 - drop;
-    const auto g = weighted_linear_least_squares(A.col(keep), bytes, w);
-    f.params = Eigen::Vector2d::Zero(), f.std_errors = Eigen::Vector2d::Zero();
-    f.params(keep) = std::max(0.0, g.params(0)), f.std_errors(keep) = g.std_errors(0);
-    break;
-  }
+  const FitResult f = weighted_two_term_least_squares_dropping_negative(A, bytes, w);
   fit.params.activation_factor = f.params(0), fit.activation_factor_std_error = f.std_errors(0);
   fit.params.param_factor = f.params(1), fit.param_factor_std_error = f.std_errors(1);
 

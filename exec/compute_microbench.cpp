@@ -108,6 +108,38 @@ double best_matmul_flops_per_s(const torch::Device& dev, int repeats) {
   fail_input("", "--batches", fmt::format("{} cannot train: {}", what, e.msg().substr(0, e.msg().find('\n'))));
 }
 
+// A stage's start-up as a new process meets it: a fresh network and optimizer, as the trainer
+// builds them, take their first two steps on a heap given back to the kernel, so that every page
+// they need is touched for the first time (the faults counted; host faults say nothing of a GPU's
+// memory, so there none are counted and the start-up stays unmeasured).
+struct FirstSteps {
+  double seconds = 0, touched_bytes = 0, activation_bytes = 0;
+};
+
+FirstSteps time_first_steps(const ComputeBenchOptions& o, const torch::Device& dev, const NetworkSpec& spec,
+                            const std::vector<int64_t>& spatial, int64_t up, int64_t batch) {
+  SpecNet net(spec, spatial, up);
+  net->to(dev);
+  net->train();
+  const auto table = resolve(spec, spatial, batch, 4.0, up);
+  std::vector<int64_t> out_shape{batch};
+  out_shape.insert(out_shape.end(), table.layers.back().out_shape.begin(), table.layers.back().out_shape.end());
+  const auto x = random_input(spec, spatial, batch, dev);
+  const auto y = torch::zeros(out_shape, torch::TensorOptions().device(dev));
+  auto opt = bench_optimizer(o.optimizer, net->parameters());
+  FirstSteps f;
+  f.activation_bytes = table.activation_bytes();
+  release_free_heap();
+  const long faults = minor_page_faults();
+  try {
+    for (const auto& t : timed_steps(2, 0, dev, net, x, y, *opt, nullptr)) f.seconds += t.forward_s + t.backward_s + t.optimizer_s;
+  } catch (const c10::Error& e) {
+    cannot_train(fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch), e);
+  }
+  f.touched_bytes = dev.is_cuda() ? 0.0 : static_cast<double>(minor_page_faults() - faults) * page_bytes();
+  return f;
+}
+
 }  // namespace
 
 double best_matmul_flops_per_s(int gpu, int repeats) {
@@ -161,42 +193,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
     std::vector<std::vector<OpTiming>> ops;  // per round
     std::vector<StepSplit> steps;            // two per round
   };
-  // A stage's start-up first, while nothing in this process has run these shapes: a fresh
-  // network and optimizer, as the trainer builds them, and its first two steps (kernel selection,
-  // first-touch of activation and optimizer memory).
-  struct FirstSteps {
-    double seconds = 0, touched_bytes = 0, activation_bytes = 0;
-  };
-  std::vector<FirstSteps> first_steps;
-  for (const auto& w : o.workloads) {
-    const auto spec = builtin_workload(w.name, w.options);
-    for (int res : o.resolutions) {
-      const auto spatial = coarsened_spatial(spec, res);
-      const int64_t up = spec.coarse_upsamples_output ? res : 1;
-      for (int b : o.batches) {
-        SpecNet net(spec, spatial, up);
-        net->to(dev);
-        net->train();
-        std::vector<int64_t> out_shape{b};
-        const auto table = resolve(spec, spatial, b, 4.0, up);
-        out_shape.insert(out_shape.end(), table.layers.back().out_shape.begin(), table.layers.back().out_shape.end());
-        const auto x = random_input(spec, spatial, b, dev);
-        const auto y = torch::zeros(out_shape, torch::TensorOptions().device(dev));
-        auto opt = bench_optimizer(o.optimizer, net->parameters());
-        double s = 0;
-        release_free_heap();
-        const long faults = minor_page_faults();
-        try {
-          for (const auto& t : timed_steps(2, 0, dev, net, x, y, *opt, nullptr)) s += t.forward_s + t.backward_s + t.optimizer_s;
-        } catch (const c10::Error& e) {
-          cannot_train(fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), b), e);
-        }
-        // host page faults say nothing of a GPU's memory: there the start-up stays unmeasured
-        const double touched = dev.is_cuda() ? 0.0 : static_cast<double>(minor_page_faults() - faults) * page_bytes();
-        first_steps.push_back({s, touched, table.activation_bytes()});
-      }
-    }
-  }
+  std::vector<FirstSteps> first_steps;  // one per configuration, in their order
   std::vector<Net> nets;
   std::vector<Config> configs;
   for (const auto& w : o.workloads) {
@@ -204,6 +201,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
     for (int res : o.resolutions) {
       const auto spatial = coarsened_spatial(spec, res);
       const int64_t up = spec.coarse_upsamples_output ? res : 1;
+      for (int b : o.batches) first_steps.push_back(time_first_steps(o, dev, spec, spatial, up, b));
       SpecNet net(spec, spatial, up);
       net->to(dev);
       net->train();

@@ -1,5 +1,6 @@
 #include "model/least_squares.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -105,6 +106,19 @@ FitResult weighted_linear_least_squares(const Eigen::MatrixXd& A, const Eigen::V
   out.converged = true;
   out.std_errors = standard_errors(Aw, out.rss, A.rows(), A.cols());
   return out;
+}
+
+FitResult weighted_two_term_least_squares_dropping_negative(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& w) {
+  FitResult f = weighted_linear_least_squares(A, b, w);
+  for (int drop = 0; drop < 2; ++drop) {
+    if (f.params(drop) >= 0) continue;
+    const int keep = 1 - drop;
+    const auto g = weighted_linear_least_squares(A.col(keep), b, w);
+    f.params = Eigen::Vector2d::Zero(), f.std_errors = Eigen::Vector2d::Zero();
+    f.params(keep) = std::max(0.0, g.params(0)), f.std_errors(keep) = g.std_errors(0);
+    break;
+  }
+  return f;
 }
 
 }  // namespace mrplan

@@ -26,4 +26,8 @@ double delta_method_se(double se, double derivative);
 // Minimise sum w_i (A_i x - b_i)^2.
 FitResult weighted_linear_least_squares(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& w);
 
+// The same for two terms that cannot be negative (costs, sizes): a term that comes out negative is
+// dropped (0, standard error 0) and the other fitted alone, at 0 where it is negative too.
+FitResult weighted_two_term_least_squares_dropping_negative(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& w);
+
 }  // namespace mrplan
