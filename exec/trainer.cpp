@@ -277,6 +277,9 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     StageRecord& srec = prog.record.stages.back();
     GradSync sync(model->parameters(), tensor_comm, plan.bucket_bytes);
     StepClock clock(dev.is_cuda() ? dev.index() : -1, 6);
+    constexpr int prefetch_depth = 2;
+    // in flight at once: the queue, the batch being filled, the step's and the one before it
+    BatchPool batches(prefetch_depth + 3);
     const int iters = static_cast<int>(srec.iterations_per_epoch);
     if (iters < 1)
       fail_input(plan.source_file, "dataset.train_samples", fmt::format("too few samples for one batch per rank in stage '{}'", st.name));
@@ -290,7 +293,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       if (rank == 0) log.event("epoch_start", "INTERVAL_START", "null", fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs + 1));
       model->train();
       auto ids = restricted_shuffle(plan.train_samples, rank, ranks, mr.local_batch, o.seed * 31 + si, e);
-      Prefetcher pf(store, std::move(ids), mr.local_batch, 2);
+      Prefetcher pf(store, std::move(ids), mr.local_batch, prefetch_depth, false, &batches);
       double io_s = 0, comm_s = 0, compute_s = 0, loss_sum = 0;
       StepPhases phases;
       double window_sum[2] = {0, 0};
@@ -354,7 +357,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
         torch::NoGradGuard ng;
         std::vector<int64_t> vids;
         for (int64_t v = rank; v < plan.validation_samples; v += ranks) vids.push_back(plan.train_samples + v);
-        Prefetcher vp(store, vids, mr.local_batch, 2, /*keep_partial=*/true);
+        Prefetcher vp(store, vids, mr.local_batch, prefetch_depth, /*keep_partial=*/true);
         while (auto b = vp.next()) {
           if (dev.is_cuda()) b->x = b->x.to(dev), b->y = b->y.to(dev);
           add_validation_sums(*objective, model->forward(b->x), b->y, val.data());

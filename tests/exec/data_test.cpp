@@ -162,3 +162,48 @@ TEST(Loader, RestrictedShufflingKeepsEachRankInItsGroup) {
   EXPECT_EQ(restricted_shuffle(n, 1, ranks, batch, 9, 2), restricted_shuffle(n, 1, ranks, batch, 9, 2));
   EXPECT_NE(restricted_shuffle(n, 1, ranks, batch, 9, 2), restricted_shuffle(n, 1, ranks, batch, 9, 3));
 }
+
+TEST(Loader, BatchPoolRefillsOnlyWhatNobodyHoldsAndPrefetchesTheSameBatches) {
+  BatchPool pool(2);
+  const std::vector<int64_t> xs{2, 3}, ys{2, 1};
+  const void* first = nullptr;
+  {
+    const Batch a = pool.take(xs, ys);
+    first = a.x.data_ptr();
+    const Batch b = pool.take(xs, ys);  // a is still held
+    EXPECT_NE(b.x.data_ptr(), first);
+  }
+  EXPECT_EQ(pool.take(xs, ys).x.data_ptr(), first);  // let go: refilled, not allocated
+  {
+    const auto view = pool.take(xs, ys).x.view({6});  // a view keeps the storage: not free
+    EXPECT_NE(pool.take(xs, ys).x.data_ptr(), view.data_ptr());
+  }
+  EXPECT_NE(pool.take({4, 3}, ys).x.data_ptr(), first);  // another shape gets its own
+  {  // beyond capacity it allocates rather than waits
+    const Batch a = pool.take(xs, ys), b = pool.take(xs, ys), c = pool.take(xs, ys);
+    EXPECT_NE(c.x.data_ptr(), a.x.data_ptr());
+    EXPECT_NE(c.x.data_ptr(), b.x.data_ptr());
+  }
+  // a pooled prefetcher, over two epochs, yields exactly the batches of an unpooled one
+  const auto dir = scratch("pool");
+  DatagenOptions o;
+  o.samples = 12, o.size = 8, o.samples_per_file = 4, o.progress = false, o.seed = 5, o.out_dir = dir.string();
+  generate_dataset(o);
+  const SampleStore store(dir.string(), layout_for("cosmoflow-mrt"));
+  BatchPool batches(2 + 3);
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    const auto ids = restricted_shuffle(12, 0, 1, 2, 7, epoch);
+    Prefetcher plain(store, ids, 2, 2), pooled(store, ids, 2, 2, false, &batches);
+    int n = 0;
+    while (auto p = plain.next()) {
+      const auto q = pooled.next();
+      ASSERT_TRUE(q);
+      EXPECT_TRUE(torch::equal(p->x, q->x));
+      EXPECT_TRUE(torch::equal(p->y, q->y));
+      ++n;
+    }
+    EXPECT_FALSE(pooled.next());
+    EXPECT_EQ(n, 6);
+  }
+  fs::remove_all(dir);
+}
