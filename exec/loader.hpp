@@ -64,7 +64,9 @@ struct Batch {
 class BatchPool {
  public:
   explicit BatchPool(size_t capacity) : capacity_(capacity) {}
-  // A pooled batch of these shapes that no Batch, view or autograd record refers to any more, else a new one.
+  // A pooled batch of these shapes that no Batch, view or autograd record refers to any more, else a
+  // new one. Reference counts cannot see a copy still in flight: copies to a device must be blocking
+  // (as the trainer's are) or be waited for before the batch is let go.
   Batch take(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& y_shape);
 
  private:
