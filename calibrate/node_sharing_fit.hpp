@@ -17,6 +17,7 @@ struct NodeSharingTiming {
   double shared_s = 0;    // the same with every rank stepping and averaging gradients (mean over ranks)
   double allreduce_s = 0; // the step's gradients allreduced alone, with no compute beside it
   double shared_wait_s = 0;  // in the shared steps, the wait for the allreduces after backward (mean)
+  int rounds = 0;            // timed lone and shared steps behind the medians
 };
 
 struct NodeSharingFit {

@@ -23,7 +23,7 @@ struct AllArgs {
   std::string device = "cpu";
   std::string mpirun = "mpirun";
   double max_bytes = 64e6;
-  double compute_seconds = 0;
+  double compute_seconds = 0, sharing_seconds = 0;
 };
 
 // Each step is its own process: the allreduce needs mpirun, and the compute and io timings must
@@ -49,8 +49,8 @@ void calibrate_all(const AllArgs& a) {
                               self, a.profile, fmt::join(a.workloads, ","), fmt::join(a.batches, ","), a.threads, a.ranks, a.device,
                               a.compute_seconds, png));
   if (a.ranks > 1)
-    step("node sharing", fmt::format("{} -np {} '{}' calibrate sharing --profile '{}' --workload {} --threads {} --device {}", a.mpirun,
-                                     a.ranks, self, a.profile, fmt::join(a.workloads, ","), a.threads, a.device));
+    step("node sharing", fmt::format("{} -np {} '{}' calibrate sharing --profile '{}' --workload {} --threads {} --device {} --min-seconds {}",
+                                     a.mpirun, a.ranks, self, a.profile, fmt::join(a.workloads, ","), a.threads, a.device, a.sharing_seconds));
   else
     fmt::print("== node sharing: skipped (one rank per node shares nothing)\n");
   const std::string first = a.workloads.front().substr(0, a.workloads.front().find(':'));
@@ -79,6 +79,9 @@ void register_calibrate_all(CLI::App& cal) {
   c->add_option("--threads", a->threads, "intra-op threads per rank the runs will use")->capture_default_str();
   c->add_option("--device", a->device, "cpu or cuda (NCCL allreduce, GPU compute)")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   c->add_option("--compute-seconds", a->compute_seconds, "the compute step times rounds for at least this long (its --min-seconds)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  c->add_option("--sharing-seconds", a->sharing_seconds, "the node-sharing step times rounds for at least this long (its --min-seconds)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   c->add_option("--mpirun", a->mpirun, "MPI launcher")->capture_default_str();

@@ -29,7 +29,7 @@ void calibrate_sharing(SharingArgs a) {
     return;
   }
   const auto timings = time_node_sharing(a.bench, nccl ? *nccl : *mpi, *mpi, [&](int done, int total) {
-    if (root) fmt::print(stderr, "\rsharing: {}/{} configurations", done, total), std::fflush(stderr);
+    if (root) fmt::print(stderr, "\rsharing: {}/{} steps", done, total), std::fflush(stderr);
   });
   if (!root) return;
   fmt::print(stderr, "\n");
@@ -48,9 +48,9 @@ void calibrate_sharing(SharingArgs a) {
              fit.comm_steal, fit.comm_steal_std_error);
   fmt::print("wait after backward = allreduce + wait for the slowest rank, step time spread cv {:.3f} (+- {:.3f})\n", fit.step_time_cv,
              fit.step_time_cv_std_error);
-  const auto source = fmt::format("calibrate sharing: {} configurations of {}, batches {}, {} ranks, {} thread(s), {}", timings.size(),
+  const auto source = fmt::format("calibrate sharing: {} configurations of {}, batches {}, {} ranks, {} thread(s), {}, {} rounds", timings.size(),
                                   fmt::join(a.workloads, " and "), fmt::join(a.bench.batches, "/"), mpi->size(), a.bench.threads,
-                                  a.bench.device);
+                                  a.bench.device, timings.empty() ? 0 : timings.front().rounds);
   update_profile(a.profile, mpi->size(), [&](MachineProfile& p) { apply_node_sharing_fit(p, fit, source); });
 }
 
@@ -66,7 +66,11 @@ void register_calibrate_sharing(CLI::App& cal) {
   c->add_option("--resolutions", a->bench.resolutions, "coarsening factors to step")->delimiter(',')->capture_default_str();
   c->add_option("--batches", a->bench.batches, "local batch sizes to step")->delimiter(',')->capture_default_str();
   c->add_option("--threads", a->bench.threads, "intra-op threads per rank, as the runs use")->capture_default_str();
-  c->add_option("--repeats", a->bench.repeats, "timed steps per phase (the step's median, the wait's mean)")->capture_default_str();
+  c->add_option("--repeats", a->bench.repeats, "rounds, each timing a lone and a shared step of every configuration (the steps' median, the wait's mean)")
+      ->capture_default_str();
+  c->add_option("--min-seconds", a->bench.min_seconds,
+                "...and more rounds until this long has passed: ten rounds take seconds, and the fit then swings with the machine's drift")
+      ->capture_default_str();
   c->add_option("--optimizer", a->bench.optimizer, "optimizer (adam, sgd, lamb)")->capture_default_str();
   c->add_option("--device", a->bench.device, "cpu (MPI) or cuda (NCCL, GPU = node-local rank)")
       ->check(CLI::IsMember({"cpu", "cuda"}))

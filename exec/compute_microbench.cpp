@@ -280,50 +280,75 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
                                                  const std::function<void(int, int)>& progress) {
   check_optimizer(o.optimizer);
   const auto dev = bench_device(o, host.local_rank());
-  std::vector<NodeSharingTiming> out;
-  const int total = static_cast<int>(o.workloads.size() * o.resolutions.size() * o.batches.size());
+  // Two copies of each network: GradSync's hooks stay on the parameters it was made for, and the
+  // lone steps must not fire them. Each round is, for every configuration in turn, one lone step
+  // on rank 0 (the others asleep in a barrier) then one shared step on every rank, so the two see
+  // the same machine and a slow spell of it lands on every configuration alike (as calibrate compute).
+  struct Config {
+    std::string context;
+    SpecNet alone_net, shared_net;
+    torch::Tensor x, y;
+    std::unique_ptr<torch::optim::Optimizer> alone_opt, shared_opt;
+    std::unique_ptr<GradSync> sync;
+    std::vector<double> alone_s, shared_s, wait_s;
+  };
+  std::vector<Config> configs;
   for (const auto& w : o.workloads) {
     const auto spec = builtin_workload(w.name, w.options);
     for (int res : o.resolutions)
       for (int batch : o.batches) {
-        // Two copies of the network: GradSync's hooks stay on the parameters it was made for, and
-        // the lone steps must not fire them. Each round is one lone step on rank 0 (the others
-        // asleep in a barrier) then one shared step on every rank, so the two see the same machine.
         const auto spatial = coarsened_spatial(spec, res);
         const int64_t up = spec.coarse_upsamples_output ? res : 1;
-        SpecNet alone_net(spec, spatial, up), shared_net(spec, spatial, up);
-        for (auto* n : {&alone_net, &shared_net}) (*n)->to(dev), (*n)->train();
-        const auto x = random_input(spec, spatial, batch, dev);
-        const auto y = torch::zeros_like(alone_net->forward(x)).detach();
-        auto alone_opt = bench_optimizer(o.optimizer, alone_net->parameters());
-        auto shared_opt = bench_optimizer(o.optimizer, shared_net->parameters());
-        GradSync sync(shared_net->parameters(), comm, 25e6);
-        // compute is the step less the whole wait for the allreduces, as the trainer books it; the
-        // compute's median (the typical step), the wait's mean (the runs sum every wait, the rare long ones too)
-        std::vector<double> alone_s, shared_s;
-        double wait_s = 0;
-        for (int r = 0; r <= o.repeats; ++r) {  // round 0 warms up
-          if (host.rank() == 0) {
-            const auto t = timed_steps(1, 0, dev, alone_net, x, y, *alone_opt, nullptr).front();
-            if (r > 0) alone_s.push_back(t.forward_s + t.backward_s + t.optimizer_s);
-          }
-          host.quiet_barrier();
-          const auto t = timed_steps(1, 0, dev, shared_net, x, y, *shared_opt, &sync).front();
-          if (r > 0) shared_s.push_back(t.forward_s + t.backward_s + t.optimizer_s), wait_s += t.wait_s / o.repeats;
-        }
-        double alone = host.rank() == 0 ? median(alone_s) : 0.0;
-        host.allreduce_sum(&alone, 1);  // rank 0's, to every rank
-        double shared[2] = {median(shared_s), wait_s};
-        host.allreduce_sum(shared, 2);
-        for (double& v : shared) v /= host.size();
-        // the same gradients allreduced with nothing beside them, as calibrate allreduce times a size
-        AllreduceBenchOptions ar;
-        ar.min_bytes = ar.max_bytes = 4.0 * static_cast<double>(shared_net->table().total_params());
-        ar.warmup = 1, ar.repeats = o.repeats;
-        const double allreduce = run_allreduce_bench(comm, host, ar).front().time_s;
-        out.push_back({fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch), host.size(), alone, shared[0], allreduce, shared[1]});
-        if (progress) progress(static_cast<int>(out.size()), total);
+        Config c{fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch), SpecNet(spec, spatial, up), SpecNet(spec, spatial, up)};
+        for (auto* n : {&c.alone_net, &c.shared_net}) (*n)->to(dev), (*n)->train();
+        c.x = random_input(spec, spatial, batch, dev);
+        c.y = torch::zeros_like(c.alone_net->forward(c.x)).detach();
+        c.alone_opt = bench_optimizer(o.optimizer, c.alone_net->parameters());
+        c.shared_opt = bench_optimizer(o.optimizer, c.shared_net->parameters());
+        c.sync = std::make_unique<GradSync>(c.shared_net->parameters(), comm, 25e6);
+        configs.push_back(std::move(c));
       }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const int per_round = static_cast<int>(configs.size());
+  int rounds = std::max(1, o.repeats) + 1, done = 0;  // round 0 warms up
+  for (int r = 0; r < rounds; ++r) {
+    for (auto& c : configs) {
+      if (host.rank() == 0) {
+        const auto t = timed_steps(1, 0, dev, c.alone_net, c.x, c.y, *c.alone_opt, nullptr).front();
+        if (r > 0) c.alone_s.push_back(t.forward_s + t.backward_s + t.optimizer_s);
+      }
+      host.quiet_barrier();
+      const auto t = timed_steps(1, 0, dev, c.shared_net, c.x, c.y, *c.shared_opt, c.sync.get()).front();
+      if (r > 0) c.shared_s.push_back(t.forward_s + t.backward_s + t.optimizer_s), c.wait_s.push_back(t.wait_s);
+      if (progress && host.rank() == 0) progress(++done, rounds * per_round);
+    }
+    if (r + 1 == rounds) {  // more rounds until min_seconds have passed, as rank 0's clock says for every rank
+      double more = 0;
+      if (host.rank() == 0 && elapsed_s() < o.min_seconds)
+        more = std::max(1.0, std::ceil((o.min_seconds - elapsed_s()) / (elapsed_s() / rounds)));
+      host.allreduce_sum(&more, 1);
+      rounds += static_cast<int>(more);
+    }
+  }
+  std::vector<NodeSharingTiming> out;
+  for (auto& c : configs) {
+    // compute is the step less the whole wait for the allreduces, as the trainer books it; the
+    // compute's median (the typical step), the wait's mean (the runs sum every wait, the rare long ones too)
+    double alone = host.rank() == 0 ? median(c.alone_s) : 0.0;
+    host.allreduce_sum(&alone, 1);  // rank 0's, to every rank
+    double wait_sum = 0;
+    for (double v : c.wait_s) wait_sum += v;
+    double shared[2] = {median(c.shared_s), wait_sum / static_cast<double>(c.wait_s.size())};
+    host.allreduce_sum(shared, 2);
+    for (double& v : shared) v /= host.size();
+    // the same gradients allreduced with nothing beside them, as calibrate allreduce times a size
+    AllreduceBenchOptions ar;
+    ar.min_bytes = ar.max_bytes = 4.0 * static_cast<double>(c.shared_net->table().total_params());
+    ar.warmup = 1, ar.repeats = o.repeats;
+    const double allreduce = run_allreduce_bench(comm, host, ar).front().time_s;
+    out.push_back({c.context, host.size(), alone, shared[0], allreduce, shared[1], static_cast<int>(c.shared_s.size())});
   }
   return out;
 }

@@ -59,10 +59,11 @@ double best_matmul_flops_per_s(int gpu, int repeats);
 ComputeTimings time_workload_ops(const ComputeBenchOptions& options,
                                               const std::function<void(int, int)>& progress = {});
 
-// `calibrate sharing`, collective: for each workload and resolution at the largest batch, a whole
+// `calibrate sharing`, collective: for each configuration (workload, resolution, batch) a whole
 // step on rank 0 alone while the other ranks sleep, then on every rank at once with gradients
-// averaged over `comm` as the trainer averages them, the two alternating round by round. A step's
-// compute leaves out the wait for the last allreduce, as the trainer's timers do. `host` (MPI) agrees the timings.
+// averaged over `comm` as the trainer averages them; each round does this for every configuration
+// in turn, `repeats` rounds and more until `min_seconds` have passed. A step's compute leaves out
+// the wait for the last allreduce, as the trainer's timers do. `host` (MPI) agrees the timings.
 std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& options, Communicator& comm, Communicator& host,
                                                  const std::function<void(int, int)>& progress = {});
 

@@ -8,7 +8,8 @@
 # Environment: DEVICE=cuda runs everything on GPUs (one per rank); RANKS="1 2" the rank counts
 # of the grid (the convergence runs use the last); MRPLAN=path uses that binary, unbuilt;
 # COMPUTE_SECONDS (default 180) how long `calibrate compute` keeps timing rounds: this VM's speed
-# wanders over minutes, and a 10-second calibration caught one spell of it.
+# wanders over minutes, and a 10-second calibration caught one spell of it; SHARING_SECONDS (default
+# 60) the same for `calibrate sharing`, whose ten rounds took seconds and whose fit swung from run to run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 device=${DEVICE:-cpu}
@@ -59,7 +60,7 @@ stage() {  # stage NAME RES RANKS BATCH STOP
 
 echo "== 1. calibrate all (microbenchmarks only)"
 "$M" calibrate all --profile "$profile" --data "$data/res1" --workload cosmoflow-mrt:32:0.25,neuron-inverter --ranks "$conv_ranks" --threads 1 --device "$device" \
-  --compute-seconds "${COMPUTE_SECONDS:-180}"
+  --compute-seconds "${COMPUTE_SECONDS:-180}" --sharing-seconds "${SHARING_SECONDS:-60}"
 
 echo "== 2. per-epoch grid the calibration did not see"
 for ranks in "${ranks_list[@]}"; do

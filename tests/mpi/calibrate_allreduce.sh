@@ -22,4 +22,10 @@ grep -q "shared step = alone x " "$tmp/sh.txt" || fail "no sharing fit printed: 
 for key in node_sharing.slowdown node_sharing.comm_steal_fraction node_sharing.step_time_cv comm.intra_node.bandwidth_Bps; do
   grep -q "key: $key," "$tmp/p.yaml" || fail "profile lacks $key"
 done
+grep -q "cpu, 3 rounds\"" "$tmp/p.yaml" || fail "the sharing source does not say its 3 rounds: $(grep node_sharing "$tmp/p.yaml")"
+# --min-seconds: more rounds, every configuration in each, until the time has passed (rank 0 decides for both)
+"$MPIEXEC" -np 2 "$MRPLAN" calibrate sharing --workload cosmoflow-mrt:16:0.25 --batches 2,4 --repeats 2 --min-seconds 3 --profile "$tmp/p.yaml" \
+  > "$tmp/sh.txt" 2> "$tmp/sh.err" || fail "calibrate sharing --min-seconds: $(cat "$tmp/sh.txt" "$tmp/sh.err")"
+rounds=$(grep -o "cpu, [0-9]* rounds" "$tmp/p.yaml" | head -1 | grep -o "[0-9]*")
+[[ ${rounds:-0} -gt 2 ]] || fail "--min-seconds 3 kept $rounds rounds: $(cat "$tmp/sh.txt")"
 echo "calibrate allreduce, sharing: passed"
