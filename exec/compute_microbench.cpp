@@ -108,6 +108,24 @@ double best_matmul_flops_per_s(const torch::Device& dev, int repeats) {
   fail_input("", "--batches", fmt::format("{} cannot train: {}", what, e.msg().substr(0, e.msg().find('\n'))));
 }
 
+// How a configuration is named in every table, and how its ops and whole steps are matched.
+std::string config_context(const NetworkSpec& spec, const std::vector<int64_t>& spatial, int64_t batch) {
+  return fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch);
+}
+
+// Seconds since construction, for the benchmarks that time rounds until a minimum has passed.
+struct Stopwatch {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+};
+
+// Rounds still to time so that `min_seconds` have passed, at `round_s` a round: none when they
+// have, else at least one.
+int extra_rounds(double elapsed_s, double min_seconds, double round_s) {
+  if (elapsed_s >= min_seconds) return 0;
+  return std::max(1, static_cast<int>(std::ceil((min_seconds - elapsed_s) / round_s)));
+}
+
 // A stage's start-up as a new process meets it: a fresh network and optimizer, as the trainer
 // builds them, take their first two steps on a heap given back to the kernel, so that every page
 // they need is touched for the first time (the faults counted; host faults say nothing of a GPU's
@@ -134,7 +152,7 @@ FirstSteps time_first_steps(const ComputeBenchOptions& o, const torch::Device& d
   try {
     for (const auto& t : timed_steps(2, 0, dev, net, x, y, *opt, nullptr)) f.seconds += t.forward_s + t.backward_s + t.optimizer_s;
   } catch (const c10::Error& e) {
-    cannot_train(fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch), e);
+    cannot_train(config_context(spec, spatial, batch), e);
   }
   f.touched_bytes = dev.is_cuda() ? 0.0 : static_cast<double>(minor_page_faults() - faults) * page_bytes();
   return f;
@@ -210,14 +228,14 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       try {
         net->forward(input(o.batches.back())).sum().backward();
       } catch (const c10::Error& e) {
-        cannot_train(fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), o.batches.back()), e);
+        cannot_train(config_context(spec, spatial, o.batches.back()), e);
       }
       auto opt = bench_optimizer(o.optimizer, net->parameters());
       opt->step();
       nets.push_back({net, std::move(opt)});
       for (int b : o.batches) {
         Config c{nets.size() - 1, resolve(spec, spatial, b, 4.0, up), input(b), {},
-                 fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), b), {}, {}};
+                 config_context(spec, spatial, b), {}, {}};
         try {
           c.y = torch::zeros_like(net->forward(c.x)).detach();
         } catch (const c10::Error& e) {
@@ -231,13 +249,12 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
   // VM's neighbours, for seconds at a time) lands on every configuration instead of skewing the
   // few timed during it; the medians over rounds then drop it.
   ComputeTimings out;
-  const auto start = std::chrono::steady_clock::now();
-  const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const Stopwatch clock;
   const int per_round = static_cast<int>(configs.size());
   int rounds = std::max(1, o.repeats), done = 0;
   for (int r = 0; r < rounds; ++r) {
     const int warmups = r == 0 ? 1 : 0;
-    const double round_start_s = elapsed_s();
+    const double round_start_s = clock.seconds();
     for (auto& c : configs) {
       auto& n = nets[c.net];
       try {
@@ -250,11 +267,9 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       for (const auto& t : timed_steps(2, 1, dev, n.net, c.x, c.y, *n.opt, nullptr)) c.steps.push_back(t);
       if (progress) progress(++done, rounds * per_round);
     }
-    if (r > 0) out.round_s.push_back(elapsed_s() - round_start_s);  // round 0 carries the warm-ups
-    if (r + 1 == rounds && elapsed_s() < o.min_seconds) {
-      const double round_s = out.round_s.empty() ? elapsed_s() : median(out.round_s);
-      rounds += std::max(1, static_cast<int>(std::ceil((o.min_seconds - elapsed_s()) / round_s)));
-    }
+    if (r > 0) out.round_s.push_back(clock.seconds() - round_start_s);  // round 0 carries the warm-ups
+    if (r + 1 == rounds)
+      rounds += extra_rounds(clock.seconds(), o.min_seconds, out.round_s.empty() ? clock.seconds() : median(out.round_s));
   }
   for (size_t ci = 0; ci < configs.size(); ++ci) {
     const auto& c = configs[ci];
@@ -299,7 +314,7 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
       for (int batch : o.batches) {
         const auto spatial = coarsened_spatial(spec, res);
         const int64_t up = spec.coarse_upsamples_output ? res : 1;
-        Config c{fmt::format("{} {} batch {}", spec.name, fmt::join(spatial, "x"), batch), SpecNet(spec, spatial, up), SpecNet(spec, spatial, up)};
+        Config c{config_context(spec, spatial, batch), SpecNet(spec, spatial, up), SpecNet(spec, spatial, up)};
         for (auto* n : {&c.alone_net, &c.shared_net}) (*n)->to(dev), (*n)->train();
         c.x = random_input(spec, spatial, batch, dev);
         c.y = torch::zeros_like(c.alone_net->forward(c.x)).detach();
@@ -309,8 +324,7 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
         configs.push_back(std::move(c));
       }
   }
-  const auto start = std::chrono::steady_clock::now();
-  const auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const Stopwatch clock;
   const int per_round = static_cast<int>(configs.size());
   int rounds = std::max(1, o.repeats) + 1, done = 0;  // round 0 warms up
   for (int r = 0; r < rounds; ++r) {
@@ -322,12 +336,10 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
       host.quiet_barrier();
       const auto t = timed_steps(1, 0, dev, c.shared_net, c.x, c.y, *c.shared_opt, c.sync.get()).front();
       if (r > 0) c.shared_s.push_back(t.forward_s + t.backward_s + t.optimizer_s), c.wait_s.push_back(t.wait_s);
-      if (progress && host.rank() == 0) progress(++done, rounds * per_round);
+      if (progress) progress(++done, rounds * per_round);
     }
     if (r + 1 == rounds) {  // more rounds until min_seconds have passed, as rank 0's clock says for every rank
-      double more = 0;
-      if (host.rank() == 0 && elapsed_s() < o.min_seconds)
-        more = std::max(1.0, std::ceil((o.min_seconds - elapsed_s()) / (elapsed_s() / rounds)));
+      double more = host.rank() == 0 ? extra_rounds(clock.seconds(), o.min_seconds, clock.seconds() / rounds) : 0;
       host.allreduce_sum(&more, 1);
       rounds += static_cast<int>(more);
     }
