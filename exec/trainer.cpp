@@ -20,6 +20,7 @@
 #include "exec/loader.hpp"
 #include "exec/mllog.hpp"
 #include "exec/objective.hpp"
+#include "exec/precise_batch_norm.hpp"
 #include "exec/run.hpp"
 #include "exec/spec_network.hpp"
 #include "exec/step_clock.hpp"
@@ -351,6 +352,18 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       comm->allreduce_sum(sums, 2);
       const double train_loss = sums[0] / std::max(1.0, sums[1]);
       const auto t_eval = Clock::now();
+      if (plan.precise_bn_batches > 0) {
+        // the first batches of this rank's share of the training set, the same every epoch
+        BatchNormRecompute recompute(*model);
+        const int64_t samples = int64_t{plan.precise_bn_batches} * mr.local_batch;
+        std::vector<int64_t> tids;
+        for (int64_t v = rank; v < plan.train_samples && static_cast<int64_t>(tids.size()) < samples; v += ranks) tids.push_back(v);
+        Prefetcher tp(store, std::move(tids), mr.local_batch, prefetch_depth, /*keep_partial=*/true, &batches);
+        while (auto b = tp.next()) {
+          if (dev.is_cuda()) b->x = b->x.to(dev);
+          model->forward(b->x);
+        }
+      }
       model->eval();
       std::vector<double> val(validation_sum_count(*objective), 0.0);
       {

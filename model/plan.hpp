@@ -57,6 +57,8 @@ struct Plan {
   std::string target_metric = "val_loss";
   double target_value = 0;
   bool maximize = false;           // accuracy-like metrics rise
+  int precise_bn_batches = 0;      // exec: batch-norm statistics recomputed over this many training
+                                   // batches per rank before each validation (0: running averages)
   double bucket_bytes = 25e6;      // gradient bucket (PyTorch DDP default 25 MB)
   bool overlap_comm = true;        // allreduce during backward (DDP) or after it (Horovod tape)
   bool staged_to_nvme = false;

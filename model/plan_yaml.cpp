@@ -124,12 +124,14 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   if (p.train_samples < 1) fail_input(file, "dataset.train_samples", "must be >= 1");
   p.validation_samples = d.integer("validation_samples", 0);
   auto t = f.child("target");
-  t.only({"metric", "value", "goal"});
+  t.only({"metric", "value", "goal", "precise_bn_batches"});
   p.target_metric = t.text("metric");
   p.target_value = t.number("value");
   const auto goal = t.text("goal", "minimize");
   if (goal != "minimize" && goal != "maximize") fail_input(file, "target.goal", "expected minimize or maximize");
   p.maximize = goal == "maximize";
+  p.precise_bn_batches = static_cast<int>(t.integer("precise_bn_batches", 0));
+  if (p.precise_bn_batches < 0) fail_input(file, "target.precise_bn_batches", "must be >= 0 (0: the running averages)");
   if (f.has("comm")) {
     auto c = f.child("comm");
     c.only({"bucket_mb", "overlap"});
@@ -189,7 +191,9 @@ std::string plan_to_yaml(const Plan& p) {
     << YAML::EndMap;
   e << YAML::Key << "target" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "metric" << YAML::Value
     << p.target_metric << YAML::Key << "value" << YAML::Value << p.target_value << YAML::Key << "goal" << YAML::Value
-    << (p.maximize ? "maximize" : "minimize") << YAML::EndMap;
+    << (p.maximize ? "maximize" : "minimize");
+  if (p.precise_bn_batches > 0) e << YAML::Key << "precise_bn_batches" << YAML::Value << p.precise_bn_batches;
+  e << YAML::EndMap;
   e << YAML::Key << "comm" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "bucket_mb" << YAML::Value
     << p.bucket_bytes / 1e6 << YAML::Key << "overlap" << YAML::Value << p.overlap_comm << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "staged_to_nvme"

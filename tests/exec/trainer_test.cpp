@@ -134,6 +134,26 @@ TEST_F(TinyRun, ResumedRunEndsWithTheSameParameters) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-6, 1e-7)) << i;
 }
 
+TEST_F(TinyRun, RecomputedBatchNormStatisticsChangeTheValidationMetricAndNothingTrained) {
+  auto p = plan("baseline");
+  const auto plain = run_plan(p, options("running-averages"));
+  p.precise_bn_batches = 2;
+  const auto precise = run_plan(p, options("precise-bn"));
+  const auto& a = plain.stages[0].per_epoch;
+  const auto& b = precise.stages[0].per_epoch;
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(b.size(), 3u);
+  bool metric_moved = false;
+  for (size_t e = 0; e < a.size(); ++e) {
+    EXPECT_EQ(*a[e].loss, *b[e].loss) << "epoch " << e + 1;  // no random numbers drawn, no parameter touched
+    metric_moved |= *a[e].metric != *b[e].metric;
+  }
+  EXPECT_TRUE(metric_moved);
+  const auto x = load_params(dir / "running-averages"), y = load_params(dir / "precise-bn");
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(torch::equal(x[i], y[i])) << i;
+}
+
 TEST_F(TinyRun, RefusesMoreRanksThanLaunchedAndMissingData) {
   auto p = plan("baseline");
   p.stages[0].models[0].gpus = 4;

@@ -48,6 +48,10 @@ TEST(Plan, YamlRoundTrip) {
   EXPECT_EQ(b.stages[0].stop.kind, StopRule::Kind::switch_rule);
   EXPECT_EQ(b.stages[0].stop.rule.patience, 5);
   EXPECT_EQ(b.stages[1].global_batch(), 256);
+  EXPECT_EQ(b.precise_bn_batches, 0);
+  std::string precise = kPlan;
+  precise.replace(precise.find("value: 0.0025}"), 14, "value: 0.0025, precise_bn_batches: 16}");
+  EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(plan_from_yaml_text(precise, "p.yaml")), "again.yaml").precise_bn_batches, 16);
 }
 
 TEST(Plan, BuiltinPlansRoundTripAndPredict) {
@@ -147,6 +151,8 @@ TEST(Plan, BadInputsGiveOneClearMessage) {
             "dataset, target, comm, io, stages, data, checkpoint_every)");
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("gpus: 32, local_batch: 8, stop: {t", "gpus: many, local_batch: 8, stop: {t"), "p.yaml"); }),
             "p.yaml: stages[1].gpus: expected an integer");
+  EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("value: 0.0025}", "value: 0.0025, precise_bn_batches: -1}"), "p.yaml"); }),
+            "p.yaml: target.precise_bn_batches: must be >= 0 (0: the running averages)");
   EXPECT_NE(error_of([&] { plan_from_yaml_text(with("local_batch: 8, stop: {s", "global_batch: 16, stop: {s"), "p.yaml"); })
                 .find("global batch 16 is smaller than the 32 GPUs"),
             std::string::npos);
