@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -230,6 +231,22 @@ void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
   double var = 0;
   for (double v : spreads) var += (v - fit.compute.step_time_cv) * (v - fit.compute.step_time_cv) / std::max<double>(1, m - 1);
   fit.step_time_cv_std_error = 1.2533 * std::sqrt(var / m);  // the median's standard error under normality
+  // min sum ((t - k p) / t)^2: k = sum(p/t) / sum((p/t)^2), with q = p/t the model over the measurement
+  double sq = 0, sqq = 0;
+  std::vector<double> q;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double t = steps[static_cast<size_t>(i)].inference_s;
+    if (!(t > 0)) continue;
+    if (!std::isfinite(t)) fail_input("", "whole steps", fmt::format("'{}': the inference forward must be finite", steps[static_cast<size_t>(i)].context));
+    q.push_back((F.row(i) * f.params)(0) / t);
+    sq += q.back(), sqq += q.back() * q.back();
+  }
+  if (q.empty()) return;
+  const double k = sq / sqq;
+  double rss = 0;
+  for (double v : q) rss += (1 - k * v) * (1 - k * v);
+  fit.compute.inference_factor = k;
+  fit.inference_factor_std_error = q.size() > 1 ? std::sqrt(rss / static_cast<double>(q.size() - 1) / sqq) : std::numeric_limits<double>::infinity();
 }
 
 void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source) {
@@ -258,6 +275,9 @@ void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std
       profile.fitted.push_back({fmt::format("compute.{}.bytes_per_param", name), v.bytes_per_param, e.bytes_per_param, source + " (whole steps)"});
     }
     profile.fitted.push_back({"compute.step_time_cv", fit.compute.step_time_cv, fit.step_time_cv_std_error, source + " (whole steps)"});
+    if (fit.compute.inference_factor > 0)
+      profile.fitted.push_back({"compute.inference_factor", fit.compute.inference_factor, fit.inference_factor_std_error,
+                                source + " (forward without autograd)"});
   }
 }
 

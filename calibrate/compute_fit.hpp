@@ -40,6 +40,7 @@ struct WholeStepTiming {
   // process starts a stage, and the bytes they touched for the first time (0: not timed)
   double first_steps_s = 0, first_touch_bytes = 0;
   double activation_bytes = 0;  // LayerTable::activation_bytes of the configuration
+  double inference_s = 0;       // median forward in eval mode without autograd, as validation runs it (0: not timed)
 };
 
 struct ComputeFit {
@@ -53,6 +54,7 @@ struct ComputeFit {
   double optimizer_tensor_std_error_s = 0;
   StepPhaseScale step_forward_std_error, step_backward_std_error;
   double step_time_cv_std_error = 0;
+  double inference_factor_std_error = 0;
   std::vector<double> step_factor_ratios;  // per whole step: model / measured forward + backward
   double r2 = 0;  // on log time
   std::vector<double> relative_residuals;  // (model - measured) / measured, every observation
@@ -71,7 +73,8 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
 // squares (relative error) of phase = factor * its modelled ops + bytes_per_param * params / (bw * eff),
 // the ops model being the one already fitted in `fit`; the factor alone when the sweep term comes
 // out negative or drives the factor below zero. compute.step_time_cv: the median of the steps'
-// spreads. Without whole steps all keep their values.
+// spreads. compute.inference_factor: the no-autograd forwards over the forward phase as just
+// fitted, least squares on relative error through the origin. Without whole steps all keep their values.
 void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps);
 
 // Replaces `compute` and its fitted entries; `source` says what data the fit came from.

@@ -26,7 +26,9 @@ struct NamedRecord {
 };
 
 // Per-epoch components are predicted for the measured number of epochs, so they test the cost
-// models alone; measured times leave out validation passes (eval_s), which are not modelled yet; `epochs` and `time_to_target_s` include the convergence model. A record counts
+// models alone. Where the profile predicts validation passes (compute.inference_factor) epoch and
+// end-to-end times include them and `eval_s` compares them; elsewhere measured times leave them
+// out. `epochs` and `time_to_target_s` include the convergence model. A record counts
 // as used for calibration when a fitted parameter of `profile` names its file as its source.
 std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& measured, const MachineProfile& profile);
 

@@ -77,6 +77,9 @@ void calibrate_compute(ComputeArgs a) {
                v.factor, e.factor, v.bytes_per_param, e.bytes_per_param, fit.step_factor_ratios.size());
   fmt::print("  step time spread     {:.3f} +- {:.3f} of a step (median relative std. dev.; ranks wait for the slowest)\n",
              fit.compute.step_time_cv, fit.step_time_cv_std_error);
+  if (fit.compute.inference_factor > 0)
+    fmt::print("  validation forward   {:.3f} +- {:.3f} of the whole-step forward (eval mode, no autograd)\n", fit.compute.inference_factor,
+               fit.inference_factor_std_error);
   // per configuration: the sum over ops alone, and the whole step the simulator predicts from it
   std::map<std::string, std::pair<double, LayerTable>> per_config;
   for (const auto& s : samples) {
@@ -88,8 +91,8 @@ void calibrate_compute(ComputeArgs a) {
     for (const auto& t : times) s += t.fwd_s + t.bwd_s;
     return s;
   };
-  fmt::print("{:<36} {:>10} {:>10} {:>6}  {:>10} {:>10} {:>6}  {:>14} {:>14} {:>14}\n", "configuration", "ops_ms", "model_ms", "error",
-             "step_ms", "model_ms", "error", "forward_ms", "backward_ms", "optimizer_ms");
+  fmt::print("{:<36} {:>10} {:>10} {:>6}  {:>10} {:>10} {:>6}  {:>14} {:>14} {:>14} {:>14}\n", "configuration", "ops_ms", "model_ms", "error",
+             "step_ms", "model_ms", "error", "forward_ms", "backward_ms", "optimizer_ms", "inference_ms");
   for (const auto& w : timings.whole_steps) {
     const auto& [ops_s, table] = per_config.at(w.context);
     const double model_ops_s = sum_s(layer_times(table, fit.compute, false));
@@ -100,10 +103,10 @@ void calibrate_compute(ComputeArgs a) {
     auto phase = [](double measured_s, double model_s) {  // "12.34 (+5%)"
       return fmt::format("{:.2f} ({:+.0f}%)", measured_s * 1e3, 100 * (model_s - measured_s) / measured_s);
     };
-    fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>14} {:>14} {:>14}\n", w.context, ops_s * 1e3,
+    fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>14} {:>14} {:>14} {:>14}\n", w.context, ops_s * 1e3,
                model_ops_s * 1e3, 100 * (model_ops_s - ops_s) / ops_s, w.seconds * 1e3, model_step_s * 1e3,
                100 * (model_step_s - w.seconds) / w.seconds, phase(w.forward_s, model_fwd_s), phase(w.backward_s, model_bwd_s),
-               phase(w.optimizer_s, model_opt_s));
+               phase(w.optimizer_s, model_opt_s), w.inference_s > 0 ? phase(w.inference_s, model_fwd_s * fit.compute.inference_factor) : "-");
   }
   const auto first_touch = fit_first_touch(timings.whole_steps);
   if (first_touch.params.bandwidth_Bps > 0) {

@@ -36,10 +36,10 @@ void print_record(const Record& r, bool per_epoch) {
   if (per_epoch) {
     for (const auto& s : r.stages) {
       fmt::print("\nstage {} per epoch:\n", s.name);
-      TextTable e({"epoch", "io_s", "comm_s", "compute_s", "epoch_s", "loss", "metric"});
+      TextTable e({"epoch", "io_s", "comm_s", "compute_s", "eval_s", "epoch_s", "loss", "metric"});
       for (const auto& x : s.per_epoch)
         e.add({x.fraction < 1 ? fmt::format("{} ({:.2f})", x.epoch, x.fraction) : std::to_string(x.epoch), f2(x.io_s),
-               f2(x.comm_s), f2(x.compute_s), f2(x.epoch_s), x.loss ? fmt::format("{:.5g}", *x.loss) : "-",
+               f2(x.comm_s), f2(x.compute_s), f2(x.eval_s), f2(x.epoch_s), x.loss ? fmt::format("{:.5g}", *x.loss) : "-",
                x.metric ? fmt::format("{:.5g}", *x.metric) : "-"});
       fmt::print("{}", e.str());
     }

@@ -49,7 +49,8 @@ void register_validate(CLI::App& app) {
       TextTable s({"quantity (records not used for calibration)", "rows", "median |error|", "p90 |error|"});
       for (const auto& [label, qs] : std::vector<std::pair<std::string, std::vector<std::string>>>{
                {"epoch time", {"epoch_s"}},
-               {"per-epoch components", {"io_s", "comm_s", "compute_s", "epoch_s"}},
+               {"per-epoch components", {"io_s", "comm_s", "compute_s", "eval_s", "epoch_s"}},
+               {"validation pass", {"eval_s"}},
                {"step phases", {"forward_s", "backward_s", "optimizer_s"}},
                {"epochs", {"epochs"}},
                {"end-to-end time", {"time_to_target_s"}}}) {

@@ -126,6 +126,20 @@ int extra_rounds(double elapsed_s, double min_seconds, double round_s) {
   return std::max(1, static_cast<int>(std::ceil((min_seconds - elapsed_s) / round_s)));
 }
 
+// One forward as a validation pass runs it (eval mode, no autograd), after the training steps
+// of the same round, on the device clock.
+double timed_inference_s(const torch::Device& dev, SpecNet& net, const torch::Tensor& x) {
+  torch::NoGradGuard no_grad;
+  net->eval();
+  if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
+  const auto t0 = std::chrono::steady_clock::now();
+  net->forward(x);
+  if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  net->train();
+  return s;
+}
+
 // A stage's start-up as a new process meets it: a fresh network and optimizer, as the trainer
 // builds them, take their first two steps on a heap given back to the kernel, so that every page
 // they need is touched for the first time (the faults counted; host faults say nothing of a GPU's
@@ -210,6 +224,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
     std::string context;
     std::vector<std::vector<OpTiming>> ops;  // per round
     std::vector<StepSplit> steps;            // two per round
+    std::vector<double> inference_s;         // one per round
   };
   std::vector<FirstSteps> first_steps;  // one per configuration, in their order
   std::vector<Net> nets;
@@ -235,7 +250,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       nets.push_back({net, std::move(opt)});
       for (int b : o.batches) {
         Config c{nets.size() - 1, resolve(spec, spatial, b, 4.0, up), input(b), {},
-                 config_context(spec, spatial, b), {}, {}};
+                 config_context(spec, spatial, b), {}, {}, {}};
         try {
           c.y = torch::zeros_like(net->forward(c.x)).detach();
         } catch (const c10::Error& e) {
@@ -265,6 +280,11 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       // after an untimed step (the other configurations have had the caches), two back to back
       // as the trainer runs them: their difference is the step-to-step jitter ranks wait on
       for (const auto& t : timed_steps(2, 1, dev, n.net, c.x, c.y, *n.opt, nullptr)) c.steps.push_back(t);
+      try {
+        c.inference_s.push_back(timed_inference_s(dev, n.net, c.x));
+      } catch (const c10::Error& e) {
+        cannot_train(c.context, e);
+      }
       if (progress) progress(++done, rounds * per_round);
     }
     if (r > 0) out.round_s.push_back(clock.seconds() - round_start_s);  // round 0 carries the warm-ups
@@ -286,7 +306,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
     }
     out.whole_steps.push_back({c.context, o.optimizer, c.table.total_params(), median(step), back_to_back_spread(step), median(fwd),
                                median(bwd), median(optim), c.table.total_param_tensors(), first_steps.at(ci).seconds,
-                               first_steps.at(ci).touched_bytes, first_steps.at(ci).activation_bytes});
+                               first_steps.at(ci).touched_bytes, first_steps.at(ci).activation_bytes, median(c.inference_s)});
   }
   return out;
 }

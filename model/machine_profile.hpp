@@ -59,6 +59,9 @@ struct ComputeParams {
   struct FirstTouch {
     double activation_factor = 0, param_factor = 0, bandwidth_Bps = 0;
   } first_touch;
+  // A validation pass's forward (eval mode, no autograd) over the training step's forward phase at
+  // the same batch (fitted by calibrate compute; 0: not measured, validation passes not predicted).
+  double inference_factor = 0;
 };
 
 // Ranks of one node disturbing each other, fitted by `calibrate sharing` (its own section, so that

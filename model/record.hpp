@@ -25,7 +25,7 @@ struct EpochRecord {
   double comm_s = 0;     // exposed communication
   double compute_s = 0;  // forward + backward + optimizer
   double epoch_s = 0;    // wall time of the epoch, validation pass included
-  double eval_s = 0;     // the validation pass (measured; the simulator does not model it yet)
+  double eval_s = 0;     // the validation pass (predicted where the profile has compute.inference_factor)
   double fraction = 1;   // < 1 for a last, partial epoch (iteration-level stops)
   std::optional<StepPhases> phases;  // absent in records written before phases were timed
   std::optional<double> loss;

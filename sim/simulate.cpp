@@ -179,6 +179,7 @@ EpochCost stage_time(const StageCosts& c, double epochs) {
   e.comm_s = first * c.first_epoch.comm_s + later * c.later_epoch.comm_s;
   e.compute_s = first * c.first_epoch.compute_s + later * c.later_epoch.compute_s;
   e.h2d_s = first * c.first_epoch.h2d_s + later * c.later_epoch.h2d_s;
+  e.eval_s = first * c.first_epoch.eval_s + later * c.later_epoch.eval_s;
   return e;
 }
 
@@ -186,12 +187,12 @@ Totals totals(const PreparedPlan& p, const std::vector<StageEpochs>& epochs) {
   Totals t;
   for (size_t i = 0; i < epochs.size(); ++i) {
     const auto e = stage_time(p.stages[i], epochs[i].epochs);
-    t.io_s += e.io_s, t.comm_s += e.comm_s, t.compute_s += e.compute_s;
+    t.io_s += e.io_s, t.comm_s += e.comm_s, t.compute_s += e.compute_s, t.eval_s += e.eval_s;
     t.gpu_hours += e.epoch_s() * p.stages[i].gpus / 3600.0;
     if (i < 2) t.epochs[i] = epochs[i].epochs;
     t.reached_target = t.reached_target && epochs[i].reached_target;
   }
-  t.time_s = t.io_s + t.comm_s + t.compute_s;
+  t.time_s = t.io_s + t.comm_s + t.compute_s + t.eval_s;
   return t;
 }
 
@@ -247,8 +248,8 @@ Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optio
       EpochRecord er;
       er.epoch = e;
       er.fraction = f;
-      er.io_s = ec.io_s * f, er.comm_s = ec.comm_s * f, er.compute_s = ec.compute_s * f;
-      er.epoch_s = er.io_s + er.comm_s + er.compute_s;
+      er.io_s = ec.io_s * f, er.comm_s = ec.comm_s * f, er.compute_s = ec.compute_s * f, er.eval_s = ec.eval_s * f;
+      er.epoch_s = er.io_s + er.comm_s + er.compute_s + er.eval_s;
       const double iters = static_cast<double>(c.iterations_per_epoch) * f;
       er.phases = StepPhases{ec.h2d_s * f, c.forward_iter_s * iters, c.backward_iter_s * iters, c.optimizer_iter_s * iters};
       if (!s.phases) s.phases.emplace();
@@ -265,7 +266,7 @@ Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optio
       s.per_epoch.push_back(er);
     }
     const auto t = stage_time(c, se.epochs);
-    s.io_s = t.io_s, s.comm_s = t.comm_s, s.compute_s = t.compute_s, s.time_s = t.epoch_s();
+    s.io_s = t.io_s, s.comm_s = t.comm_s, s.compute_s = t.compute_s, s.eval_s = t.eval_s, s.time_s = t.epoch_s();
     r.totals.io_s += s.io_s, r.totals.comm_s += s.comm_s, r.totals.compute_s += s.compute_s;
     r.totals.time_to_target_s += s.time_s;
     r.totals.gpu_hours += s.time_s * s.gpus / 3600.0;

@@ -40,7 +40,7 @@ struct StageEpochs {
 std::vector<StageEpochs> stage_epochs(const PreparedPlan& p, std::optional<double> forced_switch_epochs = {});
 
 struct Totals {
-  double time_s = 0, io_s = 0, comm_s = 0, compute_s = 0, gpu_hours = 0;
+  double time_s = 0, io_s = 0, comm_s = 0, compute_s = 0, eval_s = 0, gpu_hours = 0;
   double epochs[2] = {0, 0};  // first and second stage
   bool reached_target = true;
 };

@@ -78,6 +78,14 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   job.dataset_bytes = job.sample_bytes * static_cast<double>(plan.train_samples);
   job.staged_to_nvme = plan.staged_to_nvme;
   const double step_s = c.compute_iter_s + c.comm_exposed_iter_s;
+  // validation after every epoch, as exec/trainer runs it: each rank its share of the held-out
+  // samples, after the batches that recompute batch norm; a partial last batch counts by its samples
+  auto per_rank = [&](int64_t samples) { return static_cast<double>((samples + run.gpus - 1) / run.gpus); };
+  const double held_out = per_rank(plan.validation_samples) / run.local_batch;
+  const double recompute = std::min(static_cast<double>(plan.precise_bn_batches) * run.local_batch, per_rank(plan.train_samples)) /
+                           run.local_batch;
+  c.inference_iter_s = plan.validation_samples > 0 ? c.forward_iter_s * m.compute.inference_factor : 0.0;
+  c.eval_batches = c.inference_iter_s > 0 ? held_out + recompute : 0.0;
   auto epoch_cost = [&](int epoch) {
     const auto io = io_per_iteration(m, job, tier_for_epoch(m, job, epoch));
     const double sync_s = plan.h2d_overlapped ? 0.0 : io.h2d_s;  // paid inside every step
@@ -88,6 +96,11 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
     e.comm_s = c.comm_exposed_iter_s * iters;
     e.io_s = produce_s + std::max(0.0, produce_s - step_s) * (iters - 1) + sync_s * iters;
     e.h2d_s = sync_s * iters;
+    // each pass's own prefetcher starts empty: its first batch and any excess over a forward wait
+    auto pass_io = [&](double batches) {
+      return batches > 0 ? produce_s + std::max(0.0, produce_s - c.inference_iter_s) * (std::ceil(batches) - 1) : 0.0;
+    };
+    if (c.eval_batches > 0) e.eval_s = c.inference_iter_s * c.eval_batches + pass_io(held_out) + pass_io(recompute);
     return e;
   };
   c.first_epoch = epoch_cost(0);

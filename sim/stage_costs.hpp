@@ -15,7 +15,8 @@ struct EpochCost {
   double comm_s = 0;     // exposed allreduce time
   double compute_s = 0;  // forward + backward + optimizer
   double h2d_s = 0;      // the part of io_s that copies batches to the device inside the step
-  double epoch_s() const { return io_s + comm_s + compute_s; }
+  double eval_s = 0;     // the validation pass at the epoch's end, its reads included
+  double epoch_s() const { return io_s + comm_s + compute_s + eval_s; }
 };
 
 struct StageCosts {
@@ -31,6 +32,9 @@ struct StageCosts {
   double comm_exposed_iter_s = 0;  // what backward did not hide
   int buckets = 0;
   std::string allreduce_algorithm;
+  double inference_iter_s = 0;  // a forward pass without autograd at the local batch (0: not modelled)
+  double eval_batches = 0;      // such passes per validation: the rank's held-out share and, with the
+                                // plan's precise_bn_batches, the batches that recompute batch norm
   double working_set_bytes = 0;  // a step's peak live bytes (model/startup_cost)
   double startup_s = 0;          // in first_epoch's compute: touching what the heap did not hold yet
   EpochCost first_epoch;   // reads from the parallel file system

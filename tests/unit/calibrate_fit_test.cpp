@@ -144,6 +144,11 @@ TEST(ComputeFit, WholeStepPhasesGiveEachPhaseItsFactorAndSweep) {
     whole.push_back({ctx, "adam", params, fwd + bwd + opt, 0.01 * static_cast<double>(whole.size() + 1), fwd, bwd, opt, n});
   }
   fit_step_phases(fit, ops, whole);
+  EXPECT_EQ(fit.compute.inference_factor, 0);  // no forward timed without autograd: nothing to predict validation from
+  for (auto& w : whole) w.inference_s = 0.6 * w.forward_s;
+  fit_step_phases(fit, ops, whole);
+  EXPECT_NEAR(fit.compute.inference_factor, 0.6, 1e-9);
+  EXPECT_LT(fit.inference_factor_std_error, 1e-9);
   EXPECT_NEAR(fit.compute.mem_efficiency, 0.4, 1e-6);
   EXPECT_NEAR(fit.compute.optimizer_tensor_s, 40e-6, 1e-10);
   EXPECT_NEAR(fit.compute.step_forward.factor, 1.3, 1e-6);
@@ -172,6 +177,8 @@ TEST(ComputeFit, WholeStepPhasesGiveEachPhaseItsFactorAndSweep) {
   EXPECT_NEAR(q.compute.step_backward.bytes_per_param, 12, 1e-4);
   EXPECT_NEAR(q.compute.step_time_cv, 0.035, 1e-9);
   EXPECT_NEAR(q.compute.optimizer_tensor_s, 40e-6, 1e-12);
+  EXPECT_NEAR(q.compute.inference_factor, 0.6, 1e-9);
+  EXPECT_EQ(std::count_if(prof.fitted.begin(), prof.fitted.end(), [](const FittedParameter& f) { return f.key == "compute.inference_factor"; }), 1);
   EXPECT_EQ(std::count_if(prof.fitted.begin(), prof.fitted.end(), [](const FittedParameter& f) { return f.key.find("compute.step_") == 0; }), 5);
   // a profile from before the split: its one factor for both phases, its sweep with backward
   auto old = profile_to_yaml(prof);

@@ -276,6 +276,48 @@ TEST(Simulator, AStageStartsUpByTouchingTheHeapItsProcessHasNotGrownYet) {
   EXPECT_NEAR(back.compute.first_touch.bandwidth_Bps, 0.5e9, 1);
 }
 
+TEST(Simulator, AValidationPassIsTheRanksShareOfHeldOutSamplesForwardWithoutAutograd) {
+  auto m = calibrated_builtin_profile("summit");
+  // reads far faster than a forward, so a pass waits for its first batch only
+  m.io.pfs = {1e15, 1e15, 0};
+  m.io.host_decode_Bps = m.io.host_memcpy_Bps = m.io.host_to_device_Bps = m.io.nvme_bandwidth_Bps = 1e15;
+  Plan p = builtin_plan("cosmoflow-mrt@summit");
+  p.validation_samples = 1000;
+  p.precise_bn_batches = 3;
+  const auto without = prepare(p, m);
+  const auto r0 = simulate(without, m);
+  for (const auto& c : without.stages) EXPECT_EQ(c.later_epoch.eval_s, 0.0);  // not measured: not predicted
+  m.compute.inference_factor = 0.6;
+  const auto with = prepare(p, m);
+  const auto r1 = simulate(with, m);
+  double added_s = 0;
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& c = with.stages[i];
+    const auto& st = p.stages[i];
+    const double lb = st.model().local_batch;
+    const double gpus = st.model().gpus;
+    EXPECT_NEAR(c.inference_iter_s, 0.6 * c.forward_iter_s, 1e-15);
+    // each rank: ceil(1000 / gpus) held-out samples, then 3 batches (or its whole share) recomputing batch norm
+    const double held = std::ceil(1000 / gpus) / lb;
+    const double recompute = std::min(3 * lb, std::ceil(static_cast<double>(p.train_samples) / gpus)) / lb;
+    EXPECT_DOUBLE_EQ(c.eval_batches, held + recompute);
+    // the forwards, plus each pass's first batch read, as an epoch's (the forwards hide the rest here)
+    ASSERT_GT(c.later_epoch.io_s, 0);
+    EXPECT_NEAR(c.later_epoch.eval_s, c.inference_iter_s * c.eval_batches + 2 * c.later_epoch.io_s, 1e-9 * c.later_epoch.eval_s);
+    // training is what it was
+    EXPECT_DOUBLE_EQ(c.later_epoch.compute_s, without.stages[i].later_epoch.compute_s);
+    EXPECT_DOUBLE_EQ(c.later_epoch.io_s, without.stages[i].later_epoch.io_s);
+    EXPECT_DOUBLE_EQ(r1.stages[i].epochs, r0.stages[i].epochs);
+    const auto t = stage_time(c, r1.stages[i].epochs);
+    EXPECT_NEAR(r1.stages[i].eval_s, t.eval_s, 1e-12);
+    EXPECT_NEAR(r1.stages[i].per_epoch.back().eval_s, c.later_epoch.eval_s, 1e-12);
+    added_s += t.eval_s;
+  }
+  EXPECT_NEAR(r1.totals.time_to_target_s, r0.totals.time_to_target_s + added_s, 1e-9 * r1.totals.time_to_target_s);
+  const auto back = profile_from_yaml_text(profile_to_yaml(m), "t.yaml");
+  EXPECT_DOUBLE_EQ(back.compute.inference_factor, 0.6);
+}
+
 TEST(Simulator, SmallLocalBatchOnCoarseDataWastesTheGpu) {
   // MRT IV-C: compute per sample is worse at a small local batch on coarse data (from the curve)
   const auto& m = calibrated_builtin_profile("summit");

@@ -62,6 +62,35 @@ TEST(Validate, NumbersAreWhatTheFormulaSays) {
   EXPECT_EQ(validation_csv(rows).rfind("record,stage,quantity,measured,predicted,rel_error,used_for_calibration\n", 0), 0u);
 }
 
+TEST(Validate, WhereTheProfilePredictsValidationPassesEpochTimesIncludeThem) {
+  auto m = calibrated_builtin_profile("summit");
+  m.compute.inference_factor = 0.5;
+  Record r = simulate(builtin_plan("cosmoflow-baseline@summit"), m);
+  r.source = "measured";
+  auto& s = r.stages[0];
+  const double predicted_eval_s = s.eval_s, predicted_time_s = s.time_s;
+  ASSERT_GT(predicted_eval_s, 0);
+  s.eval_s *= 2, s.time_s += predicted_eval_s, r.totals.time_to_target_s += predicted_eval_s;  // validation took twice as long
+  auto find = [](const std::vector<ValidationRow>& rows, const std::string& q) {
+    for (const auto& x : rows)
+      if (x.quantity == q) return x;
+    ValidationRow none;
+    none.record = "none";
+    return none;
+  };
+  const auto rows = validate_records({{"v.json", r}}, m);
+  EXPECT_NEAR(find(rows, "eval_s").rel_error, -0.5, 1e-9);
+  const auto epoch = find(rows, "epoch_s");
+  EXPECT_NEAR(epoch.measured, s.time_s / s.epochs, 1e-9);
+  EXPECT_NEAR(epoch.rel_error, predicted_time_s / s.time_s - 1, 1e-9);
+  EXPECT_NEAR(find(rows, "time_to_target_s").rel_error, predicted_time_s / r.totals.time_to_target_s - 1, 1e-9);
+  // a profile without the factor compares training alone
+  m.compute.inference_factor = 0;
+  const auto plain = validate_records({{"v.json", r}}, m);
+  EXPECT_EQ(find(plain, "eval_s").record, "none");
+  EXPECT_NEAR(find(plain, "epoch_s").measured, (s.time_s - s.eval_s) / s.epochs, 1e-9);
+}
+
 TEST(Validate, MachineDriftIsTheProbeOverThePeak) {
   const auto& m = calibrated_builtin_profile("summit");
   auto a = hand_made(1.25, 0.0), b = hand_made(0.8, 0.0);
