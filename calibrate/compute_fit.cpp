@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -231,22 +230,20 @@ void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
   double var = 0;
   for (double v : spreads) var += (v - fit.compute.step_time_cv) * (v - fit.compute.step_time_cv) / std::max<double>(1, m - 1);
   fit.step_time_cv_std_error = 1.2533 * std::sqrt(var / m);  // the median's standard error under normality
-  // min sum ((t - k p) / t)^2: k = sum(p/t) / sum((p/t)^2), with q = p/t the model over the measurement
-  double sq = 0, sqq = 0;
-  std::vector<double> q;
+  // inference = k * forward phase as fitted, through the origin in relative error (weights 1/t^2)
+  std::vector<double> phase, measured;
   for (Eigen::Index i = 0; i < n; ++i) {
-    const double t = steps[static_cast<size_t>(i)].inference_s;
-    if (!(t > 0)) continue;
-    if (!std::isfinite(t)) fail_input("", "whole steps", fmt::format("'{}': the inference forward must be finite", steps[static_cast<size_t>(i)].context));
-    q.push_back((F.row(i) * f.params)(0) / t);
-    sq += q.back(), sqq += q.back() * q.back();
+    const auto& st = steps[static_cast<size_t>(i)];
+    if (st.inference_s == 0) continue;  // not timed
+    if (!finite_positive(st.inference_s))
+      fail_input("", "whole steps", fmt::format("'{}': the inference forward must be positive and finite", st.context));
+    phase.push_back((F.row(i) * f.params)(0)), measured.push_back(st.inference_s);
   }
-  if (q.empty()) return;
-  const double k = sq / sqq;
-  double rss = 0;
-  for (double v : q) rss += (1 - k * v) * (1 - k * v);
-  fit.compute.inference_factor = k;
-  fit.inference_factor_std_error = q.size() > 1 ? std::sqrt(rss / static_cast<double>(q.size() - 1) / sqq) : std::numeric_limits<double>::infinity();
+  if (measured.empty()) return;
+  const Eigen::VectorXd t = Eigen::Map<const Eigen::VectorXd>(measured.data(), static_cast<Eigen::Index>(measured.size()));
+  const auto h = weighted_linear_least_squares(Eigen::Map<const Eigen::MatrixXd>(phase.data(), t.size(), 1), t, t.array().square().inverse());
+  fit.compute.inference_factor = h.params(0);
+  fit.inference_factor_std_error = h.std_errors(0);
 }
 
 void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source) {

@@ -73,8 +73,8 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
 // squares (relative error) of phase = factor * its modelled ops + bytes_per_param * params / (bw * eff),
 // the ops model being the one already fitted in `fit`; the factor alone when the sweep term comes
 // out negative or drives the factor below zero. compute.step_time_cv: the median of the steps'
-// spreads. compute.inference_factor: the no-autograd forwards over the forward phase as just
-// fitted, least squares on relative error through the origin. Without whole steps all keep their values.
+// spreads. compute.inference_factor: the no-autograd forwards on the forward phase as just
+// fitted, weighted least squares (relative error) through the origin. Without whole steps all keep their values.
 void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps);
 
 // Replaces `compute` and its fitted entries; `source` says what data the fit came from.

@@ -26,7 +26,9 @@ std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& meas
     auto add = [&](const std::string& stage, const std::string& q, double meas, double pred) {
       rows.push_back({file, stage, q, meas, pred, meas != 0 ? (pred - meas) / meas : 0.0, used});
     };
-    const bool eval_modelled = profile.compute.inference_factor > 0 && plan.validation_samples > 0;
+    // where the simulator predicts validation passes they stay in the measured times; elsewhere they are left out
+    const bool eval_modelled = std::any_of(pp.stages.begin(), pp.stages.end(), [](const StageCosts& c) { return c.eval_batches > 0; });
+    auto training_and = [&](double time_s, double eval_s) { return eval_modelled ? time_s : time_s - eval_s; };
     std::vector<StageEpochs> predicted_epochs;
     bool have_convergence = true;
     try {
@@ -41,8 +43,7 @@ std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& meas
       add(s.name, "io_s", s.io_s / s.epochs, t.io_s / s.epochs);
       add(s.name, "comm_s", s.comm_s / s.epochs, t.comm_s / s.epochs);
       add(s.name, "compute_s", s.compute_s / s.epochs, t.compute_s / s.epochs);
-      // without compute.inference_factor the simulator has no validation pass: compare training alone
-      add(s.name, "epoch_s", (eval_modelled ? s.time_s : s.time_s - s.eval_s) / s.epochs, t.epoch_s() / s.epochs);
+      add(s.name, "epoch_s", training_and(s.time_s, s.eval_s) / s.epochs, t.epoch_s() / s.epochs);
       if (eval_modelled) add(s.name, "eval_s", s.eval_s / s.epochs, t.eval_s / s.epochs);
       if (s.phases) {  // where the step's time goes, for records that timed its phases
         const double iters = static_cast<double>(pp.stages[i].iterations_per_epoch);
@@ -53,8 +54,8 @@ std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& meas
       if (have_convergence) add(s.name, "epochs", s.epochs, predicted_epochs[i].epochs);
     }
     double eval_s = 0;
-    for (const auto& s : m.stages) eval_s += eval_modelled ? 0.0 : s.eval_s;
-    if (have_convergence) add("total", "time_to_target_s", m.totals.time_to_target_s - eval_s, totals(pp, predicted_epochs).time_s);
+    for (const auto& s : m.stages) eval_s += s.eval_s;
+    if (have_convergence) add("total", "time_to_target_s", training_and(m.totals.time_to_target_s, eval_s), totals(pp, predicted_epochs).time_s);
     if (m.device_matmul_flops_per_s) add("total", "device_matmul_flops_per_s", *m.device_matmul_flops_per_s, profile.compute.peak_fp32_flops);
   }
   return rows;

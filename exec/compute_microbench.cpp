@@ -132,10 +132,10 @@ double timed_inference_s(const torch::Device& dev, SpecNet& net, const torch::Te
   torch::NoGradGuard no_grad;
   net->eval();
   if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stopwatch clock;
   net->forward(x);
   if (dev.is_cuda()) torch::cuda::synchronize(dev.index());
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double s = clock.seconds();
   net->train();
   return s;
 }

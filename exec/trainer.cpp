@@ -288,6 +288,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     // MRT III-C for DeepCAM: the rule watches the mean loss of windows of iterations (over all
     // ranks, so every rank switches at the same iteration) and may end the stage mid-epoch
     const int window = st.stop.kind == StopRule::Kind::switch_rule ? st.stop.window_iterations : 0;
+    // batch norm recomputed before each validation over the first batches of this rank's share
+    std::vector<int64_t> recompute_ids;
+    for (int64_t v = rank; v < plan.train_samples && static_cast<int64_t>(recompute_ids.size()) < int64_t{plan.precise_bn_batches} * mr.local_batch;
+         v += ranks)
+      recompute_ids.push_back(v);
     while (!stage_done) {
       const int e = prog.epoch;  // 0-based epoch about to run
       const auto t_epoch = Clock::now();
@@ -352,13 +357,9 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       comm->allreduce_sum(sums, 2);
       const double train_loss = sums[0] / std::max(1.0, sums[1]);
       const auto t_eval = Clock::now();
-      if (plan.precise_bn_batches > 0) {
-        // the first batches of this rank's share of the training set, the same every epoch
+      if (!recompute_ids.empty()) {
         BatchNormRecompute recompute(*model);
-        const int64_t samples = int64_t{plan.precise_bn_batches} * mr.local_batch;
-        std::vector<int64_t> tids;
-        for (int64_t v = rank; v < plan.train_samples && static_cast<int64_t>(tids.size()) < samples; v += ranks) tids.push_back(v);
-        Prefetcher tp(store, std::move(tids), mr.local_batch, prefetch_depth, /*keep_partial=*/true, &batches);
+        Prefetcher tp(store, recompute_ids, mr.local_batch, prefetch_depth, /*keep_partial=*/true, &batches);
         while (auto b = tp.next()) {
           if (dev.is_cuda()) b->x = b->x.to(dev);
           model->forward(b->x);
