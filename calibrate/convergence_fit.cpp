@@ -62,7 +62,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   std::vector<Mrt> mrt;
   double global_batch = 0;
   for (const auto& [file, r] : records) {
-    if (r.source != "measured") fail_input(file, "source", "calibrate convergence fits measured records; this one is a prediction");
+    if (r.source != Source::measured) fail_input(file, "source", "calibrate convergence fits measured records; this one is a prediction");
     if (r.workload != fit.workload)
       fail_input(file, "workload", fmt::format("'{}' differs from '{}' of the first record: fit one workload at a time", r.workload, fit.workload));
     if (r.target_value != fit.target)
@@ -72,7 +72,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
     // The validation metric as its best so far: a run reaches the target at the first epoch it
     // crosses (MLPerf's time to train), so a later epoch that evaluates worse changes nothing, and a
     // noisy metric (batch norm over small batches) fitted as it comes can miss the target altogether.
-    auto take = [&](const StageRecord& s, std::vector<std::pair<double, double>>& metric, std::vector<std::pair<double, double>>* loss) {
+    auto take = [&](const ModelRecord& s, std::vector<std::pair<double, double>>& metric, std::vector<std::pair<double, double>>* loss) {
       std::optional<double> best;
       for (const auto& e : s.per_epoch) {
         if (!e.metric) fail_input(file, s.name, fmt::format("epoch {} has no validation metric", e.epoch));
@@ -84,13 +84,18 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
         }
       }
     };
-    if (r.stages.size() == 1 && r.stages[0].models.at(0).resolution == 1) {
-      take(r.stages[0], dense, nullptr);
+    auto one_model = [&] {
+      return std::all_of(r.stages.begin(), r.stages.end(), [](const StageRecord& s) { return s.models.size() == 1; });
+    };
+    if (r.stages.size() == 1 && one_model() && r.stages[0].single().resolution == 1) {
+      take(r.stages[0].single(), dense, nullptr);
       global_batch = r.stages[0].global_batch;
       ++fit.baseline_runs;
-    } else if (r.stages.size() == 2 && r.stages[0].models.at(0).resolution > 1 && r.stages[1].models.at(0).resolution == 1) {
-      take(r.stages[0], cmetric, &closs);
-      if (r.stages[1].stop_reason == "target reached") mrt.push_back({r.stages[0].epochs, r.stages[1].epochs});
+    } else if (r.stages.size() == 2 && one_model() && r.stages[0].single().resolution > 1 && r.stages[1].single().resolution == 1) {
+      const auto& coarse = r.stages[0].single();
+      const auto& dense_stage = r.stages[1].single();
+      take(coarse, cmetric, &closs);
+      if (dense_stage.stop_reason == "target reached") mrt.push_back({coarse.epochs, dense_stage.epochs});
       ++fit.mrt_runs;
     } else {
       fail_input(file, "stages", "neither a baseline (one dense stage) nor an MRT run (coarse, then dense)");

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "model/errors.hpp"
+#include "model/method_rules.hpp"
 
 namespace mrplan {
 
@@ -55,16 +56,18 @@ Record record_from_mllog(const std::string& text, const std::string& file) {
   }
   if (!run_start) fail_input(file, "run_start", "no run_start event: not an MLPerf result log");
   Record r;
-  r.source = "measured";
+  r.source = Source::measured;
   r.plan = file;
-  r.method = "baseline";
+  r.method = Method::baseline;
   r.machine = "mllog";
   r.target_metric = metric_key;
   r.target_maximize = metric_key == "eval_accuracy";  // MLPerf HPC logs eval_accuracy (DeepCAM's IoU) or eval_error
   StageRecord s;
   s.name = "train";
-  s.gpus = static_cast<int>(nodes * per_node);
-  s.global_batch = static_cast<int>(global_batch);
+  ModelRecord mr;
+  mr.name = s.name;
+  mr.gpus = static_cast<int>(nodes * per_node);
+  mr.local_batch = mr.gpus > 0 ? std::max(1, static_cast<int>(global_batch) / mr.gpus) : 1;
   for (const auto& [e, t0] : start_ms) {
     auto it = stop_ms.find(e);
     if (it == stop_ms.end()) continue;  // an epoch cut off by the end of the run
@@ -73,20 +76,21 @@ Record record_from_mllog(const std::string& text, const std::string& file) {
     er.epoch = e;
     er.epoch_s = (it->second - t0) / 1000.0;
     if (auto m = metric.find(e); m != metric.end()) er.metric = m->second;
-    s.per_epoch.push_back(er);
-    s.time_s += er.epoch_s;
+    mr.per_epoch.push_back(er);
+    mr.time_s += er.epoch_s;
   }
-  s.epochs = static_cast<double>(s.per_epoch.size());
-  s.stop_reason = status.empty() ? "unknown" : status;
-  ModelRecord mr;
-  mr.gpus = s.gpus;
-  mr.local_batch = s.gpus > 0 ? std::max(1, s.global_batch / s.gpus) : 1;
+  mr.epochs = static_cast<double>(mr.per_epoch.size());
+  mr.stop_reason = status.empty() ? "unknown" : status;
   s.models.push_back(mr);
+  finish_stage(s);
+  s.global_batch = static_cast<int>(global_batch);
   r.stages.push_back(s);
-  r.totals.epochs = s.epochs;
-  r.totals.time_to_target_s = run_stop ? (*run_stop - *run_start) / 1000.0 : s.time_s;
-  r.totals.gpu_hours = r.totals.time_to_target_s * s.gpus / 3600.0;
-  r.totals.reached_target = status == "success";
+  r.totals = run_totals(r.stages, status == "success");
+  // the log's own run time, from run_start to run_stop, includes what lies between its epochs
+  if (run_stop) {
+    r.totals.time_to_target_s = (*run_stop - *run_start) / 1000.0;
+    r.totals.gpu_hours = r.totals.time_to_target_s * s.gpus / 3600.0;
+  }
   if (!run_stop) r.warnings.push_back("no run_stop event: the run did not finish");
   return r;
 }

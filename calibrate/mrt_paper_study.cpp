@@ -22,14 +22,14 @@ double predict(const PaperValue& v) {
   const std::string machine = v.machine == "all" ? "summit" : v.machine;
   const auto& prof = calibrated_builtin_profile(machine);
   const auto pp = prepare(builtin_plan(plan_name(v, machine), v.gpus), prof);
-  const auto ep = stage_epochs(pp);
+  const auto ep = model_epochs(pp);  // the paper's plans train one model per stage
   if (v.quantity == "epochs" || v.quantity == "iterations") {
     const size_t stage = v.dataset == "mrt-dense" ? 1 : 0;
     const double e = ep[stage].epochs;
-    return v.quantity == "epochs" ? e : e * static_cast<double>(pp.stages[stage].iterations_per_epoch);
+    return v.quantity == "epochs" ? e : e * static_cast<double>(pp.stages[stage].models[0].iterations_per_epoch);
   }
   if (v.quantity == "total_s") return totals(pp, ep).time_s;
-  const auto t = stage_time(pp.stages.front(), ep.front().epochs);
+  const auto t = model_time(pp.stages.front().models[0], ep.front().epochs);
   const double n = ep.front().epochs;
   if (v.quantity == "io_s") return t.io_s / n;
   if (v.quantity == "comm_s") return t.comm_s / n;

@@ -128,7 +128,7 @@ struct CalibrationPoint {
 };
 
 EpochCost mean_epoch(const PreparedPlan& pp, double epochs) {
-  const auto t = stage_time(pp.stages.front(), epochs);
+  const auto t = model_time(pp.stages.front().models[0], epochs);
   return {t.io_s / epochs, t.comm_s / epochs, t.compute_s / epochs};
 }
 

@@ -15,7 +15,7 @@ namespace mrplan {
 std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& measured, const MachineProfile& profile) {
   std::vector<ValidationRow> rows;
   for (const auto& [file, m] : measured) {
-    if (m.source != "measured") fail_input(file, "source", "validate compares measured records; this one is a prediction");
+    if (m.source != Source::measured) fail_input(file, "source", "validate compares measured records; this one is a prediction");
     if (m.plan_spec.empty()) fail_input(file, "plan_spec", "the record does not carry the plan it ran, so it cannot be re-predicted");
     const Plan plan = plan_from_yaml_text(m.plan_spec, file + ": plan_spec");
     const auto pp = prepare(plan, profile);
@@ -27,31 +27,42 @@ std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& meas
       rows.push_back({file, stage, q, meas, pred, meas != 0 ? (pred - meas) / meas : 0.0, used});
     };
     // where the simulator predicts validation passes they stay in the measured times; elsewhere they are left out
-    const bool eval_modelled = std::any_of(pp.stages.begin(), pp.stages.end(), [](const StageCosts& c) { return c.eval_batches > 0; });
+    bool eval_modelled = false;
+    for (const auto& st : pp.stages)
+      for (const auto& c : st.models) eval_modelled = eval_modelled || c.eval_batches > 0;
     auto training_and = [&](double time_s, double eval_s) { return eval_modelled ? time_s : time_s - eval_s; };
-    std::vector<StageEpochs> predicted_epochs;
+    std::vector<ModelEpochs> predicted_epochs;
     bool have_convergence = true;
     try {
-      predicted_epochs = stage_epochs(pp);
+      predicted_epochs = model_epochs(pp);
     } catch (const InputError&) {
       have_convergence = false;  // no convergence parameters for this workload: compare costs only
     }
     for (size_t i = 0; i < m.stages.size(); ++i) {
       const auto& s = m.stages[i];
-      if (s.epochs <= 0) continue;
-      const auto t = stage_time(pp.stages[i], s.epochs);
-      add(s.name, "io_s", s.io_s / s.epochs, t.io_s / s.epochs);
-      add(s.name, "comm_s", s.comm_s / s.epochs, t.comm_s / s.epochs);
-      add(s.name, "compute_s", s.compute_s / s.epochs, t.compute_s / s.epochs);
-      add(s.name, "epoch_s", training_and(s.time_s, s.eval_s) / s.epochs, t.epoch_s() / s.epochs);
-      if (eval_modelled) add(s.name, "eval_s", s.eval_s / s.epochs, t.eval_s / s.epochs);
-      if (s.phases) {  // where the step's time goes, for records that timed its phases
-        const double iters = static_cast<double>(pp.stages[i].iterations_per_epoch);
-        add(s.name, "forward_s", s.phases->forward_s / s.epochs, pp.stages[i].forward_iter_s * iters);
-        add(s.name, "backward_s", s.phases->backward_s / s.epochs, pp.stages[i].backward_iter_s * iters);
-        add(s.name, "optimizer_s", s.phases->optimizer_s / s.epochs, pp.stages[i].optimizer_iter_s * iters);
+      if (s.models.size() != pp.stages[i].models.size())
+        fail_input(file, fmt::format("stages[{}].models", i),
+                   fmt::format("the record has {} models in stage '{}', its plan {}", s.models.size(), s.name, pp.stages[i].models.size()));
+      for (size_t j = 0; j < s.models.size(); ++j) {
+        const auto& mr = s.models[j];
+        const auto& c = pp.stages[i].models[j];
+        const std::string where = s.models.size() == 1 ? s.name : s.name + "/" + mr.name;
+        if (mr.epochs <= 0) continue;
+        const auto t = model_time(c, mr.epochs);
+        add(where, "io_s", mr.io_s / mr.epochs, t.io_s / mr.epochs);
+        add(where, "comm_s", mr.comm_s / mr.epochs, t.comm_s / mr.epochs);
+        add(where, "compute_s", mr.compute_s / mr.epochs, t.compute_s / mr.epochs);
+        add(where, "epoch_s", training_and(mr.time_s, mr.eval_s) / mr.epochs, t.epoch_s() / mr.epochs);
+        if (eval_modelled) add(where, "eval_s", mr.eval_s / mr.epochs, t.eval_s / mr.epochs);
+        if (mr.phases) {  // where the step's time goes, for records that timed its phases
+          const double iters = static_cast<double>(c.iterations_per_epoch);
+          add(where, "forward_s", mr.phases->forward_s / mr.epochs, c.forward_iter_s * iters);
+          add(where, "backward_s", mr.phases->backward_s / mr.epochs, c.backward_iter_s * iters);
+          add(where, "optimizer_s", mr.phases->optimizer_s / mr.epochs, c.optimizer_iter_s * iters);
+        }
+        if (have_convergence) add(where, "epochs", mr.epochs, predicted_epochs[pp.stages[i].first + j].epochs);
       }
-      if (have_convergence) add(s.name, "epochs", s.epochs, predicted_epochs[i].epochs);
+      if (s.fusion_s > 0 || pp.stages[i].fusion_s > 0) add(s.name, "fusion_s", s.fusion_s, pp.stages[i].fusion_s);
     }
     double eval_s = 0;
     for (const auto& s : m.stages) eval_s += s.eval_s;

@@ -37,7 +37,7 @@ void calibrate_convergence(const ConvergenceArgs& a) {
                  : "");
   fmt::print("{:<40} {:>8} {:>14} {:>14}\n", "MRT run", "switch", "dense_epochs", "model");
   for (const auto& [file, r] : recs)
-    if (r.stages.size() == 2 && r.stages[1].stop_reason == "target reached")
+    if (r.method == Method::mrt && r.stages[1].single().stop_reason == "target reached")
       fmt::print("{:<40} {:>8.0f} {:>14.0f} {:>14.2f}\n", file, r.stages[0].epochs, r.stages[1].epochs,
                  std::ceil(dense_epochs_after_transfer(fit.params, fit.baseline_epochs_to_target, r.stages[0].epochs) - 1e-9));
   update_profile(a.profile, 1, [&](MachineProfile& p) { apply_convergence_fit(p, fit); });

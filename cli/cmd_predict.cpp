@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "cli/commands.hpp"
@@ -18,31 +19,41 @@ namespace {
 std::string f2(double v) { return fmt::format("{:.2f}", v); }
 
 void print_record(const Record& r, bool per_epoch) {
-  fmt::print("plan {}: {} of {} on {} (target {} {})\n\n", r.plan, r.method, r.workload, r.machine, r.target_metric,
+  fmt::print("plan {}: {} of {} on {} (target {} {})\n\n", r.plan, to_string(r.method), r.workload, r.machine, r.target_metric,
              r.target_value);
-  TextTable t({"stage", "res", "gpus", "local", "global", "iters/ep", "epochs", "rule switch", "io_s/ep", "comm_s/ep",
-               "compute_s/ep", "epoch_s", "stage_s", "GB/GPU", "allreduce"});
-  for (const auto& s : r.stages) {
-    const auto& m = s.models.front();
-    const double n = std::max(s.epochs, 1e-12);
-    t.add({s.name, std::to_string(m.resolution), std::to_string(s.gpus), std::to_string(m.local_batch),
-           std::to_string(s.global_batch), std::to_string(s.iterations_per_epoch), fmt::format("{:.4g}", s.epochs),
-           s.switch_epoch ? fmt::format("{:.4g}", *s.switch_epoch) : "-", f2(s.io_s / n), f2(s.comm_s / n),
-           f2(s.compute_s / n), f2(s.time_s / n), f2(s.time_s),
-           fmt::format("{:.1f}/{:.0f}{}", m.memory_bytes / 1e9, m.memory_capacity_bytes / 1e9, m.memory_fits ? "" : " !"),
-           s.allreduce_algorithm});
-  }
-  fmt::print("{}", t.str());
-  if (per_epoch) {
-    for (const auto& s : r.stages) {
-      fmt::print("\nstage {} per epoch:\n", s.name);
-      TextTable e({"epoch", "io_s", "comm_s", "compute_s", "eval_s", "epoch_s", "loss", "metric"});
-      for (const auto& x : s.per_epoch)
-        e.add({x.fraction < 1 ? fmt::format("{} ({:.2f})", x.epoch, x.fraction) : std::to_string(x.epoch), f2(x.io_s),
-               f2(x.comm_s), f2(x.compute_s), f2(x.eval_s), f2(x.epoch_s), x.loss ? fmt::format("{:.5g}", *x.loss) : "-",
-               x.metric ? fmt::format("{:.5g}", *x.metric) : "-"});
-      fmt::print("{}", e.str());
+  const bool concurrent = std::any_of(r.stages.begin(), r.stages.end(), [](const StageRecord& s) { return s.models.size() > 1; });
+  std::vector<std::string> head{"stage", "res", "gpus", "local", "global", "iters/ep", "epochs", "rule switch", "io_s/ep", "comm_s/ep",
+                                "compute_s/ep", "epoch_s", "stage_s", "GB/GPU", "allreduce"};
+  if (concurrent) head.insert(head.begin() + 1, "model");
+  TextTable t(head);
+  for (const auto& s : r.stages)
+    for (size_t j = 0; j < s.models.size(); ++j) {
+      const auto& m = s.models[j];
+      const double n = std::max(m.epochs, 1e-12);
+      std::vector<std::string> row{s.name, std::to_string(m.resolution), std::to_string(m.gpus), std::to_string(m.local_batch),
+                                   std::to_string(m.gpus * m.local_batch), std::to_string(m.iterations_per_epoch),
+                                   fmt::format("{:.4g}", m.epochs), m.switch_epoch ? fmt::format("{:.4g}", *m.switch_epoch) : "-",
+                                   f2(m.io_s / n), f2(m.comm_s / n), f2(m.compute_s / n), f2(m.time_s / n),
+                                   j == 0 ? f2(s.time_s) : "",
+                                   fmt::format("{:.1f}/{:.0f}{}", m.memory_bytes / 1e9, m.memory_capacity_bytes / 1e9, m.memory_fits ? "" : " !"),
+                                   m.allreduce_algorithm};
+      if (concurrent) row.insert(row.begin() + 1, s.models.size() == 1 ? "-" : m.name);
+      t.add(row);
     }
+  fmt::print("{}", t.str());
+  for (const auto& s : r.stages)
+    if (s.fusion_s > 0) fmt::print("stage {}: fusion (gather both halves, broadcast the fused model) {:.3f} s\n", s.name, s.fusion_s);
+  if (per_epoch) {
+    for (const auto& s : r.stages)
+      for (const auto& m : s.models) {
+        fmt::print("\nstage {}{} per epoch:\n", s.name, s.models.size() == 1 ? "" : " model " + m.name);
+        TextTable e({"epoch", "io_s", "comm_s", "compute_s", "eval_s", "epoch_s", "loss", "metric"});
+        for (const auto& x : m.per_epoch)
+          e.add({x.fraction < 1 ? fmt::format("{} ({:.2f})", x.epoch, x.fraction) : std::to_string(x.epoch), f2(x.io_s),
+                 f2(x.comm_s), f2(x.compute_s), f2(x.eval_s), f2(x.epoch_s), x.loss ? fmt::format("{:.5g}", *x.loss) : "-",
+                 x.metric ? fmt::format("{:.5g}", *x.metric) : "-"});
+        fmt::print("{}", e.str());
+      }
   }
   const auto& T = r.totals;
   fmt::print("\ntime to target {:.1f} s ({:.2f} h), {:.2f} GPU-hours; exposed I/O {:.1f} s, comm {:.1f} s, compute {:.1f} s{}\n",

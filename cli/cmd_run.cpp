@@ -26,8 +26,10 @@ void register_run(CLI::App& app) {
     const auto r = run_plan(load_plan(*plan), *o);
     if (!o->quiet) {
       for (const auto& s : r.stages)
-        fmt::print("stage {}: {} epochs{}, {:.1f} s (data {:.1f}, comm {:.1f}, compute {:.1f})\n", s.name, s.epochs,
-                   s.switch_epoch ? fmt::format(" (switch at {})", *s.switch_epoch) : "", s.time_s, s.io_s, s.comm_s, s.compute_s);
+        for (const auto& m : s.models)
+          fmt::print("stage {}{}: {} epochs{}, {:.1f} s (data {:.1f}, comm {:.1f}, compute {:.1f})\n", s.name,
+                     s.models.size() == 1 ? "" : " model " + m.name, m.epochs,
+                     m.switch_epoch ? fmt::format(" (switch at {})", *m.switch_epoch) : "", m.time_s, m.io_s, m.comm_s, m.compute_s);
       fmt::print("time to target {:.1f} s, target {}reached\n", r.totals.time_to_target_s, r.totals.reached_target ? "" : "NOT ");
     }
   });

@@ -65,7 +65,7 @@ void register_sweep(CLI::App& app) {
     const Plan plan = load_plan(o->plan);
     const auto machine = machine_for(plan, o->machine);
     SweepSpec spec;
-    if (plan.method == "mrt") spec.switch_epochs = parse_range(o->switches, "--switch");
+    if (plan.method != Method::baseline) spec.switch_epochs = parse_range(o->switches, "--switch");
     for (double g : parse_range(o->gpus, "--gpus")) {
       if (g != static_cast<int>(g)) fail_input("command line", "--gpus", fmt::format("{} is not a whole number", g));
       spec.gpus.push_back(static_cast<int>(g));

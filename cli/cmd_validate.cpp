@@ -83,7 +83,7 @@ void register_validate(CLI::App& app) {
         const auto dst = std::filesystem::path(*out) / (std::filesystem::path(l).stem().string() + ".record.json");
         std::ofstream(dst) << record_to_json(r);
         fmt::print("{}: {} epochs, {} GPUs, global batch {}, time to train {:.1f} s ({}) -> {}\n", l, r.stages[0].epochs,
-                   r.stages[0].gpus, r.stages[0].global_batch, r.totals.time_to_target_s, r.stages[0].stop_reason, dst.string());
+                   r.stages[0].gpus, r.stages[0].global_batch, r.totals.time_to_target_s, r.stages[0].models[0].stop_reason, dst.string());
       }
     });
   }

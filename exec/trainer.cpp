@@ -26,6 +26,7 @@
 #include "exec/step_clock.hpp"
 #include "model/errors.hpp"
 #include "model/learning_curve.hpp"
+#include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/simulate.hpp"
 
@@ -61,7 +62,7 @@ std::string resolve_data_dir(const Plan& plan, const RunOptions& o) {
   return p.string();
 }
 
-double learning_rate(const Stage& s, int epoch /* 0-based */, int iter, int iters) {
+double learning_rate(const ModelRun& s, int epoch /* 0-based */, int iter, int iters) {
   double lr = s.learning_rate;
   if (epoch < s.warmup_epochs) lr *= (epoch + (iter + 1.0) / iters) / s.warmup_epochs;
   for (const auto& [e, f] : s.lr_decay)
@@ -69,7 +70,7 @@ double learning_rate(const Stage& s, int epoch /* 0-based */, int iter, int iter
   return lr;
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const Stage& s, std::vector<torch::Tensor> params) {
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ModelRun& s, std::vector<torch::Tensor> params) {
   if (s.optimizer == "adam") return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.learning_rate));
   if (s.optimizer == "sgd") return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(s.learning_rate));
   if (s.optimizer == "momentum")
@@ -156,6 +157,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   if (dev.is_cuda() && ranks > 1) nccl = make_nccl_communicator(*comm, dev.index());
   Communicator& tensor_comm = nccl ? *nccl : *comm;
 
+  if (plan.method == Method::mrmf) fail_input(plan.source_file, "method", "mrmf plans are not run by this version");
   const auto spec = plan_network(plan);
   for (const auto& s : plan.stages)  // a network that cannot be built at some stage's resolution fails now, not mid-run
     for (const auto& m : s.models) model_run_table(plan, spec, m);
@@ -169,7 +171,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   if (rank == 0) fs::create_directories(out);
 
   Progress prog;
-  prog.record.source = "measured";
+  prog.record.source = Source::measured;
   prog.record.plan = plan.name;
   prog.record.workload = spec.name;
   prog.record.machine = "local";
@@ -215,7 +217,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
 
   for (size_t si = prog.stage; si < plan.stages.size() && !stopped_early; ++si) {
     const Stage& st = plan.stages[si];
-    const ModelRun& mr = st.model();
+    const ModelRun& mr = st.models.front();  // baseline and MRT stages train one model
     const SampleStore store((fs::path(data_dir) / fmt::format("res{}", mr.resolution)).string(), layout);
     const auto spatial = coarsened_spatial(spec, mr.resolution);
     std::vector<int64_t> want{spec.input_channels};
@@ -234,7 +236,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     }
     SpecNet model(spec, spatial, spec.coarse_upsamples_output ? mr.resolution : 1);
     model->to(dev);
-    auto opt = make_optimizer(st, model->parameters());
+    auto opt = make_optimizer(mr, model->parameters());
     const bool resume_here = resuming && si == prog.stage && prog.epoch > 0;
     if (resume_here) {
       torch::serialize::InputArchive m, oa;
@@ -248,7 +250,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     } else {
       if (resuming && si == prog.stage && si > 0 && !previous) {
         // resumed right at a switch: the checkpoint holds the previous stage's model
-        const auto& pm = plan.stages[si - 1].model();
+        const auto& pm = plan.stages[si - 1].models.front();
         previous = SpecNet(spec, coarsened_spatial(spec, pm.resolution), spec.coarse_upsamples_output ? pm.resolution : 1);
         torch::serialize::InputArchive m;
         m.load_from((fs::path(o.resume_dir) / "checkpoints" / "model.pt").string());
@@ -258,7 +260,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
         torch::load(rng, (fs::path(o.resume_dir) / "checkpoints" / "rng.pt").string());
         { auto gen = torch::globalContext().defaultGenerator(torch::kCPU); gen.set_state(rng); }
       }
-      if (si > 0 && st.transfer_from_previous && previous) transfer_weights(*previous, *model);
+      if (si > 0 && mr.from_previous && previous) transfer_weights(*previous, *model);
       broadcast_module(*model, tensor_comm);
       prog.epoch = 0;
       prog.losses.clear();
@@ -266,16 +268,17 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       StageRecord sr;
       sr.name = st.name;
       ModelRecord m;
+      m.name = mr.name;
       m.workload = spec.name, m.resolution = mr.resolution, m.gpus = mr.gpus, m.local_batch = mr.local_batch;
       m.params = model->table().total_params();
+      m.iterations_per_epoch = plan.train_samples / ranks / mr.local_batch;
+      m.allreduce_algorithm = ranks == 1 ? "none" : nccl ? "nccl" : "mpi";
       sr.models.push_back(m);
       sr.gpus = ranks;
       sr.global_batch = st.global_batch();
-      sr.iterations_per_epoch = plan.train_samples / ranks / mr.local_batch;
-      sr.allreduce_algorithm = ranks == 1 ? "none" : nccl ? "nccl" : "mpi";
       prog.record.stages.push_back(sr);
     }
-    StageRecord& srec = prog.record.stages.back();
+    ModelRecord& srec = prog.record.stages.back().single();
     GradSync sync(model->parameters(), tensor_comm, plan.bucket_bytes);
     StepClock clock(dev.is_cuda() ? dev.index() : -1, 6);
     constexpr int prefetch_depth = 2;
@@ -287,7 +290,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     bool stage_done = false;
     // MRT III-C for DeepCAM: the rule watches the mean loss of windows of iterations (over all
     // ranks, so every rank switches at the same iteration) and may end the stage mid-epoch
-    const int window = st.stop.kind == StopRule::Kind::switch_rule ? st.stop.window_iterations : 0;
+    const int window = mr.stop.kind == StopRule::Kind::switch_rule ? mr.stop.window_iterations : 0;
     // batch norm recomputed before each validation over the first batches of this rank's share
     std::vector<int64_t> recompute_ids;
     for (int64_t v = rank; v < plan.train_samples && static_cast<int64_t>(recompute_ids.size()) < int64_t{plan.precise_bn_batches} * mr.local_batch;
@@ -317,7 +320,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
         clock.mark(0);
         if (dev.is_cuda()) b->x = b->x.to(dev), b->y = b->y.to(dev);
         clock.mark(1);
-        set_lr(*opt, learning_rate(st, e, it, iters));
+        set_lr(*opt, learning_rate(mr, e, it, iters));
         opt->zero_grad();
         sync.begin_step();
         auto loss = training_loss(*objective, model->forward(b->x), b->y);
@@ -346,7 +349,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
           comm->allreduce_sum(window_sum, 2);
           prog.window_losses.push_back(window_sum[0] / window_sum[1]);
           window_sum[0] = window_sum[1] = 0;
-          if (switch_epoch(prog.window_losses, st.stop.rule).value_or(-1) == static_cast<int>(prog.window_losses.size())) {
+          if (switch_fires_at_last(mr.stop, prog.window_losses)) {
             window_switch = true;
             break;
           }
@@ -405,22 +408,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
                      prog.epoch, train_loss, val_metric, er.epoch_s, io_s, comm_s, compute_s);
       }
       // stopping
-      const bool is_switch = window > 0 ? window_switch
-                                        : st.stop.kind == StopRule::Kind::switch_rule &&
-                                              switch_epoch(prog.losses, st.stop.rule).value_or(-1) == prog.epoch;
-      const bool reached = plan.maximize ? val_metric >= plan.target_value : val_metric <= plan.target_value;
-      if (is_switch) {
-        srec.switch_epoch = prog.epoch;
-        srec.stop_reason = "switch rule";
-        stage_done = true;
-      } else if (st.stop.kind == StopRule::Kind::target && reached) {
-        srec.stop_reason = "target reached";
-        stage_done = true;
-      } else if (st.stop.kind == StopRule::Kind::epochs && prog.epoch >= st.stop.epochs) {
-        srec.stop_reason = "epochs";
-        stage_done = true;
-      } else if (prog.epoch >= st.stop.max_epochs) {
-        srec.stop_reason = "max_epochs";
+      const auto why = stop_after_epoch(mr.stop, plan, {prog.epoch, srec.iterations, &prog.losses, val_metric}, window_switch);
+      const bool is_switch = why == StopReason::switch_rule;
+      if (is_switch) srec.switch_epoch = prog.epoch;
+      if (why != StopReason::none) {
+        srec.stop_reason = to_string(why);
         stage_done = true;
       }
       const bool killed = o.stop_after_epochs > 0 && prog.total_epochs >= o.stop_after_epochs && !(stage_done && si + 1 == plan.stages.size());
@@ -441,17 +433,9 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     }
     previous = model;
   }
-  // totals
   auto& r = prog.record;
-  r.totals = {};
-  for (const auto& s : r.stages) {
-    r.totals.io_s += s.io_s, r.totals.comm_s += s.comm_s, r.totals.compute_s += s.compute_s;
-    r.totals.time_to_target_s += s.time_s;
-    r.totals.gpu_hours += s.time_s * s.gpus / 3600.0;
-    r.totals.epochs += s.epochs;
-  }
-  const auto& last = r.stages.back();
-  r.totals.reached_target = !stopped_early && last.stop_reason == "target reached";
+  for (auto& s : r.stages) finish_stage(s);
+  r.totals = run_totals(r.stages, !stopped_early && r.stages.back().single().stop_reason == to_string(StopReason::target_reached));
   if (rank == 0) {
     log.event("run_stop", "INTERVAL_END", "null",
               fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : stopped_early ? "aborted" : "target_not_reached"));

@@ -1,6 +1,8 @@
 #pragma once
-// A plan: workload + machine + method + stages. Read by the simulator (sim/) and, later, by the
-// execution backend (exec/), so both describe the same run.
+// A plan: workload + machine + method + stages. Each stage trains one model (baseline, MRT) or
+// several at once on disjoint shares of its GPUs (MRMF), then hands on to the next stage. Read by
+// the simulator (sim/) and the execution backend (exec/), so both describe the same run.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,38 +12,57 @@
 
 namespace mrplan {
 
-// One model trained inside a stage. MRT stages hold one; MRMF stages will hold two trained
-// concurrently on a split of the stage's GPUs.
-struct ModelRun {
-  int resolution = 1;   // coarsening factor per spatial axis (1 = original)
-  int gpus = 1;
-  int local_batch = 1;
-};
+enum class Method { baseline, mrt, mrmf };
+const char* to_string(Method m);
+std::optional<Method> method_from_string(const std::string& name);
 
-// How a stage ends.
+enum class Precision { fp32, amp };
+const char* to_string(Precision p);
+
+// How a model's training in a stage ends.
 struct StopRule {
-  enum class Kind { epochs, switch_rule, target, plateau } kind = Kind::target;
-  double epochs = 0;         // Kind::epochs
-  SwitchRule rule;           // Kind::switch_rule
-  int window_iterations = 0; // 0: the rule looks at epochs; > 0: at windows of this many iterations
-  int eval_iterations = 0;   // Kind::target: validate every this many iterations (0: every epoch)
+  enum class Kind { epochs, iterations, switch_rule, target, plateau } kind = Kind::target;
+  double epochs = 0;          // Kind::epochs
+  int64_t iterations = 0;     // Kind::iterations: a fixed budget of steps
+  SwitchRule rule;            // Kind::switch_rule
+  int window_iterations = 0;  // 0: the rule looks at epochs; > 0: at windows of this many iterations
+  int eval_iterations = 0;    // Kind::target: validate every this many iterations (0: every epoch)
   int max_epochs = 1000;
 };
 const char* to_string(StopRule::Kind k);
 
-struct Stage {
-  std::string name;
-  std::vector<ModelRun> models;  // exactly one until MRMF lands
+// One model trained inside a stage, data parallel over its own GPUs.
+struct ModelRun {
+  std::string name;      // unique within the stage; a one-model stage's model carries the stage's name
+  int resolution = 1;    // coarsening factor per spatial axis (1 = original)
+  int gpus = 1;
+  int local_batch = 1;
   StopRule stop;
   std::string optimizer = "adam";
   double learning_rate = 1e-3;
-  bool transfer_from_previous = true;  // MRT: initialise from the previous stage's model
-  int warmup_epochs = 0;                // linear learning-rate warm-up
-  std::vector<std::pair<int, double>> lr_decay;  // (epoch, factor): piecewise-constant schedule
+  int warmup_epochs = 0;                          // linear learning-rate warm-up
+  std::vector<std::pair<int, double>> lr_decay;   // (epoch, factor): piecewise-constant schedule
+  bool from_previous = true;  // starts from what the previous stage hands on; false: from scratch
+};
 
-  const ModelRun& model() const { return models.front(); }
-  int gpus() const;
-  int global_batch() const;
+// How a stage's models become the next stage's starting point.
+struct Handoff {
+  enum class Kind { transfer, fuse } kind = Kind::transfer;
+  // Kind::fuse (MRMF): the bottom layer group (the ops up to and including `split_after`) of model
+  // `bottom_from` joined to the top layer group of model `top_from`; an empty split_after takes the
+  // network's own (NetworkSpec::fusion_split_after).
+  std::string bottom_from, top_from, split_after;
+};
+
+struct Stage {
+  std::string name;
+  std::vector<ModelRun> models;  // one, or several trained concurrently on split GPUs (MRMF)
+  Handoff handoff;
+
+  int gpus() const;          // over all its models
+  int global_batch() const;  // over all its models
+  // The model named `name`; nullptr when the stage has none of that name.
+  const ModelRun* find(const std::string& name) const;
 };
 
 struct Plan {
@@ -50,8 +71,8 @@ struct Plan {
   std::string workload = "cosmoflow-mrt";  // built-in name or workload YAML path
   WorkloadOptions workload_options;
   std::string machine = "summit";  // built-in name or profile YAML path
-  std::string method = "mrt";      // baseline | mrt
-  std::string precision = "fp32";  // fp32 | amp
+  Method method = Method::mrt;
+  Precision precision = Precision::fp32;
   int64_t train_samples = 8192;
   int64_t validation_samples = 0;
   std::string target_metric = "val_loss";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/errors.hpp"
+#include "model/method_rules.hpp"
 #include "model/yaml_fields.hpp"
 
 namespace mrplan {
@@ -10,12 +11,30 @@ namespace mrplan {
 const char* to_string(StopRule::Kind k) {
   switch (k) {
     case StopRule::Kind::epochs: return "epochs";
+    case StopRule::Kind::iterations: return "iterations";
     case StopRule::Kind::switch_rule: return "switch_rule";
     case StopRule::Kind::target: return "target";
     case StopRule::Kind::plateau: return "plateau";
   }
   return "?";
 }
+
+const char* to_string(Method m) {
+  switch (m) {
+    case Method::baseline: return "baseline";
+    case Method::mrt: return "mrt";
+    case Method::mrmf: return "mrmf";
+  }
+  return "?";
+}
+
+std::optional<Method> method_from_string(const std::string& name) {
+  for (Method m : {Method::baseline, Method::mrt, Method::mrmf})
+    if (name == to_string(m)) return m;
+  return std::nullopt;
+}
+
+const char* to_string(Precision p) { return p == Precision::amp ? "amp" : "fp32"; }
 
 int Stage::gpus() const {
   int g = 0;
@@ -27,14 +46,79 @@ int Stage::global_batch() const {
   for (const auto& m : models) b += m.gpus * m.local_batch;
   return b;
 }
+const ModelRun* Stage::find(const std::string& name) const {
+  for (const auto& m : models)
+    if (m.name == name) return &m;
+  return nullptr;
+}
 
 namespace {
 
-Stage read_stage(const YamlFields& f, size_t index) {
-  f.only({"name", "resolution", "gpus", "local_batch", "global_batch", "optimizer", "learning_rate", "warmup_epochs",
-          "lr_decay", "transfer", "stop"});
-  Stage s;
-  s.name = f.text("name", fmt::format("stage{}", index + 1));
+StopRule read_stop(const YamlFields& st) {
+  st.only({"epochs", "iterations", "switch_rule", "target", "plateau", "max_epochs", "eval_iterations"});
+  const int kinds = st.has("epochs") + st.has("iterations") + st.has("switch_rule") + st.has("target") + st.has("plateau");
+  if (kinds != 1)
+    fail_input(st.file(), st.key_path("<kind>"),
+               "give exactly one of epochs: N, iterations: N, switch_rule: {...}, target: true, plateau: true");
+  StopRule s;
+  s.max_epochs = static_cast<int>(st.integer("max_epochs", 1000));
+  if (s.max_epochs < 1) fail_input(st.file(), st.key_path("max_epochs"), "must be >= 1");
+  s.eval_iterations = static_cast<int>(st.integer("eval_iterations", 0));
+  if (s.eval_iterations < 0) fail_input(st.file(), st.key_path("eval_iterations"), "must be >= 0");
+  if (st.has("epochs")) {
+    s.kind = StopRule::Kind::epochs;
+    s.epochs = st.positive("epochs");
+  } else if (st.has("iterations")) {
+    s.kind = StopRule::Kind::iterations;
+    s.iterations = st.integer("iterations");
+    if (s.iterations < 1) fail_input(st.file(), st.key_path("iterations"), "must be >= 1");
+  } else if (st.has("switch_rule")) {
+    s.kind = StopRule::Kind::switch_rule;
+    auto r = st.child("switch_rule");
+    r.only({"patience", "epsilon", "window_iterations"});
+    s.rule.patience = static_cast<int>(r.integer("patience"));
+    if (s.rule.patience < 1) fail_input(st.file(), r.key_path("patience"), "must be >= 1");
+    s.rule.epsilon = r.positive("epsilon");
+    s.window_iterations = static_cast<int>(r.integer("window_iterations", 0));
+    if (s.window_iterations < 0) fail_input(st.file(), r.key_path("window_iterations"), "must be >= 0");
+  } else if (st.has("target")) {
+    s.kind = StopRule::Kind::target;
+    if (!st.boolean("target", true)) fail_input(st.file(), st.key_path("target"), "write target: true or choose another stop");
+  } else {
+    s.kind = StopRule::Kind::plateau;
+  }
+  return s;
+}
+
+// The training settings a stage may give once for all its models.
+struct TrainingDefaults {
+  std::string optimizer = "adam";
+  double learning_rate = 1e-3;
+  int warmup_epochs = 0;
+  std::vector<std::pair<int, double>> lr_decay;
+};
+
+TrainingDefaults read_training(const YamlFields& f, const TrainingDefaults& d) {
+  TrainingDefaults t;
+  t.optimizer = f.text("optimizer", d.optimizer);
+  if (t.optimizer != "sgd" && t.optimizer != "momentum" && t.optimizer != "adam" && t.optimizer != "lamb")
+    fail_input(f.file(), f.key_path("optimizer"), fmt::format("unknown optimizer '{}' (expected sgd, momentum, adam or lamb)", t.optimizer));
+  t.learning_rate = f.positive("learning_rate", d.learning_rate);
+  t.warmup_epochs = static_cast<int>(f.integer("warmup_epochs", d.warmup_epochs));
+  if (t.warmup_epochs < 0) fail_input(f.file(), f.key_path("warmup_epochs"), "must be >= 0");
+  t.lr_decay = d.lr_decay;
+  if (f.has("lr_decay")) {
+    t.lr_decay.clear();
+    for (const auto& d : f.list("lr_decay")) {
+      d.only({"epoch", "factor"});
+      t.lr_decay.emplace_back(static_cast<int>(d.integer("epoch")), d.positive("factor"));
+    }
+  }
+  return t;
+}
+
+// The keys of one model, shared by the one-model shorthand (on the stage) and the models: list.
+ModelRun read_model(const YamlFields& f, const TrainingDefaults& defaults) {
   ModelRun m;
   m.resolution = static_cast<int>(f.integer("resolution", 1));
   if (m.resolution < 1) fail_input(f.file(), f.key_path("resolution"), "coarsening factor must be >= 1");
@@ -54,46 +138,67 @@ Stage read_stage(const YamlFields& f, size_t index) {
       fail_input(f.file(), f.key_path("global_batch"), fmt::format("global batch {} is not a multiple of {} GPUs", gb, m.gpus));
     m.local_batch = static_cast<int>(gb / m.gpus);
   }
-  s.models.push_back(m);
-  s.optimizer = f.text("optimizer", "adam");
-  if (s.optimizer != "sgd" && s.optimizer != "momentum" && s.optimizer != "adam" && s.optimizer != "lamb")
-    fail_input(f.file(), f.key_path("optimizer"), fmt::format("unknown optimizer '{}' (expected sgd, momentum, adam or lamb)", s.optimizer));
-  s.learning_rate = f.positive("learning_rate", 1e-3);
-  s.transfer_from_previous = f.boolean("transfer", true);
-  s.warmup_epochs = static_cast<int>(f.integer("warmup_epochs", 0));
-  if (s.warmup_epochs < 0) fail_input(f.file(), f.key_path("warmup_epochs"), "must be >= 0");
-  if (f.has("lr_decay"))
-    for (const auto& d : f.list("lr_decay")) {
-      d.only({"epoch", "factor"});
-      s.lr_decay.emplace_back(static_cast<int>(d.integer("epoch")), d.positive("factor"));
-    }
-  auto st = f.child("stop");
-  st.only({"epochs", "switch_rule", "target", "plateau", "max_epochs", "eval_iterations"});
-  const int kinds = st.has("epochs") + st.has("switch_rule") + st.has("target") + st.has("plateau");
-  if (kinds != 1)
-    fail_input(f.file(), st.key_path("<kind>"), "give exactly one of epochs, switch_rule, target: true, plateau: true");
-  s.stop.max_epochs = static_cast<int>(st.integer("max_epochs", 1000));
-  if (s.stop.max_epochs < 1) fail_input(f.file(), st.key_path("max_epochs"), "must be >= 1");
-  s.stop.eval_iterations = static_cast<int>(st.integer("eval_iterations", 0));
-  if (s.stop.eval_iterations < 0) fail_input(f.file(), st.key_path("eval_iterations"), "must be >= 0");
-  if (st.has("epochs")) {
-    s.stop.kind = StopRule::Kind::epochs;
-    s.stop.epochs = st.positive("epochs");
-  } else if (st.has("switch_rule")) {
-    s.stop.kind = StopRule::Kind::switch_rule;
-    auto r = st.child("switch_rule");
-    r.only({"patience", "epsilon", "window_iterations"});
-    s.stop.rule.patience = static_cast<int>(r.integer("patience"));
-    if (s.stop.rule.patience < 1) fail_input(f.file(), r.key_path("patience"), "must be >= 1");
-    s.stop.rule.epsilon = r.positive("epsilon");
-    s.stop.window_iterations = static_cast<int>(r.integer("window_iterations", 0));
-    if (s.stop.window_iterations < 0) fail_input(f.file(), r.key_path("window_iterations"), "must be >= 0");
-  } else if (st.has("target")) {
-    s.stop.kind = StopRule::Kind::target;
-    if (!st.boolean("target", true)) fail_input(f.file(), st.key_path("target"), "write target: true or choose another stop");
-  } else {
-    s.stop.kind = StopRule::Kind::plateau;
+  const auto t = read_training(f, defaults);
+  m.optimizer = t.optimizer, m.learning_rate = t.learning_rate, m.warmup_epochs = t.warmup_epochs, m.lr_decay = t.lr_decay;
+  m.stop = read_stop(f.child("stop"));
+  return m;
+}
+
+Handoff read_handoff(const YamlFields& f) {
+  Handoff h;
+  if (!f.has("handoff")) return h;
+  const auto& n = f.node()["handoff"];
+  if (n.IsScalar()) {
+    if (n.as<std::string>() != "transfer")
+      fail_input(f.file(), f.key_path("handoff"), fmt::format("'{}': expected transfer or {{fuse: {{bottom_from, top_from}}}}", n.as<std::string>()));
+    return h;
   }
+  auto hf = f.child("handoff");
+  hf.only({"fuse"});
+  auto fu = hf.child("fuse");
+  fu.only({"bottom_from", "top_from", "split_after"});
+  h.kind = Handoff::Kind::fuse;
+  h.bottom_from = fu.text("bottom_from");
+  h.top_from = fu.text("top_from");
+  h.split_after = fu.text("split_after", "");
+  return h;
+}
+
+Stage read_stage(const YamlFields& f, size_t index) {
+  Stage s;
+  s.name = f.text("name", fmt::format("stage{}", index + 1));
+  if (f.has("models")) {
+    f.only({"name", "gpus", "models", "handoff", "optimizer", "learning_rate", "warmup_epochs", "lr_decay"});
+    const auto defaults = read_training(f, {});
+    const auto list = f.list("models");
+    if (list.empty()) fail_input(f.file(), f.key_path("models"), "a stage needs at least one model");
+    for (size_t j = 0; j < list.size(); ++j) {
+      list[j].only({"name", "resolution", "gpus", "local_batch", "global_batch", "optimizer", "learning_rate", "warmup_epochs",
+                    "lr_decay", "init", "stop"});
+      ModelRun m = read_model(list[j], defaults);
+      m.name = list[j].text("name", fmt::format("model{}", j + 1));
+      const auto init = list[j].text("init", "previous");
+      if (init != "previous" && init != "scratch")
+        fail_input(f.file(), list[j].key_path("init"), fmt::format("'{}': expected previous or scratch", init));
+      m.from_previous = init == "previous";
+      if (s.find(m.name)) fail_input(f.file(), list[j].key_path("name"), fmt::format("a second model named '{}' in this stage", m.name));
+      s.models.push_back(std::move(m));
+    }
+    if (f.has("gpus") && f.integer("gpus") != s.gpus()) {
+      std::string parts;
+      for (const auto& m : s.models) parts += fmt::format("{}{} ({})", parts.empty() ? "" : " + ", m.gpus, m.name);
+      fail_input(f.file(), f.key_path("gpus"), fmt::format("the stage has {} GPUs but its models are given {} = {}: the split does not add up",
+                                                           f.integer("gpus"), parts, s.gpus()));
+    }
+  } else {
+    f.only({"name", "resolution", "gpus", "local_batch", "global_batch", "optimizer", "learning_rate", "warmup_epochs",
+            "lr_decay", "transfer", "stop", "handoff"});
+    ModelRun m = read_model(f, {});
+    m.name = s.name;
+    m.from_previous = f.boolean("transfer", true);
+    s.models.push_back(std::move(m));
+  }
+  s.handoff = read_handoff(f);
   return s;
 }
 
@@ -112,12 +217,14 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
     p.workload_options.width = w.positive("width", 1.0);
   }
   p.machine = f.text("machine");
-  p.method = f.text("method", "baseline");
-  if (p.method != "baseline" && p.method != "mrt")
-    fail_input(file, "method", fmt::format("unknown method '{}' (expected baseline or mrt)", p.method));
-  p.precision = f.text("precision", "fp32");
-  if (p.precision != "fp32" && p.precision != "amp")
-    fail_input(file, "precision", fmt::format("unknown precision '{}' (expected fp32 or amp)", p.precision));
+  const auto method = f.text("method", "baseline");
+  const auto m = method_from_string(method);
+  if (!m) fail_input(file, "method", fmt::format("unknown method '{}' (expected baseline, mrt or mrmf)", method));
+  p.method = *m;
+  const auto precision = f.text("precision", "fp32");
+  if (precision != "fp32" && precision != "amp")
+    fail_input(file, "precision", fmt::format("unknown precision '{}' (expected fp32 or amp)", precision));
+  p.precision = precision == "amp" ? Precision::amp : Precision::fp32;
   auto d = f.child("dataset");
   d.only({"train_samples", "validation_samples"});
   p.train_samples = d.integer("train_samples");
@@ -153,16 +260,71 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   auto stages = f.list("stages");
   if (stages.empty()) fail_input(file, "stages", "a plan needs at least one stage");
   for (size_t i = 0; i < stages.size(); ++i) p.stages.push_back(read_stage(stages[i], i));
-  if (p.method == "baseline" && p.stages.size() != 1)
-    fail_input(file, "stages", "a baseline plan has exactly one stage");
-  if (p.method == "mrt") {
-    if (p.stages.size() != 2) fail_input(file, "stages", "an mrt plan has two stages: coarse, then dense");
-    if (p.stages[0].model().resolution <= p.stages[1].model().resolution)
-      fail_input(file, "stages[0].resolution", "the first MRT stage must be coarser (larger factor) than the second");
-    if (p.stages[1].stop.kind == StopRule::Kind::switch_rule)
-      fail_input(file, "stages[1].stop", "the dense stage ends at the target or after epochs, not by the switch rule");
-  }
+  check_method_structure(p);
   return p;
+}
+
+void emit_stop(YAML::Emitter& e, const StopRule& s) {
+  e << YAML::Key << "stop" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  switch (s.kind) {
+    case StopRule::Kind::epochs: e << YAML::Key << "epochs" << YAML::Value << s.epochs; break;
+    case StopRule::Kind::iterations: e << YAML::Key << "iterations" << YAML::Value << s.iterations; break;
+    case StopRule::Kind::switch_rule:
+      e << YAML::Key << "switch_rule" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "patience"
+        << YAML::Value << s.rule.patience << YAML::Key << "epsilon" << YAML::Value << s.rule.epsilon;
+      if (s.window_iterations > 0) e << YAML::Key << "window_iterations" << YAML::Value << s.window_iterations;
+      e << YAML::EndMap;
+      break;
+    case StopRule::Kind::target: e << YAML::Key << "target" << YAML::Value << true; break;
+    case StopRule::Kind::plateau: e << YAML::Key << "plateau" << YAML::Value << true; break;
+  }
+  if (s.eval_iterations > 0) e << YAML::Key << "eval_iterations" << YAML::Value << s.eval_iterations;
+  e << YAML::Key << "max_epochs" << YAML::Value << s.max_epochs << YAML::EndMap;
+}
+
+// The keys of one model, in the order read_model reads them.
+void emit_model(YAML::Emitter& e, const ModelRun& m) {
+  e << YAML::Key << "resolution" << YAML::Value << m.resolution;
+  e << YAML::Key << "gpus" << YAML::Value << m.gpus;
+  e << YAML::Key << "local_batch" << YAML::Value << m.local_batch;
+  e << YAML::Key << "optimizer" << YAML::Value << m.optimizer;
+  e << YAML::Key << "learning_rate" << YAML::Value << m.learning_rate;
+  if (m.warmup_epochs > 0) e << YAML::Key << "warmup_epochs" << YAML::Value << m.warmup_epochs;
+  if (!m.lr_decay.empty()) {
+    e << YAML::Key << "lr_decay" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto& [ep, fac] : m.lr_decay)
+      e << YAML::Flow << YAML::BeginMap << YAML::Key << "epoch" << YAML::Value << ep << YAML::Key << "factor" << YAML::Value << fac << YAML::EndMap;
+    e << YAML::EndSeq;
+  }
+}
+
+void emit_stage(YAML::Emitter& e, const Stage& s) {
+  e << YAML::BeginMap;
+  e << YAML::Key << "name" << YAML::Value << s.name;
+  if (s.models.size() == 1 && s.models[0].name == s.name) {  // the one-model shorthand
+    const auto& m = s.models[0];
+    emit_model(e, m);
+    if (!m.from_previous) e << YAML::Key << "transfer" << YAML::Value << false;
+    emit_stop(e, m.stop);
+  } else {
+    e << YAML::Key << "models" << YAML::Value << YAML::BeginSeq;
+    for (const auto& m : s.models) {
+      e << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << m.name;
+      emit_model(e, m);
+      if (!m.from_previous) e << YAML::Key << "init" << YAML::Value << "scratch";
+      emit_stop(e, m.stop);
+      e << YAML::EndMap;
+    }
+    e << YAML::EndSeq;
+  }
+  if (s.handoff.kind == Handoff::Kind::fuse) {
+    e << YAML::Key << "handoff" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "fuse" << YAML::Value
+      << YAML::Flow << YAML::BeginMap << YAML::Key << "bottom_from" << YAML::Value << s.handoff.bottom_from << YAML::Key
+      << "top_from" << YAML::Value << s.handoff.top_from;
+    if (!s.handoff.split_after.empty()) e << YAML::Key << "split_after" << YAML::Value << s.handoff.split_after;
+    e << YAML::EndMap << YAML::EndMap;
+  }
+  e << YAML::EndMap;
 }
 
 }  // namespace
@@ -184,8 +346,8 @@ std::string plan_to_yaml(const Plan& p) {
     e << YAML::Key << "width" << YAML::Value << p.workload_options.width << YAML::EndMap;
   }
   e << YAML::Key << "machine" << YAML::Value << p.machine;
-  e << YAML::Key << "method" << YAML::Value << p.method;
-  e << YAML::Key << "precision" << YAML::Value << p.precision;
+  e << YAML::Key << "method" << YAML::Value << to_string(p.method);
+  e << YAML::Key << "precision" << YAML::Value << to_string(p.precision);
   e << YAML::Key << "dataset" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "train_samples"
     << YAML::Value << p.train_samples << YAML::Key << "validation_samples" << YAML::Value << p.validation_samples
     << YAML::EndMap;
@@ -203,40 +365,7 @@ std::string plan_to_yaml(const Plan& p) {
     e << YAML::Key << "data" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dir" << YAML::Value << p.data_dir << YAML::EndMap;
   if (p.checkpoint_every > 0) e << YAML::Key << "checkpoint_every" << YAML::Value << p.checkpoint_every;
   e << YAML::Key << "stages" << YAML::Value << YAML::BeginSeq;
-  for (const auto& s : p.stages) {
-    const auto& m = s.model();
-    e << YAML::BeginMap;
-    e << YAML::Key << "name" << YAML::Value << s.name;
-    e << YAML::Key << "resolution" << YAML::Value << m.resolution;
-    e << YAML::Key << "gpus" << YAML::Value << m.gpus;
-    e << YAML::Key << "local_batch" << YAML::Value << m.local_batch;
-    e << YAML::Key << "optimizer" << YAML::Value << s.optimizer;
-    e << YAML::Key << "learning_rate" << YAML::Value << s.learning_rate;
-    if (s.warmup_epochs > 0) e << YAML::Key << "warmup_epochs" << YAML::Value << s.warmup_epochs;
-    if (!s.lr_decay.empty()) {
-      e << YAML::Key << "lr_decay" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-      for (const auto& [ep, fac] : s.lr_decay)
-        e << YAML::Flow << YAML::BeginMap << YAML::Key << "epoch" << YAML::Value << ep << YAML::Key << "factor" << YAML::Value << fac << YAML::EndMap;
-      e << YAML::EndSeq;
-    }
-    if (!s.transfer_from_previous) e << YAML::Key << "transfer" << YAML::Value << false;
-    e << YAML::Key << "stop" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    switch (s.stop.kind) {
-      case StopRule::Kind::epochs: e << YAML::Key << "epochs" << YAML::Value << s.stop.epochs; break;
-      case StopRule::Kind::switch_rule:
-        e << YAML::Key << "switch_rule" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "patience"
-          << YAML::Value << s.stop.rule.patience << YAML::Key << "epsilon" << YAML::Value << s.stop.rule.epsilon;
-        if (s.stop.window_iterations > 0)
-          e << YAML::Key << "window_iterations" << YAML::Value << s.stop.window_iterations;
-        e << YAML::EndMap;
-        break;
-      case StopRule::Kind::target: e << YAML::Key << "target" << YAML::Value << true; break;
-      case StopRule::Kind::plateau: e << YAML::Key << "plateau" << YAML::Value << true; break;
-    }
-    if (s.stop.eval_iterations > 0) e << YAML::Key << "eval_iterations" << YAML::Value << s.stop.eval_iterations;
-    e << YAML::Key << "max_epochs" << YAML::Value << s.stop.max_epochs << YAML::EndMap;
-    e << YAML::EndMap;
-  }
+  for (const auto& s : p.stages) emit_stage(e, s);
   e << YAML::EndSeq << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }
@@ -249,11 +378,13 @@ void check_plan_against_machine(const Plan& p, const MachineProfile& m) {
       fail_input(p.source_file, key,
                  fmt::format("{} GPUs is not a multiple of the {} GPUs per node that machine '{}' allocates", s.gpus(),
                              m.gpus_per_node, m.name));
-    if (s.global_batch() < s.gpus())
-      fail_input(p.source_file, key, fmt::format("global batch {} is smaller than {} GPUs", s.global_batch(), s.gpus()));
-    if (s.global_batch() > p.train_samples)
-      fail_input(p.source_file, fmt::format("stages[{}].local_batch", i),
-                 fmt::format("global batch {} exceeds the {} training samples", s.global_batch(), p.train_samples));
+    for (size_t j = 0; j < s.models.size(); ++j) {
+      const auto& mr = s.models[j];
+      const auto mkey = s.models.size() == 1 ? fmt::format("stages[{}]", i) : fmt::format("stages[{}].models[{}]", i, j);
+      if (mr.gpus * mr.local_batch > p.train_samples)
+        fail_input(p.source_file, mkey + ".local_batch",
+                   fmt::format("global batch {} exceeds the {} training samples", mr.gpus * mr.local_batch, p.train_samples));
+    }
   }
 }
 

@@ -1,10 +1,16 @@
 #pragma once
 // A Prediction or a Measurement: the same fields whichever produced it (DESIGN.md, "The loop").
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "model/plan.hpp"
+
 namespace mrplan {
+
+enum class Source { predicted, measured };
+const char* to_string(Source s);
 
 // Where a step's time goes, summed over an epoch or a stage. compute_s = forward + backward +
 // optimizer; h2d_s is part of io_s. Measured with CUDA events on a GPU, the host clock on a CPU.
@@ -32,7 +38,9 @@ struct EpochRecord {
   std::optional<double> metric;
 };
 
+// One model's training inside a stage, on its own GPUs: what it is and how its time went.
 struct ModelRecord {
+  std::string name;  // the plan's name for it (a one-model stage's model carries the stage's name)
   std::string workload;
   int resolution = 1;
   int gpus = 1;
@@ -41,23 +49,33 @@ struct ModelRecord {
   double memory_bytes = 0;
   double memory_capacity_bytes = 0;
   bool memory_fits = true;
-};
-
-struct StageRecord {
-  std::string name;
-  std::vector<ModelRecord> models;
-  int gpus = 1;
-  int global_batch = 1;
   int64_t iterations_per_epoch = 0;
   int64_t iterations = 0;
   double epochs = 0;
-  std::optional<double> switch_epoch;  // what the switch rule chose, when the stage has one
+  std::optional<double> switch_epoch;  // what the switch rule chose, when the model has one
   std::string stop_reason;
   std::string allreduce_algorithm;
   std::vector<EpochRecord> per_epoch;
   double io_s = 0, comm_s = 0, compute_s = 0, time_s = 0;
   double eval_s = 0;  // part of time_s spent in validation passes
   std::optional<StepPhases> phases;
+};
+
+// A stage: its models (trained one after the other's hand-off, several at once for MRMF) and its
+// wall time, which model/method_rules derives from them: the slowest model's time and components
+// plus the hand-off at its end (fusion_s: gathering and broadcasting a fused model).
+struct StageRecord {
+  std::string name;
+  std::vector<ModelRecord> models;
+  int gpus = 1;
+  int global_batch = 1;
+  double epochs = 0;  // the slowest model's
+  double fusion_s = 0;
+  double io_s = 0, comm_s = 0, compute_s = 0, time_s = 0;
+  double eval_s = 0;
+  // The stage's one model; throws naming the stage when it trains several (MRMF fusion stages).
+  const ModelRecord& single() const;
+  ModelRecord& single();
 };
 
 struct RecordTotals {
@@ -69,12 +87,13 @@ struct RecordTotals {
 };
 
 struct Record {
-  std::string schema = "mrplan.record/1";
-  std::string source = "predicted";  // predicted | measured
+  static constexpr const char* current_schema = "mrplan.record/2";
+  std::string schema = current_schema;
+  Source source = Source::predicted;
   std::string plan;
   std::string workload;
   std::string machine;
-  std::string method;
+  Method method = Method::baseline;
   std::string target_metric;
   double target_value = 0;
   bool target_maximize = false;  // accuracy-like metrics rise to the target; losses and errors fall
@@ -88,8 +107,11 @@ struct Record {
 };
 
 std::string record_to_json(const Record& record, int indent = 2);
-// Refuses missing fields, wrong types, NaN and negative times, naming the file and field.
+std::string model_record_to_json(const ModelRecord& model);
+// Refuses missing fields, wrong types, NaN and negative times, naming the file and field. Reads
+// schema 2 and schema 1 (one model per stage, its breakdown on the stage).
 Record record_from_json(const std::string& text, const std::string& file = "<json>");
+ModelRecord model_record_from_json(const std::string& text, const std::string& file = "<json>");
 Record load_record_file(const std::string& path);
 
 }  // namespace mrplan

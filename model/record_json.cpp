@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "model/errors.hpp"
 #include "model/record.hpp"
@@ -21,40 +22,41 @@ json phases_j(const std::optional<StepPhases>& p) {
   return {{"h2d_s", p->h2d_s}, {"forward_s", p->forward_s}, {"backward_s", p->backward_s}, {"optimizer_s", p->optimizer_s}};
 }
 
+json epoch_j(const EpochRecord& e) {
+  return {{"epoch", e.epoch}, {"io_s", e.io_s}, {"comm_s", e.comm_s}, {"compute_s", e.compute_s}, {"epoch_s", e.epoch_s},
+          {"eval_s", e.eval_s}, {"fraction", e.fraction}, {"loss", opt(e.loss)}, {"metric", opt(e.metric)},
+          {"phases", phases_j(e.phases)}};
+}
+
+json model_j(const ModelRecord& m) {
+  json j = {{"name", m.name}, {"workload", m.workload}, {"resolution", m.resolution}, {"gpus", m.gpus},
+            {"local_batch", m.local_batch}, {"params", m.params}, {"memory_bytes", m.memory_bytes},
+            {"memory_capacity_bytes", m.memory_capacity_bytes}, {"memory_fits", m.memory_fits},
+            {"iterations_per_epoch", m.iterations_per_epoch}, {"iterations", m.iterations}, {"epochs", m.epochs},
+            {"switch_epoch", opt(m.switch_epoch)}, {"stop_reason", m.stop_reason},
+            {"allreduce_algorithm", m.allreduce_algorithm}, {"io_s", m.io_s}, {"comm_s", m.comm_s},
+            {"compute_s", m.compute_s}, {"time_s", m.time_s}, {"eval_s", m.eval_s}, {"phases", phases_j(m.phases)}};
+  j["per_epoch"] = json::array();
+  for (const auto& e : m.per_epoch) j["per_epoch"].push_back(epoch_j(e));
+  return j;
+}
+
 json to_j(const Record& r) {
   json j;
   j["schema"] = r.schema;
-  j["source"] = r.source;
+  j["source"] = to_string(r.source);
   j["plan"] = r.plan;
   j["workload"] = r.workload;
   j["machine"] = r.machine;
-  j["method"] = r.method;
+  j["method"] = to_string(r.method);
   j["target"] = {{"metric", r.target_metric}, {"value", r.target_value}, {"goal", r.target_maximize ? "maximize" : "minimize"}};
   j["stages"] = json::array();
   for (const auto& s : r.stages) {
-    json js;
-    js["name"] = s.name;
+    json js = {{"name", s.name}, {"gpus", s.gpus}, {"global_batch", s.global_batch}, {"epochs", s.epochs},
+               {"fusion_s", s.fusion_s}, {"io_s", s.io_s}, {"comm_s", s.comm_s}, {"compute_s", s.compute_s},
+               {"eval_s", s.eval_s}, {"time_s", s.time_s}};
     js["models"] = json::array();
-    for (const auto& m : s.models)
-      js["models"].push_back({{"workload", m.workload}, {"resolution", m.resolution}, {"gpus", m.gpus},
-                              {"local_batch", m.local_batch}, {"params", m.params}, {"memory_bytes", m.memory_bytes},
-                              {"memory_capacity_bytes", m.memory_capacity_bytes}, {"memory_fits", m.memory_fits}});
-    js["gpus"] = s.gpus;
-    js["global_batch"] = s.global_batch;
-    js["iterations_per_epoch"] = s.iterations_per_epoch;
-    js["iterations"] = s.iterations;
-    js["epochs"] = s.epochs;
-    js["switch_epoch"] = opt(s.switch_epoch);
-    js["stop_reason"] = s.stop_reason;
-    js["allreduce_algorithm"] = s.allreduce_algorithm;
-    js["io_s"] = s.io_s, js["comm_s"] = s.comm_s, js["compute_s"] = s.compute_s, js["time_s"] = s.time_s;
-    js["eval_s"] = s.eval_s;
-    js["phases"] = phases_j(s.phases);
-    js["per_epoch"] = json::array();
-    for (const auto& e : s.per_epoch)
-      js["per_epoch"].push_back({{"epoch", e.epoch}, {"io_s", e.io_s}, {"comm_s", e.comm_s}, {"compute_s", e.compute_s},
-                                 {"epoch_s", e.epoch_s}, {"eval_s", e.eval_s}, {"fraction", e.fraction}, {"loss", opt(e.loss)},
-                                 {"metric", opt(e.metric)}, {"phases", phases_j(e.phases)}});
+    for (const auto& m : s.models) js["models"].push_back(model_j(m));
     j["stages"].push_back(js);
   }
   const auto& t = r.totals;
@@ -69,6 +71,8 @@ json to_j(const Record& r) {
 
 struct Reader {
   std::string file;
+
+  [[noreturn]] void fail(const std::string& path, const std::string& message) const { fail_input(file, path, message); }
 
   const json& at(const json& j, const std::string& key, const std::string& path) const {
     if (!j.is_object()) fail_input(file, path, "expected an object");
@@ -115,91 +119,136 @@ struct Reader {
   }
 };
 
+// A model's own fields; in schema 1 the breakdown sat on its stage (`bd`), one model per stage.
+ModelRecord read_model(const Reader& R, const json& jm, const json& bd, const std::string& mp, const std::string& bp) {
+  ModelRecord m;
+  if (auto it = jm.find("name"); it != jm.end() && it->is_string()) m.name = *it;
+  m.workload = R.str(jm, "workload", mp);
+  m.resolution = static_cast<int>(R.integer(jm, "resolution", mp));
+  m.gpus = static_cast<int>(R.integer(jm, "gpus", mp));
+  if (m.gpus < 1) R.fail(mp + ".gpus", "must be >= 1");
+  m.local_batch = static_cast<int>(R.integer(jm, "local_batch", mp));
+  m.params = R.integer(jm, "params", mp);
+  m.memory_bytes = R.optnum(jm, "memory_bytes", mp).value_or(0);
+  m.memory_capacity_bytes = R.optnum(jm, "memory_capacity_bytes", mp).value_or(0);
+  if (auto it = jm.find("memory_fits"); it != jm.end() && it->is_boolean()) m.memory_fits = *it;
+  m.iterations_per_epoch = R.integer(bd, "iterations_per_epoch", bp);
+  m.iterations = R.integer(bd, "iterations", bp);
+  m.epochs = R.time(bd, "epochs", bp);
+  m.switch_epoch = R.optnum(bd, "switch_epoch", bp);
+  m.stop_reason = R.str(bd, "stop_reason", bp);
+  if (auto it = bd.find("allreduce_algorithm"); it != bd.end() && it->is_string()) m.allreduce_algorithm = *it;
+  m.io_s = R.time(bd, "io_s", bp), m.comm_s = R.time(bd, "comm_s", bp);
+  m.compute_s = R.time(bd, "compute_s", bp), m.time_s = R.time(bd, "time_s", bp);
+  m.eval_s = R.optnum(bd, "eval_s", bp).value_or(0.0);  // records before it was measured lack it
+  if (!(m.eval_s >= 0 && m.eval_s <= m.time_s)) R.fail(bp + ".eval_s", "expected 0 <= eval_s <= time_s");
+  m.phases = R.phases(bd, bp);
+  const auto& pe = R.at(bd, "per_epoch", bp);
+  if (!pe.is_array()) R.fail(bp + ".per_epoch", "expected a list");
+  for (size_t e = 0; e < pe.size(); ++e) {
+    const auto ep = fmt::format("{}.per_epoch[{}]", bp, e);
+    EpochRecord er;
+    er.epoch = static_cast<int>(R.integer(pe[e], "epoch", ep));
+    er.io_s = R.time(pe[e], "io_s", ep), er.comm_s = R.time(pe[e], "comm_s", ep);
+    er.compute_s = R.time(pe[e], "compute_s", ep), er.epoch_s = R.time(pe[e], "epoch_s", ep);
+    er.fraction = R.optnum(pe[e], "fraction", ep).value_or(1.0);
+    er.eval_s = R.optnum(pe[e], "eval_s", ep).value_or(0.0);
+    if (!(er.eval_s >= 0)) R.fail(ep + ".eval_s", "expected a time >= 0");
+    er.loss = R.optnum(pe[e], "loss", ep);
+    er.metric = R.optnum(pe[e], "metric", ep);
+    er.phases = R.phases(pe[e], ep);
+    m.per_epoch.push_back(er);
+  }
+  return m;
+}
+
+StageRecord read_stage(const Reader& R, const json& js, const std::string& sp, bool schema1) {
+  StageRecord s;
+  s.name = R.str(js, "name", sp);
+  const auto& models = R.at(js, "models", sp);
+  if (!models.is_array()) R.fail(sp + ".models", "expected a list");
+  if (models.empty()) R.fail(sp + ".models", "a stage trains at least one model");
+  if (schema1 && models.size() != 1) R.fail(sp + ".models", "schema 1 records hold one model per stage");
+  for (size_t k = 0; k < models.size(); ++k) {
+    const auto mp = fmt::format("{}.models[{}]", sp, k);
+    s.models.push_back(read_model(R, models[k], schema1 ? js : models[k], mp, schema1 ? sp : mp));
+    if (s.models.back().name.empty()) s.models.back().name = models.size() == 1 ? s.name : fmt::format("model{}", k + 1);
+  }
+  s.gpus = static_cast<int>(R.integer(js, "gpus", sp));
+  if (s.gpus < 1) R.fail(sp + ".gpus", "must be >= 1");
+  s.global_batch = static_cast<int>(R.integer(js, "global_batch", sp));
+  s.epochs = R.time(js, "epochs", sp);
+  s.fusion_s = R.optnum(js, "fusion_s", sp).value_or(0.0);
+  if (!(s.fusion_s >= 0)) R.fail(sp + ".fusion_s", "expected a time >= 0");
+  s.io_s = R.time(js, "io_s", sp), s.comm_s = R.time(js, "comm_s", sp);
+  s.compute_s = R.time(js, "compute_s", sp), s.time_s = R.time(js, "time_s", sp);
+  s.eval_s = R.optnum(js, "eval_s", sp).value_or(0.0);
+  if (!(s.eval_s >= 0 && s.eval_s <= s.time_s)) R.fail(sp + ".eval_s", "expected 0 <= eval_s <= time_s");
+  return s;
+}
+
 }  // namespace
 
-std::string record_to_json(const Record& r, int indent) { return to_j(r).dump(indent) + "\n"; }
+const char* to_string(Source s) { return s == Source::measured ? "measured" : "predicted"; }
 
-Record record_from_json(const std::string& text, const std::string& file) {
-  json j;
+const ModelRecord& StageRecord::single() const {
+  if (models.size() != 1)
+    fail_input("", "stages." + name, fmt::format("trains {} models at once; expected one (a baseline or MRT stage)", models.size()));
+  return models.front();
+}
+ModelRecord& StageRecord::single() { return const_cast<ModelRecord&>(std::as_const(*this).single()); }
+
+std::string record_to_json(const Record& r, int indent) { return to_j(r).dump(indent) + "\n"; }
+std::string model_record_to_json(const ModelRecord& m) { return model_j(m).dump() + "\n"; }
+
+namespace {
+
+json parse(const std::string& text, const std::string& file) {
   try {
-    j = json::parse(text);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     fail_input(file, "", std::string("not valid JSON: ") + e.what());
   }
+}
+
+}  // namespace
+
+ModelRecord model_record_from_json(const std::string& text, const std::string& file) {
+  const json j = parse(text, file);
+  Reader R{file};
+  return read_model(R, j, j, "", "");
+}
+
+Record record_from_json(const std::string& text, const std::string& file) {
+  const json j = parse(text, file);
   Reader R{file};
   Record r;
   r.schema = R.str(j, "schema", "");
-  if (r.schema != "mrplan.record/1")
-    fail_input(file, "schema", fmt::format("expected 'mrplan.record/1', got '{}'", r.schema));
-  r.source = R.str(j, "source", "");
-  if (r.source != "predicted" && r.source != "measured")
-    fail_input(file, "source", "expected 'predicted' or 'measured'");
+  if (r.schema != "mrplan.record/1" && r.schema != Record::current_schema)
+    R.fail("schema", fmt::format("expected '{}' (or 'mrplan.record/1'), got '{}'", Record::current_schema, r.schema));
+  const bool schema1 = r.schema == "mrplan.record/1";
+  r.schema = Record::current_schema;  // read into today's form, written as such
+  const auto source = R.str(j, "source", "");
+  if (source != "predicted" && source != "measured") R.fail("source", "expected 'predicted' or 'measured'");
+  r.source = source == "measured" ? Source::measured : Source::predicted;
   r.plan = R.str(j, "plan", "");
   r.workload = R.str(j, "workload", "");
   r.machine = R.str(j, "machine", "");
-  r.method = R.str(j, "method", "");
+  const auto method = R.str(j, "method", "");
+  const auto m = method_from_string(method);
+  if (!m) R.fail("method", fmt::format("'{}': expected baseline, mrt or mrmf", method));
+  r.method = *m;
   const auto& tgt = R.at(j, "target", "");
   r.target_metric = R.str(tgt, "metric", "target");
   r.target_value = R.num(tgt, "value", "target");
   if (tgt.contains("goal")) {  // records written before it existed held losses and errors
     const auto goal = R.str(tgt, "goal", "target");
-    if (goal != "minimize" && goal != "maximize") fail_input(file, "target.goal", fmt::format("'{}': expected minimize or maximize", goal));
+    if (goal != "minimize" && goal != "maximize") R.fail("target.goal", fmt::format("'{}': expected minimize or maximize", goal));
     r.target_maximize = goal == "maximize";
   }
   const auto& stages = R.at(j, "stages", "");
-  if (!stages.is_array()) fail_input(file, "stages", "expected a list");
-  for (size_t i = 0; i < stages.size(); ++i) {
-    const auto& js = stages[i];
-    const std::string sp = fmt::format("stages[{}]", i);
-    StageRecord s;
-    s.name = R.str(js, "name", sp);
-    const auto& models = R.at(js, "models", sp);
-    if (!models.is_array()) fail_input(file, sp + ".models", "expected a list");
-    for (size_t k = 0; k < models.size(); ++k) {
-      const auto mp = fmt::format("{}.models[{}]", sp, k);
-      ModelRecord m;
-      m.workload = R.str(models[k], "workload", mp);
-      m.resolution = static_cast<int>(R.integer(models[k], "resolution", mp));
-      m.gpus = static_cast<int>(R.integer(models[k], "gpus", mp));
-      m.local_batch = static_cast<int>(R.integer(models[k], "local_batch", mp));
-      m.params = R.integer(models[k], "params", mp);
-      m.memory_bytes = R.optnum(models[k], "memory_bytes", mp).value_or(0);
-      m.memory_capacity_bytes = R.optnum(models[k], "memory_capacity_bytes", mp).value_or(0);
-      if (auto it = models[k].find("memory_fits"); it != models[k].end() && it->is_boolean()) m.memory_fits = *it;
-      s.models.push_back(m);
-    }
-    s.gpus = static_cast<int>(R.integer(js, "gpus", sp));
-    if (s.gpus < 1) fail_input(file, sp + ".gpus", "must be >= 1");
-    s.global_batch = static_cast<int>(R.integer(js, "global_batch", sp));
-    s.iterations_per_epoch = R.integer(js, "iterations_per_epoch", sp);
-    s.iterations = R.integer(js, "iterations", sp);
-    s.epochs = R.time(js, "epochs", sp);
-    s.switch_epoch = R.optnum(js, "switch_epoch", sp);
-    s.stop_reason = R.str(js, "stop_reason", sp);
-    if (auto it = js.find("allreduce_algorithm"); it != js.end() && it->is_string()) s.allreduce_algorithm = *it;
-    s.io_s = R.time(js, "io_s", sp), s.comm_s = R.time(js, "comm_s", sp);
-    s.compute_s = R.time(js, "compute_s", sp), s.time_s = R.time(js, "time_s", sp);
-    s.eval_s = R.optnum(js, "eval_s", sp).value_or(0.0);  // records before it was measured lack it
-    if (!(s.eval_s >= 0 && s.eval_s <= s.time_s)) fail_input(file, sp + ".eval_s", "expected 0 <= eval_s <= time_s");
-    s.phases = R.phases(js, sp);
-    const auto& pe = R.at(js, "per_epoch", sp);
-    if (!pe.is_array()) fail_input(file, sp + ".per_epoch", "expected a list");
-    for (size_t e = 0; e < pe.size(); ++e) {
-      const auto ep = fmt::format("{}.per_epoch[{}]", sp, e);
-      EpochRecord er;
-      er.epoch = static_cast<int>(R.integer(pe[e], "epoch", ep));
-      er.io_s = R.time(pe[e], "io_s", ep), er.comm_s = R.time(pe[e], "comm_s", ep);
-      er.compute_s = R.time(pe[e], "compute_s", ep), er.epoch_s = R.time(pe[e], "epoch_s", ep);
-      er.fraction = R.optnum(pe[e], "fraction", ep).value_or(1.0);
-      er.eval_s = R.optnum(pe[e], "eval_s", ep).value_or(0.0);
-      if (!(er.eval_s >= 0)) fail_input(file, ep + ".eval_s", "expected a time >= 0");
-      er.loss = R.optnum(pe[e], "loss", ep);
-      er.metric = R.optnum(pe[e], "metric", ep);
-      er.phases = R.phases(pe[e], ep);
-      s.per_epoch.push_back(er);
-    }
-    r.stages.push_back(std::move(s));
-  }
+  if (!stages.is_array()) R.fail("stages", "expected a list");
+  for (size_t i = 0; i < stages.size(); ++i) r.stages.push_back(read_stage(R, stages[i], fmt::format("stages[{}]", i), schema1));
   const auto& t = R.at(j, "totals", "");
   r.totals.time_to_target_s = R.time(t, "time_to_target_s", "totals");
   r.totals.gpu_hours = R.time(t, "gpu_hours", "totals");
@@ -213,7 +262,7 @@ Record record_from_json(const std::string& text, const std::string& file) {
   if (auto it = j.find("plan_spec"); it != j.end() && it->is_string()) r.plan_spec = *it;
   r.device_matmul_flops_per_s = R.optnum(j, "device_matmul_flops_per_s", "");
   if (r.device_matmul_flops_per_s && !(*r.device_matmul_flops_per_s > 0))
-    fail_input(file, "device_matmul_flops_per_s", "expected a rate > 0");
+    R.fail("device_matmul_flops_per_s", "expected a rate > 0");
   return r;
 }
 

@@ -47,7 +47,7 @@ Plan builtin_plan(const std::string& name, int gpus) {
   p.source_file = "builtin:" + name;
   p.workload = setup.workload;
   p.machine = machine;
-  p.method = variant == "mrt" ? "mrt" : "baseline";
+  p.method = variant == "mrt" ? Method::mrt : Method::baseline;
   p.train_samples = setup.train_samples;
   // The paper's breakdowns are disjoint (I/O + comm + comp = epoch time in Tables III-VIII):
   // every allreduce second is counted as communication, so these plans model no overlap.
@@ -56,15 +56,13 @@ Plan builtin_plan(const std::string& name, int gpus) {
   auto local = [&](int per_gpu_keep_local) {
     return setup.keep_global_batch ? std::max(1, setup.dense_global_batch_at_min_gpus / gpus) : per_gpu_keep_local;
   };
-  Stage coarse, dense;
-  coarse.name = "coarse";
-  coarse.models = {ModelRun{2, gpus, local(setup.coarse_local_batch)}};
-  dense.name = "dense";
-  dense.models = {ModelRun{1, gpus, local(setup.dense_local_batch)}};
+  ModelRun coarse, dense;
+  coarse.name = "coarse", coarse.resolution = 2, coarse.gpus = gpus, coarse.local_batch = local(setup.coarse_local_batch);
+  dense.name = "dense", dense.resolution = 1, dense.gpus = gpus, dense.local_batch = local(setup.dense_local_batch);
   dense.stop.kind = StopRule::Kind::target;
   dense.stop.max_epochs = 300;
   if (cosmo) {
-    p.precision = "fp32";
+    p.precision = Precision::fp32;
     p.target_metric = "val_mse";
     p.target_value = 0.0025;
     p.h2d_overlapped = true;  // tf.data prefetches
@@ -73,7 +71,7 @@ Plan builtin_plan(const std::string& name, int gpus) {
     coarse.stop.kind = StopRule::Kind::switch_rule;
     coarse.stop.rule = {5, 0.001};
   } else {
-    p.precision = "amp";
+    p.precision = Precision::amp;
     p.target_metric = "val_iou";
     p.target_value = 0.82;
     p.maximize = true;
@@ -85,17 +83,18 @@ Plan builtin_plan(const std::string& name, int gpus) {
     dense.stop.eval_iterations = 100;   // validation every 100 iterations (MRT Fig. 4)
   }
   coarse.stop.max_epochs = 300;
+  auto stage = [](const ModelRun& m) { return Stage{m.name, {m}, {}}; };
   if (variant == "mrt") {
-    p.stages = {coarse, dense};
+    p.stages = {stage(coarse), stage(dense)};
   } else if (variant == "coarse") {
     coarse.stop = StopRule{};
     coarse.stop.kind = StopRule::Kind::plateau;
     coarse.stop.max_epochs = 300;
-    coarse.transfer_from_previous = false;
-    p.stages = {coarse};
+    coarse.from_previous = false;
+    p.stages = {stage(coarse)};
   } else {
-    dense.transfer_from_previous = false;
-    p.stages = {dense};
+    dense.from_previous = false;
+    p.stages = {stage(dense)};
   }
   return p;
 }

@@ -9,6 +9,7 @@
 
 #include "model/builtin_workloads.hpp"
 #include "model/errors.hpp"
+#include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/workload_yaml.hpp"
 
@@ -49,7 +50,7 @@ std::string size_hint(const Plan& plan) {
 }  // namespace
 
 LayerTable model_run_table(const Plan& plan, const NetworkSpec& spec, const ModelRun& run) {
-  const double elem = plan.precision == "amp" ? 2.0 : 4.0;
+  const double elem = plan.precision == Precision::amp ? 2.0 : 4.0;
   const int64_t up = spec.coarse_upsamples_output ? run.resolution : 1;
   try {
     return resolve(spec, coarsened_spatial(spec, run.resolution), run.local_batch, elem, up);
@@ -58,30 +59,47 @@ LayerTable model_run_table(const Plan& plan, const NetworkSpec& spec, const Mode
   }
 }
 
+namespace {
+
+// Where the model's switch rule fires on the modelled coarse training loss, in epochs.
+std::optional<double> rule_switch(const PreparedPlan& p, const ModelRun& m, const ModelCosts& costs) {
+  if (m.stop.kind != StopRule::Kind::switch_rule || !p.convergence) return std::nullopt;
+  const auto& cv = *p.convergence;
+  const double scale = epoch_scale_for_batch(cv, costs.global_batch);
+  const bool per_iter = m.stop.window_iterations > 0;
+  const double window = per_iter ? static_cast<double>(m.stop.window_iterations) * costs.global_batch / p.plan.train_samples : 1.0;
+  if (auto e = predicted_switch_epoch(cv.coarse_loss, m.stop.rule, window / scale, m.stop.max_epochs / scale))
+    return per_iter ? std::ceil(*e * scale - 1e-9) : *e * scale;  // the paper switches at the epoch's end
+  return std::nullopt;
+}
+
+}  // namespace
+
 PreparedPlan prepare(const Plan& plan, const MachineProfile& machine) {
   check_plan_against_machine(plan, machine);
+  if (plan.method == Method::mrmf)
+    fail_input(plan.source_file, "method", "mrmf plans are not predicted by this version");
   PreparedPlan p;
   p.plan = plan;
   p.spec = plan_network(plan);
   if (auto it = machine.convergence.find(p.spec.name); it != machine.convergence.end()) p.convergence = it->second;
-  double heap_held_bytes = 0;  // every stage runs in the same processes, one after the other
+  // every stage runs in the same processes, one after the other; a stage's slowest rank to start is
+  // the one whose heap grew least before it
+  double heap_held_bytes = 0;
   for (const auto& s : plan.stages) {
-    if (s.models.size() != 1)
-      fail_input(plan.source_file, "stages", "concurrent models in one stage (MRMF) are not supported by this version");
-    p.stages.push_back(stage_costs(plan, s.model(), s.optimizer, model_run_table(plan, p.spec, s.model()), machine));
-    heap_held_bytes = add_startup(p.stages.back(), machine, heap_held_bytes);
-    std::optional<double> rule;
-    if (s.stop.kind == StopRule::Kind::switch_rule && p.convergence) {
-      const auto& cv = *p.convergence;
-      const auto& costs = p.stages.back();
-      const double scale = epoch_scale_for_batch(cv, costs.global_batch);
-      const bool per_iter = s.stop.window_iterations > 0;
-      const double window =
-          per_iter ? static_cast<double>(s.stop.window_iterations) * costs.global_batch / plan.train_samples : 1.0;
-      if (auto e = predicted_switch_epoch(cv.coarse_loss, s.stop.rule, window / scale, s.stop.max_epochs / scale))
-        rule = per_iter ? std::ceil(*e * scale - 1e-9) : *e * scale;  // the paper switches at the epoch's end
+    PreparedStage ps;
+    ps.first = p.model_count;
+    ps.gpus = s.gpus();
+    double held_after = 1e300;
+    for (const auto& m : s.models) {
+      auto c = model_costs(plan, m, model_run_table(plan, p.spec, m), machine);
+      held_after = std::min(held_after, add_startup(c, machine, heap_held_bytes));
+      ps.rule_switch_epochs.push_back(rule_switch(p, m, c));
+      ps.models.push_back(std::move(c));
     }
-    p.rule_switch_epochs.push_back(rule);
+    heap_held_bytes = held_after;
+    p.model_count += s.models.size();
+    p.stages.push_back(std::move(ps));
   }
   return p;
 }
@@ -97,82 +115,96 @@ const ConvergenceParams& need_convergence(const PreparedPlan& p, size_t stage) {
   return *p.convergence;
 }
 
+// Epochs of a model that trains until the target (the last stage, or a baseline).
+ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::vector<ModelEpochs>& out) {
+  const auto& plan = p.plan;
+  const auto& m = plan.stages[i].models[j];
+  const auto& costs = p.stages[i].models[j];
+  const auto& cv = need_convergence(p, i);
+  ModelEpochs se;
+  const double max_e = m.stop.max_epochs;
+  const double scale = epoch_scale_for_batch(cv, costs.global_batch);
+  const auto& curve = m.resolution == 1 ? cv.dense_metric : cv.coarse_metric;
+  auto e = crossing_epoch(curve, plan.target_value);
+  if (!e || *e * scale > max_e) {
+    se.epochs = max_e;
+    se.reached_target = false;
+    se.stop_reason = "max_epochs (target not reached)";
+    return se;
+  }
+  double base = std::max(*e, 1e-9) * scale;
+  if (plan.method == Method::mrt && i == 1 && m.from_previous) {
+    const double s = out[0].epochs / epoch_scale_for_batch(cv, p.stages[0].models[0].global_batch);
+    const double after = dense_epochs_after_transfer(cv, *e, s);
+    se.metric_offset_epochs = std::max(0.0, *e - after);
+    base = after * scale;
+  }
+  // the target is noticed at the next validation: every epoch, or every eval_iterations
+  const double ipe = static_cast<double>(costs.iterations_per_epoch);
+  const double step = m.stop.eval_iterations > 0 ? m.stop.eval_iterations / ipe : 1.0;
+  se.epochs = std::min(max_e, std::ceil(base / step - 1e-9) * step);
+  se.reached_target = base <= max_e;
+  se.stop_reason = se.reached_target ? "target reached" : "max_epochs (target not reached)";
+  return se;
+}
+
+ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const std::vector<ModelEpochs>& out) {
+  const auto& m = p.plan.stages[i].models[j];
+  const auto& costs = p.stages[i].models[j];
+  const double max_e = m.stop.max_epochs;
+  ModelEpochs se;
+  switch (m.stop.kind) {
+    case StopRule::Kind::epochs:
+      se.epochs = std::min<double>(m.stop.epochs, max_e);
+      se.stop_reason = "epochs";
+      break;
+    case StopRule::Kind::iterations:
+      se.epochs = std::min<double>(static_cast<double>(m.stop.iterations) / static_cast<double>(costs.iterations_per_epoch), max_e);
+      se.stop_reason = "iterations";
+      break;
+    case StopRule::Kind::switch_rule:
+      need_convergence(p, i);
+      if (const auto& s = p.stages[i].rule_switch_epochs[j]) {
+        se.epochs = *s;
+        se.switch_epoch = *s;
+        se.stop_reason = "switch rule";
+      } else {
+        se.epochs = max_e;
+        se.stop_reason = "max_epochs (switch rule never fired)";
+      }
+      break;
+    case StopRule::Kind::plateau: {
+      const auto& cv = need_convergence(p, i);
+      se.epochs = std::min(max_e, cv.overtrain_epochs * epoch_scale_for_batch(cv, costs.global_batch));
+      se.stop_reason = "plateau";
+      break;
+    }
+    case StopRule::Kind::target: se = target_epochs(p, i, j, out); break;
+  }
+  return se;
+}
+
 }  // namespace
 
-std::vector<StageEpochs> stage_epochs(const PreparedPlan& p, std::optional<double> forced) {
-  const auto& plan = p.plan;
-  std::vector<StageEpochs> out;
-  const bool mrt = plan.method == "mrt";
-  for (size_t i = 0; i < plan.stages.size(); ++i) {
-    const auto& st = plan.stages[i];
-    const auto& costs = p.stages[i];
-    const double max_e = st.stop.max_epochs;
-    StageEpochs se;
-    const bool coarse_stage = mrt && i == 0;
-    if (coarse_stage && forced) {
-      se.epochs = *forced;
-      se.stop_reason = "forced switch point";
-      se.switch_epoch = p.rule_switch_epochs[i];  // still report what the rule would have picked
-      out.push_back(se);
-      continue;
-    }
-    switch (st.stop.kind) {
-      case StopRule::Kind::epochs:
-        se.epochs = std::min<double>(st.stop.epochs, max_e);
-        se.stop_reason = "epochs";
-        break;
-      case StopRule::Kind::switch_rule: {
-        need_convergence(p, i);
-        if (const auto& s = p.rule_switch_epochs[i]) {
-          se.epochs = *s;
-          se.switch_epoch = *s;
-          se.stop_reason = "switch rule";
-        } else {
-          se.epochs = max_e;
-          se.stop_reason = "max_epochs (switch rule never fired)";
-        }
-        break;
-      }
-      case StopRule::Kind::plateau: {
-        const auto& cv = need_convergence(p, i);
-        se.epochs = std::min(max_e, cv.overtrain_epochs * epoch_scale_for_batch(cv, costs.global_batch));
-        se.stop_reason = "plateau";
-        break;
-      }
-      case StopRule::Kind::target: {
-        const auto& cv = need_convergence(p, i);
-        const double scale = epoch_scale_for_batch(cv, costs.global_batch);
-        const bool dense = st.model().resolution == 1;
-        const auto& curve = dense ? cv.dense_metric : cv.coarse_metric;
-        auto e = crossing_epoch(curve, plan.target_value);
-        if (!e || *e * scale > max_e) {
-          se.epochs = max_e;
-          se.reached_target = false;
-          se.stop_reason = "max_epochs (target not reached)";
-          break;
-        }
-        double base = std::max(*e, 1e-9) * scale;
-        if (mrt && i == 1 && st.transfer_from_previous) {
-          const double s = out[0].epochs / epoch_scale_for_batch(cv, p.stages[0].global_batch);
-          const double after = dense_epochs_after_transfer(cv, *e, s);
-          se.metric_offset_epochs = std::max(0.0, *e - after);
-          base = after * scale;
-        }
-        // the target is noticed at the next validation: every epoch, or every eval_iterations
-        const double ipe = static_cast<double>(costs.iterations_per_epoch);
-        const double step = st.stop.eval_iterations > 0 ? st.stop.eval_iterations / ipe : 1.0;
-        se.epochs = std::min(max_e, std::ceil(base / step - 1e-9) * step);
-        se.reached_target = base <= max_e;
-        se.stop_reason = se.reached_target ? "target reached" : "max_epochs (target not reached)";
-        break;
+std::vector<ModelEpochs> model_epochs(const PreparedPlan& p, std::optional<double> forced) {
+  std::vector<ModelEpochs> out;
+  out.reserve(p.model_count);
+  for (size_t i = 0; i < p.plan.stages.size(); ++i)
+    for (size_t j = 0; j < p.plan.stages[i].models.size(); ++j) {
+      if (forced && sweep_moves(p.plan, i, j)) {
+        ModelEpochs se;
+        se.epochs = *forced;
+        se.stop_reason = "forced switch point";
+        se.switch_epoch = p.stages[i].rule_switch_epochs[j];  // still report what the rule would have picked
+        out.push_back(se);
+      } else {
+        out.push_back(one_model_epochs(p, i, j, out));
       }
     }
-    out.push_back(se);
-  }
   return out;
 }
 
-EpochCost stage_time(const StageCosts& c, double epochs) {
+EpochCost model_time(const ModelCosts& c, double epochs) {
   const double first = std::min(1.0, epochs), later = std::max(0.0, epochs - 1.0);
   EpochCost e;
   e.io_s = first * c.first_epoch.io_s + later * c.later_epoch.io_s;
@@ -183,26 +215,86 @@ EpochCost stage_time(const StageCosts& c, double epochs) {
   return e;
 }
 
-Totals totals(const PreparedPlan& p, const std::vector<StageEpochs>& epochs) {
+Totals totals(const PreparedPlan& p, const std::vector<ModelEpochs>& epochs) {
   Totals t;
-  for (size_t i = 0; i < epochs.size(); ++i) {
-    const auto e = stage_time(p.stages[i], epochs[i].epochs);
-    t.io_s += e.io_s, t.comm_s += e.comm_s, t.compute_s += e.compute_s, t.eval_s += e.eval_s;
-    t.gpu_hours += e.epoch_s() * p.stages[i].gpus / 3600.0;
-    if (i < 2) t.epochs[i] = epochs[i].epochs;
-    t.reached_target = t.reached_target && epochs[i].reached_target;
+  constexpr size_t kInline = 8;  // sweeps call this millions of times: no allocation for usual stages
+  TimeSplit inline_splits[kInline];
+  std::vector<TimeSplit> many;
+  for (const auto& st : p.stages) {
+    const size_t n = st.models.size();
+    TimeSplit* splits = n <= kInline ? inline_splits : (many.resize(n), many.data());
+    for (size_t j = 0; j < n; ++j) {
+      const auto e = model_time(st.models[j], epochs[st.first + j].epochs);
+      splits[j] = {e.io_s, e.comm_s, e.compute_s, e.eval_s};
+      t.reached_target = t.reached_target && epochs[st.first + j].reached_target;
+    }
+    const auto& slow = splits[slowest_model({splits, n})];
+    t.io_s += slow.io_s, t.comm_s += slow.comm_s, t.compute_s += slow.compute_s, t.eval_s += slow.eval_s;
+    t.fusion_s += st.fusion_s;
+    t.gpu_hours += (slow.time_s() + st.fusion_s) * st.gpus / 3600.0;
   }
-  t.time_s = t.io_s + t.comm_s + t.compute_s + t.eval_s;
+  t.time_s = t.io_s + t.comm_s + t.compute_s + t.eval_s + t.fusion_s;
   return t;
 }
 
 Record simulate(const Plan& plan, const MachineProfile& machine) { return simulate(prepare(plan, machine), machine); }
 
+namespace {
+
+ModelRecord predicted_model(const PreparedPlan& p, const ModelRun& run, const ModelCosts& c, const ModelEpochs& se) {
+  ModelRecord mr;
+  mr.name = run.name;
+  mr.workload = p.spec.name;
+  mr.resolution = run.resolution;
+  mr.gpus = run.gpus;
+  mr.local_batch = run.local_batch;
+  mr.params = c.params;
+  mr.memory_bytes = c.memory.total_bytes;
+  mr.memory_capacity_bytes = c.memory.capacity_bytes;
+  mr.memory_fits = c.memory.fits;
+  mr.iterations_per_epoch = c.iterations_per_epoch;
+  mr.epochs = se.epochs;
+  mr.iterations = static_cast<int64_t>(std::llround(se.epochs * static_cast<double>(c.iterations_per_epoch)));
+  mr.switch_epoch = se.switch_epoch;
+  mr.stop_reason = se.stop_reason;
+  mr.allreduce_algorithm = c.allreduce_algorithm;
+  const int whole = static_cast<int>(std::floor(se.epochs + 1e-9));
+  const double part = se.epochs - whole;
+  for (int e = 1; e <= whole + (part > 1e-9 ? 1 : 0); ++e) {
+    const auto& ec = e == 1 ? c.first_epoch : c.later_epoch;
+    const double f = e <= whole ? 1.0 : part;
+    EpochRecord er;
+    er.epoch = e;
+    er.fraction = f;
+    er.io_s = ec.io_s * f, er.comm_s = ec.comm_s * f, er.compute_s = ec.compute_s * f, er.eval_s = ec.eval_s * f;
+    er.epoch_s = er.io_s + er.comm_s + er.compute_s + er.eval_s;
+    const double iters = static_cast<double>(c.iterations_per_epoch) * f;
+    er.phases = StepPhases{ec.h2d_s * f, c.forward_iter_s * iters, c.backward_iter_s * iters, c.optimizer_iter_s * iters};
+    if (!mr.phases) mr.phases.emplace();
+    *mr.phases += *er.phases;
+    if (p.convergence) {
+      const auto& cv = *p.convergence;
+      if (run.resolution > 1) {
+        er.loss = curve_value(cv.coarse_loss, e);
+        er.metric = curve_value(cv.coarse_metric, e);
+      } else {
+        er.metric = curve_value(cv.dense_metric, e + se.metric_offset_epochs);
+      }
+    }
+    mr.per_epoch.push_back(er);
+  }
+  const auto t = model_time(c, se.epochs);
+  mr.io_s = t.io_s, mr.comm_s = t.comm_s, mr.compute_s = t.compute_s, mr.eval_s = t.eval_s, mr.time_s = t.epoch_s();
+  return mr;
+}
+
+}  // namespace
+
 Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optional<double> forced) {
   const auto& plan = p.plan;
-  const auto epochs = stage_epochs(p, forced);
+  const auto epochs = model_epochs(p, forced);
   Record r;
-  r.source = "predicted";
+  r.source = Source::predicted;
   r.plan = plan.name;
   r.workload = p.spec.name;
   r.machine = machine.name;
@@ -211,69 +303,28 @@ Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optio
   r.target_value = plan.target_value;
   r.target_maximize = plan.maximize;
   r.plan_spec = plan_to_yaml(plan);
+  bool reached = true;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const auto& st = plan.stages[i];
-    const auto& c = p.stages[i];
-    const auto& se = epochs[i];
+    const auto& ps = p.stages[i];
     StageRecord s;
     s.name = st.name;
-    ModelRecord mr;
-    mr.workload = p.spec.name;
-    mr.resolution = st.model().resolution;
-    mr.gpus = st.model().gpus;
-    mr.local_batch = st.model().local_batch;
-    mr.params = c.params;
-    mr.memory_bytes = c.memory.total_bytes;
-    mr.memory_capacity_bytes = c.memory.capacity_bytes;
-    mr.memory_fits = c.memory.fits;
-    if (!c.memory.fits)
-      r.warnings.push_back(fmt::format("stage '{}' needs {:.1f} GB per GPU but the GPU has {:.1f} GB: the plan does not fit",
-                                       st.name, c.memory.total_bytes / 1e9, c.memory.capacity_bytes / 1e9));
-    if (!se.reached_target) r.warnings.push_back(fmt::format("stage '{}': {}", st.name, se.stop_reason));
-    s.models.push_back(mr);
-    s.gpus = c.gpus;
-    s.global_batch = c.global_batch;
-    s.iterations_per_epoch = c.iterations_per_epoch;
-    s.epochs = se.epochs;
-    s.iterations = static_cast<int64_t>(std::llround(se.epochs * static_cast<double>(c.iterations_per_epoch)));
-    s.switch_epoch = se.switch_epoch;
-    s.stop_reason = se.stop_reason;
-    s.allreduce_algorithm = c.allreduce_algorithm;
-    const int whole = static_cast<int>(std::floor(se.epochs + 1e-9));
-    const double part = se.epochs - whole;
-    const bool coarse_model = st.model().resolution > 1;
-    for (int e = 1; e <= whole + (part > 1e-9 ? 1 : 0); ++e) {
-      const auto& ec = e == 1 ? c.first_epoch : c.later_epoch;
-      const double f = e <= whole ? 1.0 : part;
-      EpochRecord er;
-      er.epoch = e;
-      er.fraction = f;
-      er.io_s = ec.io_s * f, er.comm_s = ec.comm_s * f, er.compute_s = ec.compute_s * f, er.eval_s = ec.eval_s * f;
-      er.epoch_s = er.io_s + er.comm_s + er.compute_s + er.eval_s;
-      const double iters = static_cast<double>(c.iterations_per_epoch) * f;
-      er.phases = StepPhases{ec.h2d_s * f, c.forward_iter_s * iters, c.backward_iter_s * iters, c.optimizer_iter_s * iters};
-      if (!s.phases) s.phases.emplace();
-      *s.phases += *er.phases;
-      if (p.convergence) {
-        const auto& cv = *p.convergence;
-        if (coarse_model) {
-          er.loss = curve_value(cv.coarse_loss, e);
-          er.metric = curve_value(cv.coarse_metric, e);
-        } else {
-          er.metric = curve_value(cv.dense_metric, e + se.metric_offset_epochs);
-        }
-      }
-      s.per_epoch.push_back(er);
+    for (size_t j = 0; j < st.models.size(); ++j) {
+      const auto& c = ps.models[j];
+      const auto& se = epochs[ps.first + j];
+      const std::string who = st.models.size() == 1 ? fmt::format("stage '{}'", st.name) : fmt::format("stage '{}' model '{}'", st.name, st.models[j].name);
+      if (!c.memory.fits)
+        r.warnings.push_back(fmt::format("{} needs {:.1f} GB per GPU but the GPU has {:.1f} GB: the plan does not fit", who,
+                                         c.memory.total_bytes / 1e9, c.memory.capacity_bytes / 1e9));
+      if (!se.reached_target) r.warnings.push_back(fmt::format("{}: {}", who, se.stop_reason));
+      reached = reached && se.reached_target;
+      s.models.push_back(predicted_model(p, st.models[j], c, se));
     }
-    const auto t = stage_time(c, se.epochs);
-    s.io_s = t.io_s, s.comm_s = t.comm_s, s.compute_s = t.compute_s, s.eval_s = t.eval_s, s.time_s = t.epoch_s();
-    r.totals.io_s += s.io_s, r.totals.comm_s += s.comm_s, r.totals.compute_s += s.compute_s;
-    r.totals.time_to_target_s += s.time_s;
-    r.totals.gpu_hours += s.time_s * s.gpus / 3600.0;
-    r.totals.epochs += s.epochs;
+    s.fusion_s = ps.fusion_s;
+    finish_stage(s);
     r.stages.push_back(std::move(s));
   }
-  r.totals.reached_target = std::all_of(epochs.begin(), epochs.end(), [](const auto& e) { return e.reached_target; });
+  r.totals = run_totals(r.stages, reached);
   return r;
 }
 

@@ -19,34 +19,43 @@ LayerTable model_run_table(const Plan& plan, const NetworkSpec& spec, const Mode
 
 // Everything per stage that does not depend on the switch point, computed once: a sweep then
 // evaluates many switch points at the cost of a few multiplications each.
+struct PreparedStage {
+  size_t first = 0;                    // flat index of its first model (see model_epochs)
+  std::vector<ModelCosts> models;      // in plan order
+  std::vector<std::optional<double>> rule_switch_epochs;  // per model: where its switch rule fires
+  double fusion_s = 0;                 // the hand-off at its end (MRMF: gather and broadcast the fused model)
+  int gpus = 0;
+};
 struct PreparedPlan {
   Plan plan;
   NetworkSpec spec;
   std::optional<ConvergenceParams> convergence;
-  std::vector<StageCosts> stages;
-  std::vector<std::optional<double>> rule_switch_epochs;  // per stage: where its switch rule fires
+  std::vector<PreparedStage> stages;
+  size_t model_count = 0;
 };
 PreparedPlan prepare(const Plan& plan, const MachineProfile& machine);
 
-struct StageEpochs {
+struct ModelEpochs {
   double epochs = 0;
-  std::optional<double> switch_epoch;  // the switch rule's own choice, when the stage has one
+  std::optional<double> switch_epoch;  // the switch rule's own choice, when the model has one
   const char* stop_reason = "";  // static text: sweeps evaluate millions of these
   bool reached_target = true;
-  double metric_offset_epochs = 0;  // dense-equivalent epochs already gained (after a transfer)
+  double metric_offset_epochs = 0;  // dense-equivalent epochs already gained (after a transfer or fusion)
+  double progress = 0;              // the model's progress at the stage's end (MRMF fusion benefit)
 };
 
-// How many epochs each stage trains; `forced_switch_epochs` overrides the first MRT stage's stop.
-std::vector<StageEpochs> stage_epochs(const PreparedPlan& p, std::optional<double> forced_switch_epochs = {});
+// How many epochs every model of every stage trains, flattened in plan order (PreparedStage::first
+// says where a stage's models start). `forced_switch_epochs` overrides the stop of every pre-training
+// model a sweep moves (model/method_rules: sweep_moves).
+std::vector<ModelEpochs> model_epochs(const PreparedPlan& p, std::optional<double> forced_switch_epochs = {});
 
 struct Totals {
-  double time_s = 0, io_s = 0, comm_s = 0, compute_s = 0, eval_s = 0, gpu_hours = 0;
-  double epochs[2] = {0, 0};  // first and second stage
+  double time_s = 0, io_s = 0, comm_s = 0, compute_s = 0, eval_s = 0, fusion_s = 0, gpu_hours = 0;
   bool reached_target = true;
 };
-// Wall time of a stage that trains `epochs` (possibly fractional) epochs.
-EpochCost stage_time(const StageCosts& c, double epochs);
-Totals totals(const PreparedPlan& p, const std::vector<StageEpochs>& epochs);
+// Time of a model that trains `epochs` (possibly fractional) epochs.
+EpochCost model_time(const ModelCosts& c, double epochs);
+Totals totals(const PreparedPlan& p, const std::vector<ModelEpochs>& epochs);
 
 // Full prediction with per-epoch breakdown.
 Record simulate(const Plan& plan, const MachineProfile& machine);

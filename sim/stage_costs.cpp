@@ -11,10 +11,10 @@
 
 namespace mrplan {
 
-StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string& optimizer, const LayerTable& table,
-                       const MachineProfile& m) {
-  StageCosts c;
-  const bool amp = plan.precision == "amp";
+ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& m) {
+  ModelCosts c;
+  const auto& optimizer = run.optimizer;
+  const bool amp = plan.precision == Precision::amp;
   c.gpus = run.gpus;
   const int gpn = std::min(run.gpus, m.gpus_per_node);
   c.nodes = (run.gpus + m.gpus_per_node - 1) / m.gpus_per_node;
@@ -110,7 +110,7 @@ StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string&
   return c;
 }
 
-double add_startup(StageCosts& c, const MachineProfile& machine, double heap_held_bytes) {
+double add_startup(ModelCosts& c, const MachineProfile& machine, double heap_held_bytes) {
   c.startup_s = startup_s(machine.compute.first_touch, c.working_set_bytes, heap_held_bytes);
   c.first_epoch.compute_s += c.startup_s;
   return std::max(heap_held_bytes, c.working_set_bytes);

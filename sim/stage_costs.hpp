@@ -1,6 +1,6 @@
 #pragma once
-// Per-iteration and per-epoch cost of one stage: the timeline of one iteration (input pipeline,
-// forward, backward with bucketed allreduce, optimizer) summed over an epoch.
+// Per-iteration and per-epoch cost of one model in a stage on its GPUs: the timeline of one
+// iteration (input pipeline, forward, backward with bucketed allreduce, optimizer) summed over an epoch.
 #include <string>
 
 #include "model/layer_table.hpp"
@@ -19,7 +19,7 @@ struct EpochCost {
   double epoch_s() const { return io_s + comm_s + compute_s + eval_s; }
 };
 
-struct StageCosts {
+struct ModelCosts {
   int gpus = 1;
   int nodes = 1;
   int global_batch = 1;
@@ -43,12 +43,11 @@ struct StageCosts {
   MemoryEstimate memory;
 };
 
-// Timeline of one iteration for `table` (resolved at the local batch) on `gpus` GPUs.
-StageCosts stage_costs(const Plan& plan, const ModelRun& run, const std::string& optimizer, const LayerTable& table,
-                       const MachineProfile& machine);
+// Timeline of one iteration for `table` (resolved at the model's local batch) on the model's GPUs.
+ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& machine);
 
-// Adds the stage's start-up to its first epoch, for a process whose heap already holds
+// Adds the model's start-up to its first epoch, for a process whose heap already holds
 // `heap_held_bytes` (the largest working set of the earlier stages it ran); returns what it holds after.
-double add_startup(StageCosts& c, const MachineProfile& machine, double heap_held_bytes);
+double add_startup(ModelCosts& c, const MachineProfile& machine, double heap_held_bytes);
 
 }  // namespace mrplan

@@ -47,48 +47,59 @@ std::vector<double> parse_range(const std::string& text, const std::string& what
 
 Plan plan_at_gpus(const Plan& plan, int gpus, bool keep_global) {
   Plan p = plan;
-  for (size_t i = 0; i < p.stages.size(); ++i) {
-    auto& m = p.stages[i].models.front();
-    if (keep_global) {
-      const int global = m.gpus * m.local_batch;
-      if (global % gpus != 0 || global < gpus)
-        fail_input("command line", "--gpus",
-                   fmt::format("stage '{}' has global batch {}, which {} GPUs cannot split evenly (use --keep local)",
-                               p.stages[i].name, global, gpus));
-      m.local_batch = global / gpus;
+  for (auto& st : p.stages) {
+    // concurrent models keep their share of the stage's GPUs
+    const int before = st.gpus();
+    int given = 0;
+    for (size_t j = 0; j < st.models.size(); ++j) {
+      auto& m = st.models[j];
+      const int share = j + 1 == st.models.size() ? gpus - given : std::max(1, static_cast<int>(std::lround(double(gpus) * m.gpus / before)));
+      if (share < 1)
+        fail_input("command line", "--gpus", fmt::format("{} GPUs leave no GPU for model '{}' of stage '{}'", gpus, m.name, st.name));
+      given += share;
+      if (keep_global) {
+        const int global = m.gpus * m.local_batch;
+        if (global % share != 0 || global < share)
+          fail_input("command line", "--gpus",
+                     fmt::format("{} has global batch {}, which {} GPUs cannot split evenly (use --keep local)",
+                                 st.models.size() == 1 ? fmt::format("stage '{}'", st.name) : fmt::format("model '{}' of stage '{}'", m.name, st.name),
+                                 global, share));
+        m.local_batch = global / share;
+      }
+      m.gpus = share;
     }
-    m.gpus = gpus;
   }
   return p;
 }
 
 Plan baseline_of(const Plan& plan) {
   Plan b = plan;
-  b.method = "baseline";
+  b.method = Method::baseline;
   b.stages = {plan.stages.back()};
-  b.stages.front().transfer_from_previous = false;
-  b.stages.front().stop.kind = StopRule::Kind::target;
+  auto& m = b.stages.front().models.front();  // the last stage of every method trains one model
+  m.from_previous = false;
+  m.stop.kind = StopRule::Kind::target;
+  m.gpus = plan.stages.back().gpus();
   return b;
 }
 
 namespace {
 
-SweepPoint point_from(const PreparedPlan& pp, const std::vector<StageEpochs>& ep, const std::string& method, int gpus) {
+SweepPoint point_from(const PreparedPlan& pp, const std::vector<ModelEpochs>& ep, const std::string& method, int gpus) {
   const auto t = totals(pp, ep);
   SweepPoint s;
   s.method = method;
   s.gpus = gpus;
-  if (pp.plan.method == "mrt") {
+  s.dense_epochs = ep.back().epochs;  // every method ends with one model at its target
+  if (pp.plan.method != Method::baseline) {
     s.coarse_epochs = ep[0].epochs;
-    s.dense_epochs = ep[1].epochs;
     s.switch_epoch = ep[0].epochs;
-  } else {
-    s.dense_epochs = ep[0].epochs;
   }
   s.time_to_target_s = t.time_s;
   s.io_s = t.io_s, s.comm_s = t.comm_s, s.compute_s = t.compute_s, s.gpu_hours = t.gpu_hours;
   s.reached_target = t.reached_target;
-  for (const auto& st : pp.stages) s.fits_memory = s.fits_memory && st.memory.fits;
+  for (const auto& st : pp.stages)
+    for (const auto& m : st.models) s.fits_memory = s.fits_memory && m.memory.fits;
   return s;
 }
 
@@ -98,7 +109,7 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
                                   unsigned threads, const Progress& progress) {
   std::vector<int> gpus = spec.gpus;
   if (gpus.empty()) gpus = {plan.stages.front().gpus()};
-  const bool mrt = plan.method == "mrt";
+  const bool mrt = plan.method != Method::baseline;
   // one task per GPU count and chunk of switch points; each GPU count is prepared once
   std::vector<PreparedPlan> prepared(gpus.size()), baselines(gpus.size());
   for (size_t g = 0; g < gpus.size(); ++g) {
@@ -118,13 +129,13 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
         const size_t g = k / per_gpu, j = k % per_gpu;
         const auto& pp = prepared[g];
         if (!mrt) {
-          out[k] = point_from(pp, stage_epochs(pp), "baseline", gpus[g]);
+          out[k] = point_from(pp, model_epochs(pp), "baseline", gpus[g]);
         } else if (j == 0) {
-          out[k] = point_from(baselines[g], stage_epochs(baselines[g]), "baseline", gpus[g]);
+          out[k] = point_from(baselines[g], model_epochs(baselines[g]), "baseline", gpus[g]);
         } else if (j == 1) {
-          out[k] = point_from(pp, stage_epochs(pp), "mrt-rule", gpus[g]);
+          out[k] = point_from(pp, model_epochs(pp), "mrt-rule", gpus[g]);
         } else {
-          out[k] = point_from(pp, stage_epochs(pp, spec.switch_epochs[j - 2]), "mrt", gpus[g]);
+          out[k] = point_from(pp, model_epochs(pp, spec.switch_epochs[j - 2]), "mrt", gpus[g]);
         }
         const size_t d = ++done;
         if (progress && (d % 256 == 0 || d == total)) progress(d, total);

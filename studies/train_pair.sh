@@ -25,7 +25,7 @@ for seed in "${seeds[@]}"; do
     python3 - "$out/record.json" "$plan" "$seed" "$start" "$end" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-s = r["stages"]
+s = [st["models"][0] for st in r["stages"]]  # baseline and MRT stages train one model
 sw = s[0].get("switch_epoch")
 print(f"{sys.argv[2]:8s} seed {sys.argv[3]}: wall {float(sys.argv[5]) - float(sys.argv[4]):6.1f} s, "
       f"time to target {r['totals']['time_to_target_s']:6.1f} s, epochs {[st['epochs'] for st in s]}, "

@@ -31,7 +31,7 @@ static void BM_Sweep100kPointsOneThread(benchmark::State& state) {
   for (auto _ : state) {
     for (int i = 0; i < 100000; ++i) {
       const double s = 1.0 + (i % 1000) * 0.1;
-      sink += totals(pp, stage_epochs(pp, s)).time_s;
+      sink += totals(pp, model_epochs(pp, s)).time_s;
     }
   }
   benchmark::DoNotOptimize(sink);

@@ -71,13 +71,13 @@ std::vector<torch::Tensor> load_params(const fs::path& out) {
 TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
   const auto r = run_plan(plan("mrt"), options("mrt"));
   ASSERT_EQ(r.stages.size(), 2u);
-  EXPECT_EQ(r.source, "measured");
+  EXPECT_EQ(r.source, Source::measured);
   // patience 1 with a huge epsilon: the rule fires after epoch 2 (the first it may)
-  EXPECT_EQ(r.stages[0].switch_epoch.value_or(-1), 2);
+  EXPECT_EQ(r.stages[0].single().switch_epoch.value_or(-1), 2);
   EXPECT_EQ(r.stages[1].epochs, 3);
-  EXPECT_EQ(r.stages[1].per_epoch.size(), 3u);
+  EXPECT_EQ(r.stages[1].single().per_epoch.size(), 3u);
   for (const auto& s : r.stages)
-    for (const auto& e : s.per_epoch) {
+    for (const auto& e : s.single().per_epoch) {
       EXPECT_GT(e.compute_s, 0);
       EXPECT_GE(e.epoch_s, e.compute_s);
       EXPECT_TRUE(e.loss && e.metric);
@@ -106,13 +106,14 @@ TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
 
 TEST_F(TinyRun, IterationWindowRuleSwitchesMidEpoch) {
   auto p = plan("mrt");
-  p.stages[0].stop.window_iterations = 1;  // patience 1, huge epsilon: fires at the second window
+  p.stages[0].models[0].stop.window_iterations = 1;  // patience 1, huge epsilon: fires at the second window
   const auto r = run_plan(p, options("window"));
   ASSERT_EQ(r.stages.size(), 2u);
-  EXPECT_EQ(r.stages[0].switch_epoch.value_or(-1), 1);
-  EXPECT_EQ(r.stages[0].epochs, 1);
-  EXPECT_EQ(r.stages[0].iterations, 2);  // of 4 in an epoch
-  EXPECT_EQ(r.stages[0].stop_reason, "switch rule");
+  const auto& coarse = r.stages[0].single();
+  EXPECT_EQ(coarse.switch_epoch.value_or(-1), 1);
+  EXPECT_EQ(coarse.epochs, 1);
+  EXPECT_EQ(coarse.iterations, 2);  // of 4 in an epoch
+  EXPECT_EQ(coarse.stop_reason, "switch rule");
   EXPECT_EQ(r.stages[1].epochs, 3);
 }
 
@@ -139,8 +140,8 @@ TEST_F(TinyRun, RecomputedBatchNormStatisticsChangeTheValidationMetricAndNothing
   const auto plain = run_plan(p, options("running-averages"));
   p.precise_bn_batches = 2;
   const auto precise = run_plan(p, options("precise-bn"));
-  const auto& a = plain.stages[0].per_epoch;
-  const auto& b = precise.stages[0].per_epoch;
+  const auto& a = plain.stages[0].single().per_epoch;
+  const auto& b = precise.stages[0].single().per_epoch;
   ASSERT_EQ(a.size(), 3u);
   ASSERT_EQ(b.size(), 3u);
   bool metric_moved = false;
@@ -196,7 +197,8 @@ stages:
   const auto r = run_plan(p, o);
   ASSERT_EQ(r.stages.size(), 2u);
   EXPECT_EQ(r.target_metric, "val_iou");
-  for (const auto& s : r.stages) {
+  for (const auto& st : r.stages) {
+    const auto& s = st.single();
     ASSERT_EQ(s.per_epoch.size(), 1u);
     EXPECT_GT(*s.per_epoch[0].loss, 0);
     EXPECT_GE(*s.per_epoch[0].metric, 0);

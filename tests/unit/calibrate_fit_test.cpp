@@ -335,15 +335,16 @@ namespace {
 StageRecord stage_from(const LearningCurve& metric, const LearningCurve* loss, int epochs, int resolution) {
   StageRecord s;
   s.models.push_back({});
-  s.models[0].resolution = resolution;
+  auto& m = s.models[0];
+  m.resolution = resolution;
   s.global_batch = 16;
-  s.epochs = epochs;
+  s.epochs = m.epochs = epochs;
   for (int e = 1; e <= epochs; ++e) {
     EpochRecord er;
     er.epoch = e;
     er.metric = curve_value(metric, e);
     if (loss) er.loss = curve_value(*loss, e);
-    s.per_epoch.push_back(er);
+    m.per_epoch.push_back(er);
   }
   return s;
 }
@@ -360,15 +361,15 @@ TEST(ConvergenceFit, RecoversLearningCurvesAndTransferEfficiency) {
   const double e0 = *crossing_epoch(truth.dense_metric, target);
   std::vector<NamedRecord> recs;
   Record base;
-  base.source = "measured", base.workload = "w", base.target_value = target;
+  base.source = Source::measured, base.workload = "w", base.target_value = target;
   base.stages.push_back(stage_from(truth.dense_metric, nullptr, 12, 1));
   recs.push_back({"base.json", base});
   for (int s : {2, 4, 7}) {
     Record m = base;
     m.stages = {stage_from(truth.coarse_metric, &truth.coarse_loss, s, 2), stage_from(truth.dense_metric, nullptr, 1, 1)};
     // the run stops at the first whole epoch past the crossing
-    m.stages[1].epochs = std::ceil(dense_epochs_after_transfer(truth, e0, s));
-    m.stages[1].stop_reason = "target reached";
+    m.stages[1].epochs = m.stages[1].single().epochs = std::ceil(dense_epochs_after_transfer(truth, e0, s));
+    m.stages[1].single().stop_reason = "target reached";
     recs.push_back({"mrt" + std::to_string(s) + ".json", m});
   }
   const auto fit = fit_convergence(recs);
@@ -388,16 +389,17 @@ namespace {
 StageRecord stage_of(const std::vector<double>& metric, const std::vector<double>& loss, int resolution, const std::string& stop = "") {
   StageRecord s;
   s.models.push_back({});
-  s.models[0].resolution = resolution;
+  auto& m = s.models[0];
+  m.resolution = resolution;
   s.global_batch = 16;
-  s.epochs = static_cast<double>(metric.size());
-  s.stop_reason = stop;
+  s.epochs = m.epochs = static_cast<double>(metric.size());
+  m.stop_reason = stop;
   for (size_t i = 0; i < metric.size(); ++i) {
     EpochRecord er;
     er.epoch = static_cast<double>(i + 1);
     er.metric = metric[i];
     if (!loss.empty()) er.loss = loss[i];
-    s.per_epoch.push_back(er);
+    m.per_epoch.push_back(er);
   }
   return s;
 }
@@ -412,7 +414,7 @@ ConvergenceFit fit_noisy_loop(bool maximize) {
     return v;
   };
   Record base;
-  base.source = "measured", base.workload = "w", base.target_value = maximize ? 0.79 : 0.21, base.target_maximize = maximize;
+  base.source = Source::measured, base.workload = "w", base.target_value = maximize ? 0.79 : 0.21, base.target_maximize = maximize;
   base.stages = {stage_of(m({0.2787, 0.199, 0.2276, 0.3072, 0.1917, 0.3126}), {}, 1)};
   Record s1 = base, s4 = base;
   s1.stages = {stage_of(m({0.2599}), {0.2795}, 2), stage_of(m({0.2308, 0.2455, 0.1893}), {}, 1, "target reached")};
@@ -439,7 +441,7 @@ TEST(ConvergenceFit, NoisyMetricIsFittedAsItsBestSoFar) {
   EXPECT_NEAR(rising.baseline_epochs_to_target, fit.baseline_epochs_to_target, 1e-3);
   EXPECT_NEAR(rising.params.dense_metric.floor, 1 - fit.params.dense_metric.floor, 1e-3);
   Record other;
-  other.source = "measured", other.workload = "w", other.target_value = 0.21, other.target_maximize = true;
+  other.source = Source::measured, other.workload = "w", other.target_value = 0.21, other.target_maximize = true;
   other.stages = {stage_of({0.3, 0.25, 0.2, 0.19}, {}, 1)};
   Record base = other;
   base.target_maximize = false;
@@ -448,7 +450,7 @@ TEST(ConvergenceFit, NoisyMetricIsFittedAsItsBestSoFar) {
 
 TEST(ConvergenceFit, RefusesRecordsWithoutABaselineOrMissingMetrics) {
   Record m;
-  m.source = "measured", m.workload = "w";
+  m.source = Source::measured, m.workload = "w";
   m.stages = {stage_from({"exp", 0.2, 0.5, 2}, nullptr, 5, 2), stage_from({"exp", 0.1, 0.5, 4}, nullptr, 3, 1)};
   EXPECT_NE(error_of([&] { fit_convergence({{"m.json", m}}); }).find("no training loss"), std::string::npos);
   LearningCurve l{"exp", 0.2, 0.5, 2};

@@ -14,6 +14,7 @@
 #include "model/errors.hpp"
 #include "model/startup_cost.hpp"
 #include "model/straggler.hpp"
+#include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
 #include "model/record.hpp"
@@ -45,8 +46,8 @@ TEST(Plan, YamlRoundTrip) {
   const Plan b = plan_from_yaml_text(plan_to_yaml(a), "again.yaml");
   EXPECT_EQ(plan_to_yaml(a), plan_to_yaml(b));
   ASSERT_EQ(b.stages.size(), 2u);
-  EXPECT_EQ(b.stages[0].stop.kind, StopRule::Kind::switch_rule);
-  EXPECT_EQ(b.stages[0].stop.rule.patience, 5);
+  EXPECT_EQ(b.stages[0].models[0].stop.kind, StopRule::Kind::switch_rule);
+  EXPECT_EQ(b.stages[0].models[0].stop.rule.patience, 5);
   EXPECT_EQ(b.stages[1].global_batch(), 256);
   EXPECT_EQ(b.precise_bn_batches, 0);
   std::string precise = kPlan;
@@ -71,13 +72,14 @@ TEST(Record, PredictionRoundTripsThroughJson) {
   const auto back = record_from_json(record_to_json(r), "r.json");
   EXPECT_EQ(record_to_json(back), record_to_json(r));
   ASSERT_EQ(back.stages.size(), 2u);
-  EXPECT_EQ(back.source, "predicted");
-  EXPECT_TRUE(back.stages[0].switch_epoch.has_value());
+  EXPECT_EQ(back.source, Source::predicted);
+  EXPECT_TRUE(back.stages[0].single().switch_epoch.has_value());
   double sum = 0;
   for (const auto& s : back.stages) sum += s.time_s;
   EXPECT_NEAR(sum, back.totals.time_to_target_s, 1e-9 * sum);
   // the phases split compute exactly, per epoch and per stage, as a measurement's do
-  for (const auto& s : back.stages) {
+  for (const auto& st : back.stages) {
+    const auto& s = st.single();
     ASSERT_TRUE(s.phases.has_value());
     EXPECT_NEAR(s.phases->forward_s + s.phases->backward_s + s.phases->optimizer_s, s.compute_s, 1e-9 * s.compute_s);
     EXPECT_GT(s.phases->backward_s, s.phases->forward_s);
@@ -91,12 +93,12 @@ TEST(Record, PredictionRoundTripsThroughJson) {
 
 TEST(Record, PhasesAreOptionalAndChecked) {
   auto r = simulate(plan_from_yaml_text(kPlan, "p.yaml"), calibrated_builtin_profile("summit"));
-  r.stages[0].phases.reset();
-  r.stages[0].per_epoch[0].phases.reset();
+  r.stages[0].single().phases.reset();
+  r.stages[0].single().per_epoch[0].phases.reset();
   const auto back = record_from_json(record_to_json(r), "r.json");
-  EXPECT_FALSE(back.stages[0].phases.has_value());
-  EXPECT_FALSE(back.stages[0].per_epoch[0].phases.has_value());
-  EXPECT_TRUE(back.stages[0].per_epoch[1].phases.has_value());
+  EXPECT_FALSE(back.stages[0].single().phases.has_value());
+  EXPECT_FALSE(back.stages[0].single().per_epoch[0].phases.has_value());
+  EXPECT_TRUE(back.stages[0].single().per_epoch[1].phases.has_value());
   auto text = record_to_json(r);
   const auto at = text.find("\"forward_s\"");
   ASSERT_NE(at, std::string::npos);
@@ -187,7 +189,7 @@ TEST(Simulator, SwitchRuleAndTransferReproduceTheCalibrationRow) {
   // Table I: 55 coarse + 54 dense epochs; the rule's switch is what the record reports
   const auto r = simulate(builtin_plan("cosmoflow-mrt@summit"), calibrated_builtin_profile("summit"));
   ASSERT_EQ(r.stages.size(), 2u);
-  EXPECT_DOUBLE_EQ(*r.stages[0].switch_epoch, 55);
+  EXPECT_DOUBLE_EQ(*r.stages[0].single().switch_epoch, 55);
   EXPECT_DOUBLE_EQ(r.stages[1].epochs, 54);
   EXPECT_TRUE(r.totals.reached_target);
 }
@@ -199,19 +201,19 @@ TEST(Simulator, FewerIterationsMeanFewerSynchronisations) {
   Plan big = small;
   small.stages[0].models[0].local_batch = 2;
   const auto a = prepare(small, m), b = prepare(big, m);
-  EXPECT_GT(a.stages[0].iterations_per_epoch, b.stages[0].iterations_per_epoch);
-  EXPECT_GT(a.stages[0].first_epoch.comm_s, b.stages[0].first_epoch.comm_s);
+  EXPECT_GT(a.stages[0].models[0].iterations_per_epoch, b.stages[0].models[0].iterations_per_epoch);
+  EXPECT_GT(a.stages[0].models[0].first_epoch.comm_s, b.stages[0].models[0].first_epoch.comm_s);
 }
 
 namespace {
 
 // The coarse CosmoFlow stage on Summit, costed with the calibrated profile and with `tweak` applied to it.
-std::pair<StageCosts, StageCosts> coarse_stage_before_after(const std::function<void(MachineProfile&)>& tweak) {
+std::pair<ModelCosts, ModelCosts> coarse_stage_before_after(const std::function<void(MachineProfile&)>& tweak) {
   auto m = calibrated_builtin_profile("summit");
   const Plan p = builtin_plan("cosmoflow-coarse@summit");
-  const auto before = prepare(p, m).stages[0];
+  const auto before = prepare(p, m).stages[0].models[0];
   tweak(m);
-  return {before, prepare(p, m).stages[0]};
+  return {before, prepare(p, m).stages[0].models[0]};
 }
 
 }  // namespace
@@ -242,9 +244,9 @@ TEST(Simulator, RanksWaitForTheSlowestAsOrderStatisticsSay) {
   auto m = calibrated_builtin_profile("summit");
   m.gpus_per_node = 1;
   const Plan p = builtin_plan("cosmoflow-coarse@summit");
-  const auto g = prepare(p, m).stages[0];
+  const auto g = prepare(p, m).stages[0].models[0];
   m.compute.step_time_cv = 0.05, m.node_sharing.step_time_cv = 0.2;
-  const auto h = prepare(p, m).stages[0];
+  const auto h = prepare(p, m).stages[0].models[0];
   EXPECT_NEAR(h.comm_exposed_iter_s - g.comm_exposed_iter_s, straggler_wait_s(g.compute_iter_s, 0.05, g.gpus), 1e-12);
 }
 
@@ -260,14 +262,16 @@ TEST(Simulator, AStageStartsUpByTouchingTheHeapItsProcessHasNotGrownYet) {
   const auto before = prepare(p, m);
   m.compute.first_touch = t;
   const auto after = prepare(p, m);
-  const auto& coarse = after.stages[0];
-  const auto& dense = after.stages[1];
+  const auto& coarse = after.stages[0].models[0];
+  const auto& dense = after.stages[1].models[0];
   ASSERT_GT(dense.working_set_bytes, coarse.working_set_bytes);
   EXPECT_NEAR(coarse.startup_s, coarse.working_set_bytes / 0.5e9, 1e-12);
   EXPECT_NEAR(dense.startup_s, (dense.working_set_bytes - coarse.working_set_bytes) / 0.5e9, 1e-12);
   for (size_t i = 0; i < 2; ++i) {  // once, in the first epoch's compute
-    EXPECT_NEAR(after.stages[i].first_epoch.compute_s - before.stages[i].first_epoch.compute_s, after.stages[i].startup_s, 1e-9);
-    EXPECT_DOUBLE_EQ(after.stages[i].later_epoch.compute_s, before.stages[i].later_epoch.compute_s);
+    const auto& a = after.stages[i].models[0];
+    const auto& b = before.stages[i].models[0];
+    EXPECT_NEAR(a.first_epoch.compute_s - b.first_epoch.compute_s, a.startup_s, 1e-9);
+    EXPECT_DOUBLE_EQ(a.later_epoch.compute_s, b.later_epoch.compute_s);
   }
   // and the profile keeps it
   const auto back = profile_from_yaml_text(profile_to_yaml(m), "t.yaml");
@@ -286,16 +290,16 @@ TEST(Simulator, AValidationPassIsTheRanksShareOfHeldOutSamplesForwardWithoutAuto
   p.precise_bn_batches = 3;
   const auto without = prepare(p, m);
   const auto r0 = simulate(without, m);
-  for (const auto& c : without.stages) EXPECT_EQ(c.later_epoch.eval_s, 0.0);  // not measured: not predicted
+  for (const auto& c : without.stages) EXPECT_EQ(c.models[0].later_epoch.eval_s, 0.0);  // not measured: not predicted
   m.compute.inference_factor = 0.6;
   const auto with = prepare(p, m);
   const auto r1 = simulate(with, m);
   double added_s = 0;
   for (size_t i = 0; i < 2; ++i) {
-    const auto& c = with.stages[i];
+    const auto& c = with.stages[i].models[0];
     const auto& st = p.stages[i];
-    const double lb = st.model().local_batch;
-    const double gpus = st.model().gpus;
+    const double lb = st.models[0].local_batch;
+    const double gpus = st.models[0].gpus;
     EXPECT_NEAR(c.inference_iter_s, 0.6 * c.forward_iter_s, 1e-15);
     // each rank: ceil(1000 / gpus) held-out samples, then 3 batches (or its whole share) recomputing batch norm
     const double held = std::ceil(1000 / gpus) / lb;
@@ -305,12 +309,12 @@ TEST(Simulator, AValidationPassIsTheRanksShareOfHeldOutSamplesForwardWithoutAuto
     ASSERT_GT(c.later_epoch.io_s, 0);
     EXPECT_NEAR(c.later_epoch.eval_s, c.inference_iter_s * c.eval_batches + 2 * c.later_epoch.io_s, 1e-9 * c.later_epoch.eval_s);
     // training is what it was
-    EXPECT_DOUBLE_EQ(c.later_epoch.compute_s, without.stages[i].later_epoch.compute_s);
-    EXPECT_DOUBLE_EQ(c.later_epoch.io_s, without.stages[i].later_epoch.io_s);
+    EXPECT_DOUBLE_EQ(c.later_epoch.compute_s, without.stages[i].models[0].later_epoch.compute_s);
+    EXPECT_DOUBLE_EQ(c.later_epoch.io_s, without.stages[i].models[0].later_epoch.io_s);
     EXPECT_DOUBLE_EQ(r1.stages[i].epochs, r0.stages[i].epochs);
-    const auto t = stage_time(c, r1.stages[i].epochs);
+    const auto t = model_time(c, r1.stages[i].epochs);
     EXPECT_NEAR(r1.stages[i].eval_s, t.eval_s, 1e-12);
-    EXPECT_NEAR(r1.stages[i].per_epoch.back().eval_s, c.later_epoch.eval_s, 1e-12);
+    EXPECT_NEAR(r1.stages[i].single().per_epoch.back().eval_s, c.later_epoch.eval_s, 1e-12);
     added_s += t.eval_s;
   }
   EXPECT_NEAR(r1.totals.time_to_target_s, r0.totals.time_to_target_s + added_s, 1e-9 * r1.totals.time_to_target_s);
@@ -325,7 +329,7 @@ TEST(Simulator, SmallLocalBatchOnCoarseDataWastesTheGpu) {
   auto per_sample = [&](int local) {
     p.stages[0].models[0].local_batch = local;
     const auto pp = prepare(p, m);
-    return pp.stages[0].compute_iter_s / local;
+    return pp.stages[0].models[0].compute_iter_s / local;
   };
   EXPECT_GT(per_sample(2), 1.05 * per_sample(8));
 }
@@ -387,4 +391,94 @@ stages:
   const auto sizes = nearest_working_sizes("deepcam", p.workload_options, {1, 2});
   EXPECT_NE(e.find(fmt::format("workload_options.size {} or {} works at resolutions 1, 2", sizes.at(0), sizes.at(1))), std::string::npos)
       << e;
+}
+
+TEST(Plan, AStageListsItsModelsAndTheOneModelFormIsShorthandForIt) {
+  const Plan a = plan_from_yaml_text(kPlan, "p.yaml");
+  // the same plan with the dense stage written as a list of one model
+  std::string listed = kPlan;
+  const std::string dense = "  - {name: dense, resolution: 1, gpus: 32, local_batch: 8, stop: {target: true}}\n";
+  listed.replace(listed.find(dense), dense.size(),
+                 "  - name: dense\n    models:\n      - {name: dense, resolution: 1, gpus: 32, local_batch: 8, stop: {target: true}}\n");
+  const Plan b = plan_from_yaml_text(listed, "listed.yaml");
+  EXPECT_EQ(plan_to_yaml(a), plan_to_yaml(b));
+  ASSERT_EQ(b.stages[1].models.size(), 1u);
+  EXPECT_EQ(b.stages[1].models[0].name, "dense");
+  EXPECT_TRUE(b.stages[1].models[0].from_previous);
+  // each model keeps its own stop, optimizer and learning rate; stage-level ones are their defaults
+  const Plan c = plan_from_yaml_text(R"(name: two
+workload: neuron-inverter
+machine: perlmutter
+method: baseline
+dataset: {train_samples: 1024}
+target: {metric: val_mse, value: 0.1}
+stages:
+  - name: only
+    optimizer: sgd
+    learning_rate: 0.5
+    models:
+      - {name: a, resolution: 1, gpus: 4, local_batch: 8, learning_rate: 0.1, stop: {iterations: 100}, init: scratch}
+)",
+                                     "two.yaml");
+  const auto& m = c.stages[0].models[0];
+  EXPECT_EQ(m.optimizer, "sgd");
+  EXPECT_DOUBLE_EQ(m.learning_rate, 0.1);
+  EXPECT_EQ(m.stop.kind, StopRule::Kind::iterations);
+  EXPECT_EQ(m.stop.iterations, 100);
+  EXPECT_FALSE(m.from_previous);
+  const Plan d = plan_from_yaml_text(plan_to_yaml(c), "again.yaml");
+  EXPECT_EQ(plan_to_yaml(c), plan_to_yaml(d));
+  // two models in one stage are MRMF's, not MRT's
+  std::string two = kPlan;
+  two.replace(two.find(dense), dense.size(),
+              "  - name: dense\n    models:\n      - {name: x, resolution: 1, gpus: 16, local_batch: 8, stop: {epochs: 1}}\n"
+              "      - {name: y, resolution: 1, gpus: 16, local_batch: 8, stop: {epochs: 1}}\n");
+  EXPECT_EQ(error_of([&] { plan_from_yaml_text(two, "two.yaml"); }),
+            "two.yaml: stages[1].models: a mrt stage trains one model; concurrent models (with a fusion) are MRMF's: method: mrmf");
+}
+
+TEST(Record, StagesHoldModelsWithTheirOwnBreakdownAndSchemaOneStillReads) {
+  auto r = simulate(plan_from_yaml_text(kPlan, "p.yaml"), calibrated_builtin_profile("summit"));
+  EXPECT_EQ(r.schema, "mrplan.record/2");
+  // a stage of two concurrent models: each keeps its own epochs, curve and times
+  auto& st = r.stages[0];
+  st.models.push_back(st.models[0]);
+  st.models[0].name = "low", st.models[1].name = "high";
+  st.models[1].time_s = st.models[0].time_s * 2;
+  st.models[1].per_epoch.resize(1);
+  st.models[1].per_epoch[0].loss = 0.5;
+  st.fusion_s = 1.5;
+  finish_stage(st);
+  EXPECT_DOUBLE_EQ(st.time_s, st.models[1].time_s + 1.5);  // the slower model plus the fusion
+  EXPECT_EQ(st.gpus, 64);
+  const auto back = record_from_json(record_to_json(r), "two.json");
+  EXPECT_EQ(record_to_json(back), record_to_json(r));
+  ASSERT_EQ(back.stages[0].models.size(), 2u);
+  EXPECT_EQ(back.stages[0].models[1].name, "high");
+  EXPECT_EQ(back.stages[0].models[1].per_epoch.size(), 1u);
+  EXPECT_DOUBLE_EQ(*back.stages[0].models[1].per_epoch[0].loss, 0.5);
+  EXPECT_DOUBLE_EQ(back.stages[0].fusion_s, 1.5);
+  EXPECT_NE(error_of([&] { back.stages[0].single(); }).find("trains 2 models at once"), std::string::npos);
+  // a schema-1 record: the one model's breakdown sat on its stage
+  const std::string old = R"({"schema": "mrplan.record/1", "source": "measured", "plan": "p", "workload": "w", "machine": "local",
+    "method": "baseline", "target": {"metric": "val_mse", "value": 0.2},
+    "stages": [{"name": "dense", "models": [{"workload": "w", "resolution": 1, "gpus": 2, "local_batch": 8, "params": 10}],
+                "gpus": 2, "global_batch": 16, "iterations_per_epoch": 48, "iterations": 96, "epochs": 2, "switch_epoch": null,
+                "stop_reason": "target reached", "io_s": 0.1, "comm_s": 0.2, "compute_s": 3, "time_s": 3.5,
+                "per_epoch": [{"epoch": 1, "io_s": 0.05, "comm_s": 0.1, "compute_s": 1.5, "epoch_s": 1.8, "loss": 0.3, "metric": 0.25},
+                              {"epoch": 2, "io_s": 0.05, "comm_s": 0.1, "compute_s": 1.5, "epoch_s": 1.7, "loss": 0.2, "metric": 0.19}]}],
+    "totals": {"time_to_target_s": 3.5, "gpu_hours": 0.002, "io_s": 0.1, "comm_s": 0.2, "compute_s": 3, "epochs": 2, "reached_target": true}})";
+  const auto one = record_from_json(old, "old.json");
+  EXPECT_EQ(one.schema, "mrplan.record/2");
+  const auto& m = one.stages[0].single();
+  EXPECT_EQ(m.name, "dense");
+  EXPECT_EQ(m.iterations, 96);
+  EXPECT_EQ(m.stop_reason, "target reached");
+  ASSERT_EQ(m.per_epoch.size(), 2u);
+  EXPECT_DOUBLE_EQ(*m.per_epoch[1].metric, 0.19);
+  EXPECT_DOUBLE_EQ(m.time_s, 3.5);
+  EXPECT_DOUBLE_EQ(one.stages[0].time_s, 3.5);
+  EXPECT_NE(error_of([&] { record_from_json(std::string(old).replace(old.find("record/1"), 8, "record/9"), "x.json"); })
+                .find("x.json: schema: expected 'mrplan.record/2' (or 'mrplan.record/1'), got 'mrplan.record/9'"),
+            std::string::npos);
 }

@@ -5,6 +5,7 @@
 #include "calibrate/mllog_ingest.hpp"
 #include "calibrate/paper_calibration.hpp"
 #include "calibrate/validation.hpp"
+#include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/simulate.hpp"
@@ -19,13 +20,14 @@ namespace {
 Record hand_made(double epoch_scale, double io_per_epoch) {
   const auto& m = calibrated_builtin_profile("summit");
   Record r = simulate(builtin_plan("cosmoflow-baseline@summit"), m);
-  r.source = "measured";
-  auto& s = r.stages[0];
+  r.source = Source::measured;
+  auto& s = r.stages[0].single();
   s.io_s = io_per_epoch * s.epochs;
   s.compute_s *= epoch_scale;
   s.comm_s *= epoch_scale;
   s.phases->forward_s *= epoch_scale, s.phases->backward_s *= epoch_scale, s.phases->optimizer_s *= epoch_scale;
   s.time_s = s.io_s + s.comm_s + s.compute_s;
+  finish_stage(r.stages[0]);
   r.totals.time_to_target_s = s.time_s;
   return r;
 }
@@ -36,7 +38,7 @@ TEST(Validate, NumbersAreWhatTheFormulaSays) {
   const auto& m = calibrated_builtin_profile("summit");
   const Record pred = simulate(builtin_plan("cosmoflow-baseline@summit"), m);
   const auto rows = validate_records({{"a.json", hand_made(1.25, 2.0)}, {"b.json", hand_made(0.8, 0.0)}}, m);
-  const auto& p = pred.stages[0];
+  const auto& p = pred.stages[0].single();
   auto find = [&](const std::string& rec, const std::string& q) {
     for (const auto& r : rows)
       if (r.record == rec && r.quantity == q) return r;
@@ -66,8 +68,8 @@ TEST(Validate, WhereTheProfilePredictsValidationPassesEpochTimesIncludeThem) {
   auto m = calibrated_builtin_profile("summit");
   m.compute.inference_factor = 0.5;
   Record r = simulate(builtin_plan("cosmoflow-baseline@summit"), m);
-  r.source = "measured";
-  auto& s = r.stages[0];
+  r.source = Source::measured;
+  auto& s = r.stages[0].single();
   const double predicted_eval_s = s.eval_s, predicted_time_s = s.time_s;
   ASSERT_GT(predicted_eval_s, 0);
   s.eval_s *= 2, s.time_s += predicted_eval_s, r.totals.time_to_target_s += predicted_eval_s;  // validation took twice as long
@@ -123,7 +125,7 @@ TEST(Validate, RefusesPredictionsAndRecordsWithoutTheirPlan) {
   Record pred = simulate(builtin_plan("cosmoflow-baseline@summit"), m);
   EXPECT_NE(error_of([&] { validate_records({{"p.json", pred}}, m); }).find("p.json: source: validate compares measured"),
             std::string::npos);
-  pred.source = "measured";
+  pred.source = Source::measured;
   pred.plan_spec.clear();
   EXPECT_NE(error_of([&] { validate_records({{"p.json", pred}}, m); }).find("p.json: plan_spec:"), std::string::npos);
 }
@@ -144,9 +146,9 @@ TEST(MllogIngest, HandMadeLogBecomesARecord) {
 )";
   const auto r = record_from_mllog(log, "x.log");
   ASSERT_EQ(r.stages.size(), 1u);
-  const auto& s = r.stages[0];
-  EXPECT_EQ(s.gpus, 32);
-  EXPECT_EQ(s.global_batch, 256);
+  EXPECT_EQ(r.stages[0].gpus, 32);
+  EXPECT_EQ(r.stages[0].global_batch, 256);
+  const auto& s = r.stages[0].single();
   ASSERT_EQ(s.per_epoch.size(), 2u);
   EXPECT_DOUBLE_EQ(s.per_epoch[0].epoch_s, 10.0);
   EXPECT_DOUBLE_EQ(s.per_epoch[1].epoch_s, 8.0);
