@@ -1,8 +1,10 @@
 #pragma once
 // Data-parallel collectives behind one interface: MPI on host memory, NCCL on CUDA device memory
-// (its unique id broadcast over MPI). Torch-free, so benchmarks and calibration use it too.
+// (its unique id broadcast over MPI). Torch-free, so benchmarks and calibration use it too. A
+// communicator splits into groups (MRMF trains one model per group, each data parallel inside it).
 #include <cstddef>
 #include <memory>
+#include <string>
 
 namespace mrplan {
 
@@ -16,7 +18,12 @@ class Communicator {
   virtual void allreduce_sum(float* data, size_t count) = 0;  // in place
   virtual void allreduce_sum(double* data, size_t count) = 0;
   virtual void broadcast(float* data, size_t count, int root) = 0;
+  // Host bytes (records, names) from `root` to every rank; always over the host transport.
+  virtual void broadcast_bytes(void* data, size_t bytes, int root) = 0;
   virtual void barrier() = 0;
+  // The ranks that pass the same `color` form a new communicator (MPI_Comm_split; NCCL builds a
+  // communicator over the split's ranks), ordered as they were here. Every rank must call it.
+  virtual std::unique_ptr<Communicator> split(int color) = 0;
   // A barrier that sleeps while it waits instead of polling, so that ranks kept waiting leave the
   // cores to the ranks being timed.
   virtual void quiet_barrier() { barrier(); }
@@ -25,6 +32,9 @@ class Communicator {
 // Initialises MPI (thread level SERIALIZED: a comm thread issues the gradient allreduces) on first
 // use and finalises it at exit.
 std::unique_ptr<Communicator> make_mpi_communicator();
+
+// `text` on `root` to every rank of `comm` (its length first, then its bytes).
+std::string broadcast_text(Communicator& comm, std::string text, int root);
 
 // NCCL over the ranks of `bootstrap` (which carries the unique id), on CUDA device `device`.
 // Operations wait for the work already queued on the legacy default stream (where LibTorch

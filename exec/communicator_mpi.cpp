@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "exec/communicator.hpp"
@@ -29,15 +30,22 @@ void ensure_mpi() {
 
 class MpiCommunicator final : public Communicator {
  public:
-  MpiCommunicator() {
-    ensure_mpi();
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  // `owned`: a communicator this object made (a split) and frees; MPI_COMM_WORLD is not.
+  explicit MpiCommunicator(MPI_Comm comm = MPI_COMM_WORLD, bool owned = false) : comm_(comm), owned_(owned) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
     MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank_);
     MPI_Comm_free(&node);
   }
+  ~MpiCommunicator() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (owned_ && !finalized) MPI_Comm_free(&comm_);
+  }
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
@@ -45,12 +53,22 @@ class MpiCommunicator final : public Communicator {
   void allreduce_sum(double* data, size_t count) override { chunked(data, count, MPI_DOUBLE); }
   void broadcast(float* data, size_t count, int root) override {
     for (size_t off = 0; off < count; off += INT_MAX)
-      MPI_Bcast(data + off, static_cast<int>(std::min<size_t>(INT_MAX, count - off)), MPI_FLOAT, root, MPI_COMM_WORLD);
+      MPI_Bcast(data + off, static_cast<int>(std::min<size_t>(INT_MAX, count - off)), MPI_FLOAT, root, comm_);
   }
-  void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
+  void broadcast_bytes(void* data, size_t bytes, int root) override {
+    auto* p = static_cast<char*>(data);
+    for (size_t off = 0; off < bytes; off += INT_MAX)
+      MPI_Bcast(p + off, static_cast<int>(std::min<size_t>(INT_MAX, bytes - off)), MPI_BYTE, root, comm_);
+  }
+  void barrier() override { MPI_Barrier(comm_); }
+  std::unique_ptr<Communicator> split(int color) override {
+    MPI_Comm part;
+    MPI_Comm_split(comm_, color, rank_, &part);
+    return std::make_unique<MpiCommunicator>(part, true);
+  }
   void quiet_barrier() override {
     MPI_Request req;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    MPI_Ibarrier(comm_, &req);
     for (int done = 0;;) {
       MPI_Test(&req, &done, MPI_STATUS_IGNORE);
       if (done) return;
@@ -63,13 +81,26 @@ class MpiCommunicator final : public Communicator {
   void chunked(T* data, size_t count, MPI_Datatype type) {
     for (size_t off = 0; off < count; off += INT_MAX)
       MPI_Allreduce(MPI_IN_PLACE, data + off, static_cast<int>(std::min<size_t>(INT_MAX, count - off)), type, MPI_SUM,
-                    MPI_COMM_WORLD);
+                    comm_);
   }
+  MPI_Comm comm_;
+  bool owned_;
   int rank_ = 0, size_ = 1, local_rank_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Communicator> make_mpi_communicator() { return std::make_unique<MpiCommunicator>(); }
+std::unique_ptr<Communicator> make_mpi_communicator() {
+  ensure_mpi();
+  return std::make_unique<MpiCommunicator>();
+}
+
+std::string broadcast_text(Communicator& comm, std::string text, int root) {
+  double n = static_cast<double>(text.size());
+  comm.broadcast_bytes(&n, sizeof n, root);
+  text.resize(static_cast<size_t>(n));
+  if (!text.empty()) comm.broadcast_bytes(text.data(), text.size(), root);
+  return text;
+}
 
 }  // namespace mrplan

@@ -10,6 +10,7 @@
 #include <nccl.h>
 
 #include <climits>
+#include <memory>
 #include <vector>
 #endif
 
@@ -27,7 +28,9 @@ void check(ncclResult_t r, const char* what) {
 
 class NcclCommunicator final : public Communicator {
  public:
-  NcclCommunicator(Communicator& bootstrap, int device) : boot_(bootstrap), device_(device) {
+  // `owned_bootstrap`: a split's host communicator, which this one keeps alive
+  NcclCommunicator(Communicator& bootstrap, int device, std::unique_ptr<Communicator> owned_bootstrap = nullptr)
+      : owned_(std::move(owned_bootstrap)), boot_(bootstrap), device_(device) {
     check(cudaSetDevice(device_), "cudaSetDevice");
     ncclUniqueId id;
     if (boot_.rank() == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
@@ -54,8 +57,16 @@ class NcclCommunicator final : public Communicator {
     check(ncclBroadcast(data, data, count, ncclFloat32, root, comm_, stream_), "ncclBroadcast");
     check(cudaStreamSynchronize(stream_), "ncclBroadcast (stream)");
   }
+  void broadcast_bytes(void* data, size_t bytes, int root) override { boot_.broadcast_bytes(data, bytes, root); }
   void barrier() override { boot_.barrier(); }
   void quiet_barrier() override { boot_.quiet_barrier(); }
+  // A new NCCL communicator over the split of the host one (works with every NCCL version, where
+  // ncclCommSplit needs 2.18; a split happens once per MRMF stage, not per step).
+  std::unique_ptr<Communicator> split(int color) override {
+    auto host = boot_.split(color);
+    auto& ref = *host;
+    return std::make_unique<NcclCommunicator>(ref, device_, std::move(host));
+  }
 
  private:
   // The caller's thread may differ from the one that queued the data (the gradient comm thread):
@@ -70,6 +81,7 @@ class NcclCommunicator final : public Communicator {
     check(ncclAllReduce(data, data, count, type, ncclSum, comm_, stream_), "ncclAllReduce");
     check(cudaStreamSynchronize(stream_), "ncclAllReduce (stream)");
   }
+  std::unique_ptr<Communicator> owned_;
   Communicator& boot_;
   int device_;
   ncclComm_t comm_{};

@@ -111,8 +111,10 @@ TEST_F(TinyRun, IterationWindowRuleSwitchesMidEpoch) {
   ASSERT_EQ(r.stages.size(), 2u);
   const auto& coarse = r.stages[0].single();
   EXPECT_EQ(coarse.switch_epoch.value_or(-1), 1);
-  EXPECT_EQ(coarse.epochs, 1);
+  EXPECT_EQ(coarse.per_epoch.size(), 1u);
   EXPECT_EQ(coarse.iterations, 2);  // of 4 in an epoch
+  EXPECT_DOUBLE_EQ(coarse.epochs, 0.5);
+  EXPECT_DOUBLE_EQ(coarse.per_epoch[0].fraction, 0.5);
   EXPECT_EQ(coarse.stop_reason, "switch rule");
   EXPECT_EQ(r.stages[1].epochs, 3);
 }
@@ -213,4 +215,27 @@ stages:
   EXPECT_NE(mrplan::testing::error_of([&] { run_plan(p, o); }).find("reports val_iou or val_loss for this workload, not 'val_mse'"),
             std::string::npos);
   fs::remove_all(dir);
+}
+
+// Killed right at the switch (after the coarse stage's last epoch): the resumed run builds the dense
+// network from the same seed and transfers from the saved coarse model, as the uninterrupted run did.
+TEST_F(TinyRun, ResumedAtTheSwitchEndsWithTheSameParameters) {
+  const auto p = plan("mrt");
+  run_plan(p, options("straight-switch"));
+  auto o = options("killed-switch");
+  o.stop_after_epochs = 2;  // the rule fires after coarse epoch 2
+  const auto partial = run_plan(p, o);
+  ASSERT_EQ(partial.stages.size(), 1u);
+  EXPECT_FALSE(partial.totals.reached_target);
+  auto r = options("killed-switch");
+  r.resume_dir = (dir / "killed-switch").string();
+  const auto resumed = run_plan(p, r);
+  ASSERT_EQ(resumed.stages.size(), 2u);
+  EXPECT_EQ(resumed.stages[0].single().switch_epoch.value_or(-1), 2);
+  const auto a = load_params(dir / "straight-switch"), b = load_params(dir / "killed-switch");
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << i;
+  // a finished run resumed trains nothing more
+  const auto again = run_plan(p, r);
+  EXPECT_EQ(record_to_json(again), record_to_json(resumed));
 }

@@ -1,0 +1,233 @@
+#include "exec/model_trainer.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "exec/grad_sync.hpp"
+#include "exec/lamb.hpp"
+#include "exec/loader.hpp"
+#include "exec/objective.hpp"
+#include "exec/precise_batch_norm.hpp"
+#include "exec/step_clock.hpp"
+#include "model/errors.hpp"
+#include "model/method_rules.hpp"
+
+namespace mrplan {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct NonFiniteLoss : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+double learning_rate(const ModelRun& s, int epoch /* 0-based */, int iter, int iters) {
+  double lr = s.learning_rate;
+  if (epoch < s.warmup_epochs) lr *= (epoch + (iter + 1.0) / iters) / s.warmup_epochs;
+  for (const auto& [e, f] : s.lr_decay)
+    if (epoch >= e) lr *= f;
+  return lr;
+}
+
+void set_lr(torch::optim::Optimizer& opt, double lr) {
+  for (auto& g : opt.param_groups()) g.options().set_lr(lr);
+}
+
+// What one pass over the rank's batches measured.
+struct EpochTimes {
+  double io_s = 0, comm_s = 0, compute_s = 0, loss_sum = 0;
+  StepPhases phases;
+  int iterations = 0;
+  bool window_switch = false;  // the switch rule fired at a window of iterations
+  bool budget_spent = false;   // a fixed iteration budget ran out
+};
+
+// The validation metric on this group's share of the held-out samples, batch norm recomputed first
+// where the plan asks (PreciseBN, Wu & Johnson 2021).
+double validate(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, const SampleStore& store, const ModelRun& run,
+                const std::vector<int64_t>& recompute_ids, BatchPool& batches) {
+  const auto& objective = *ctx.objective;
+  const bool cuda = ctx.device.is_cuda();
+  constexpr int prefetch_depth = 2;
+  if (!recompute_ids.empty()) {
+    BatchNormRecompute recompute(model);
+    Prefetcher tp(store, recompute_ids, run.local_batch, prefetch_depth, /*keep_partial=*/true, &batches);
+    while (auto b = tp.next()) {
+      if (cuda) b->x = b->x.to(ctx.device);
+      model.forward(b->x);
+    }
+  }
+  model.eval();
+  std::vector<double> val(validation_sum_count(objective), 0.0);
+  {
+    torch::NoGradGuard ng;
+    std::vector<int64_t> vids;
+    for (int64_t v = job.group.rank(); v < ctx.plan.validation_samples; v += job.group.size()) vids.push_back(ctx.plan.train_samples + v);
+    Prefetcher vp(store, vids, run.local_batch, prefetch_depth, /*keep_partial=*/true);
+    while (auto b = vp.next()) {
+      if (cuda) b->x = b->x.to(ctx.device), b->y = b->y.to(ctx.device);
+      add_validation_sums(objective, model.forward(b->x), b->y, val.data());
+    }
+  }
+  job.group.allreduce_sum(val.data(), val.size());
+  return validation_metric(objective, ctx.plan.target_metric, val.data());
+}
+
+}  // namespace
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ModelRun& s, std::vector<torch::Tensor> params) {
+  if (s.optimizer == "adam") return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.learning_rate));
+  if (s.optimizer == "sgd") return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(s.learning_rate));
+  if (s.optimizer == "momentum")
+    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(s.learning_rate).momentum(0.9));
+  if (s.optimizer == "lamb") return std::make_unique<Lamb>(params, LambOptions(s.learning_rate));
+  fail_input("", "optimizer", fmt::format("'{}' is not available in the execution backend yet (adam, sgd, momentum, lamb)", s.optimizer));
+}
+
+ModelRecord start_model_record(const RunContext& ctx, const ModelJob& job, const SpecNetImpl& model, bool nccl) {
+  const auto& run = ctx.plan.stages[job.stage].models[job.model];
+  ModelRecord m;
+  m.name = run.name;
+  m.workload = ctx.spec.name, m.resolution = run.resolution, m.gpus = run.gpus, m.local_batch = run.local_batch;
+  m.params = model.table().total_params();
+  m.iterations_per_epoch = ctx.plan.train_samples / job.group.size() / run.local_batch;
+  m.allreduce_algorithm = job.group.size() == 1 ? "none" : nccl ? "nccl" : "mpi";
+  return m;
+}
+
+ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, torch::optim::Optimizer& opt, ModelProgress& prog,
+                     const Checkpointer& checkpoints) {
+  const auto& plan = ctx.plan;
+  const Stage& st = plan.stages[job.stage];
+  const ModelRun& mr = st.models[job.model];
+  const int rank = job.group.rank(), ranks = job.group.size();
+  const bool cuda = ctx.device.is_cuda();
+  const SampleStore store = open_store(ctx, mr, st.name);
+  const auto& objective = objective_for(ctx, store);
+  ModelRecord& rec = prog.record;
+  GradSync sync(model.parameters(), job.tensors, plan.bucket_bytes);
+  StepClock clock(cuda ? ctx.device.index() : -1, 6);
+  constexpr int prefetch_depth = 2;
+  // in flight at once: the queue, the batch being filled, the step's and the one before it
+  BatchPool batches(prefetch_depth + 3);
+  const int iters = static_cast<int>(rec.iterations_per_epoch);
+  if (iters < 1)
+    fail_input(plan.source_file, "dataset.train_samples", fmt::format("too few samples for one batch per rank in stage '{}'", st.name));
+  // MRT III-C for DeepCAM: the rule watches the mean loss of windows of iterations (over the group's
+  // ranks, so every rank switches at the same iteration) and may end the stage mid-epoch
+  const int window = mr.stop.kind == StopRule::Kind::switch_rule ? mr.stop.window_iterations : 0;
+  // batch norm recomputed before each validation over the first batches of this rank's share
+  std::vector<int64_t> recompute_ids;
+  for (int64_t v = rank; v < plan.train_samples && static_cast<int64_t>(recompute_ids.size()) < int64_t{plan.precise_bn_batches} * mr.local_batch;
+       v += ranks)
+    recompute_ids.push_back(v);
+  const std::string tag = st.models.size() == 1 ? st.name : st.name + "/" + mr.name;
+  for (;;) {
+    const int e = prog.epoch;  // 0-based epoch about to run
+    const auto t_epoch = Clock::now();
+    ctx.log.event("epoch_start", "INTERVAL_START", "null", fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs + 1));
+    model.train();
+    auto ids = restricted_shuffle(plan.train_samples, rank, ranks, mr.local_batch, ctx.options.seed * 31 + job.stage, e);
+    Prefetcher pf(store, std::move(ids), mr.local_batch, prefetch_depth, false, &batches);
+    EpochTimes t;
+    double window_sum[2] = {0, 0};
+    for (;;) {
+      const auto t_data = Clock::now();
+      auto b = pf.next();
+      t.io_s += since(t_data);  // waiting for the prefetcher
+      if (!b) break;
+      // points: 0 copy to device 1 forward 2 backward 3 wait for allreduces 4 optimizer 5
+      clock.mark(0);
+      if (cuda) b->x = b->x.to(ctx.device), b->y = b->y.to(ctx.device);
+      clock.mark(1);
+      set_lr(opt, learning_rate(mr, e, t.iterations, iters));
+      opt.zero_grad();
+      sync.begin_step();
+      auto loss = training_loss(objective, model.forward(b->x), b->y);
+      clock.mark(2);
+      loss.backward();
+      clock.mark(3);
+      sync.finish_step();
+      clock.mark(4);
+      opt.step();
+      clock.mark(5);
+      const double l = loss.item<double>();  // waits for the whole step, so the clock's read is free
+      const auto iv = clock.intervals_s();
+      // host-to-device copies count as data time, as the simulator's timeline has them
+      t.phases += StepPhases{iv[0], iv[1], iv[2], iv[4]};
+      t.io_s += iv[0];
+      t.comm_s += iv[3];
+      t.compute_s += iv[1] + iv[2] + iv[4];
+      if (!std::isfinite(l))
+        throw NonFiniteLoss(fmt::format("stage '{}' epoch {} iteration {}: the loss is {}; the last good checkpoint is kept in {}",
+                                        tag, e + 1, t.iterations + 1, l, ctx.checkpoints.string()));
+      t.loss_sum += l;
+      ++t.iterations;
+      if (iteration_budget_spent(mr.stop, rec.iterations + t.iterations)) {
+        t.budget_spent = true;
+        break;
+      }
+      if (window > 0) {  // a partial window at the end of an epoch is dropped
+        window_sum[0] += l;
+        if (++window_sum[1] < window) continue;
+        job.group.allreduce_sum(window_sum, 2);
+        prog.window_losses.push_back(window_sum[0] / window_sum[1]);
+        window_sum[0] = window_sum[1] = 0;
+        if (switch_fires_at_last(mr.stop, prog.window_losses)) {
+          t.window_switch = true;
+          break;
+        }
+      }
+    }
+    // epoch means over the group's ranks, then validation on each rank's share of the held-out samples
+    double sums[2] = {t.loss_sum, static_cast<double>(t.iterations)};
+    job.group.allreduce_sum(sums, 2);
+    const double train_loss = sums[0] / std::max(1.0, sums[1]);
+    const auto t_eval = Clock::now();
+    const double val_metric = validate(ctx, job, model, store, mr, recompute_ids, batches);
+    const double eval_s = since(t_eval);
+    ++prog.epoch;
+    ++prog.total_epochs;
+    prog.losses.push_back(train_loss);
+    EpochRecord er;
+    er.epoch = prog.epoch;
+    er.fraction = static_cast<double>(t.iterations) / iters;
+    er.io_s = t.io_s, er.comm_s = t.comm_s, er.compute_s = t.compute_s, er.epoch_s = since(t_epoch), er.eval_s = eval_s;
+    er.phases = t.phases;
+    er.loss = train_loss;
+    er.metric = val_metric;
+    rec.per_epoch.push_back(er);
+    rec.epochs += er.fraction;
+    rec.iterations += t.iterations;
+    rec.io_s += t.io_s, rec.comm_s += t.comm_s, rec.compute_s += t.compute_s, rec.time_s += er.epoch_s;
+    rec.eval_s += eval_s;
+    if (!rec.phases) rec.phases.emplace();
+    *rec.phases += t.phases;
+    ctx.log.point(plan.maximize ? "eval_accuracy" : "eval_error", fmt::format("{}", val_metric),
+                  fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));
+    ctx.log.event("epoch_stop", "INTERVAL_END", "null", fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));
+    if (rank == 0 && !ctx.options.quiet)
+      fmt::print("[{}] epoch {:3d}  loss {:.5f}  val {:.5f}  {:.2f} s (data {:.2f}, comm {:.2f}, compute {:.2f})\n", tag, prog.epoch,
+                 train_loss, val_metric, er.epoch_s, t.io_s, t.comm_s, t.compute_s);
+    const auto why = stop_after_epoch(mr.stop, plan, {prog.epoch, rec.iterations, &prog.losses, val_metric}, t.window_switch);
+    if (why == StopReason::switch_rule) rec.switch_epoch = prog.epoch;
+    if (why != StopReason::none) {
+      rec.stop_reason = to_string(why);
+      // the stage's end checkpoints what it hands on; until then a stopped model of a concurrent
+      // stage keeps its own, so that a resume does not train it again
+      if (st.models.size() > 1 && rank == 0) checkpoints.save_model(job.stage, job.model, model, opt, prog);
+      return ModelEnd::stopped;
+    }
+    const bool killed = ctx.options.stop_after_epochs > 0 && prog.total_epochs >= ctx.options.stop_after_epochs;
+    const bool periodic = plan.checkpoint_every > 0 && prog.total_epochs % plan.checkpoint_every == 0;
+    if (rank == 0 && (periodic || killed)) checkpoints.save_model(job.stage, job.model, model, opt, prog);
+    job.group.barrier();
+    if (killed) return ModelEnd::killed;
+  }
+}
+
+}  // namespace mrplan

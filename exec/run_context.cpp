@@ -1,0 +1,65 @@
+#include "exec/run_context.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "exec/spec_network.hpp"
+#include "model/errors.hpp"
+#include "model/layer_table.hpp"
+
+namespace mrplan {
+
+namespace fs = std::filesystem;
+
+std::string resolve_data_dir(const Plan& plan, const RunOptions& o) {
+  std::string d = !o.data_dir.empty() ? o.data_dir : plan.data_dir;
+  if (d.empty()) fail_input(plan.source_file, "data.dir", "the plan names no data folder (add data: {dir: ...} or pass --data)");
+  fs::path p(d);
+  if (p.is_relative() && o.data_dir.empty() && !plan.source_file.empty() && !fs::exists(p))
+    p = fs::path(plan.source_file).parent_path() / p;
+  return p.string();
+}
+
+torch::Device pick_device(const std::string& want, const Communicator& comm) {
+  if (want != "auto" && want != "cpu" && want != "cuda")
+    fail_input("", "--device", fmt::format("'{}' is not a device (cpu, cuda, auto)", want));
+  const bool gpu = torch::cuda::is_available();
+  if (want == "cuda" && !gpu) fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
+  if (want == "cpu" || !gpu) return torch::Device(torch::kCPU);
+  if (comm.size() > 1 && !nccl_compiled())
+    fail_input("", "--device", "several ranks on GPUs need NCCL, which this build lacks; use --device cpu or rebuild with CUDA");
+  return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(comm.local_rank() % torch::cuda::device_count()));
+}
+
+SampleStore open_store(const RunContext& ctx, const ModelRun& run, const std::string& stage_name) {
+  const auto& plan = ctx.plan;
+  SampleStore store((fs::path(ctx.data_dir) / fmt::format("res{}", run.resolution)).string(), ctx.layout);
+  const auto spatial = coarsened_spatial(ctx.spec, run.resolution);
+  std::vector<int64_t> want{ctx.spec.input_channels};
+  want.insert(want.end(), spatial.begin(), spatial.end());
+  if (store.sample_shape() != want)
+    fail_input(ctx.data_dir, fmt::format("res{}", run.resolution),
+               fmt::format("samples are {} but stage '{}' needs {}", fmt::join(store.sample_shape(), "x"), stage_name,
+                           fmt::join(want, "x")));
+  if (plan.train_samples + plan.validation_samples > store.size())
+    fail_input(plan.source_file, "dataset",
+               fmt::format("{} training + {} validation samples requested, {} holds {}", plan.train_samples,
+                           plan.validation_samples, ctx.data_dir, store.size()));
+  return store;
+}
+
+const Objective& objective_for(RunContext& ctx, const SampleStore& store) {
+  if (!ctx.objective) {
+    ctx.objective = make_objective(ctx.layout, store, ctx.plan.train_samples);
+    if (ctx.objective->class_weights.defined()) ctx.objective->class_weights = ctx.objective->class_weights.to(ctx.device);
+  }
+  return *ctx.objective;
+}
+
+SpecNet build_network(const RunContext& ctx, int resolution) {
+  SpecNet net(ctx.spec, coarsened_spatial(ctx.spec, resolution), ctx.spec.coarse_upsamples_output ? resolution : 1);
+  net->to(ctx.device);
+  return net;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,47 @@
+#pragma once
+// What every part of a run shares: the plan, the ranks, the device, the network, the data folder,
+// the objective and the outputs. exec-internal: includes torch.
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "exec/communicator.hpp"
+#include "exec/data_layout.hpp"
+#include "exec/loader.hpp"
+#include "exec/mllog.hpp"
+#include "exec/objective.hpp"
+#include "exec/run.hpp"
+#include "exec/spec_network.hpp"
+#include "model/network_spec.hpp"
+
+namespace mrplan {
+
+struct RunContext {
+  const Plan& plan;
+  const RunOptions& options;
+  Communicator& world;  // every rank, host memory: scalars, records, and the fusion's broadcasts
+  torch::Device device;
+  NetworkSpec spec;
+  DataLayout layout;
+  std::string data_dir;
+  std::filesystem::path out, checkpoints;
+  MlLog& log;
+  std::optional<Objective> objective;  // the masks are the same at every resolution: weighed once
+  int rank = 0, ranks = 1;
+};
+
+// The plan's data folder, or --data; relative paths from the plan file's folder.
+std::string resolve_data_dir(const Plan& plan, const RunOptions& options);
+// One GPU per rank (the node-local rank picks it) when asked for or, on auto, when there is one.
+torch::Device pick_device(const std::string& want, const Communicator& comm);
+// The samples model `run` of stage `stage_name` trains on (dataset folder resF/), checked against
+// the network's input at that resolution and the plan's sample counts.
+SampleStore open_store(const RunContext& ctx, const ModelRun& run, const std::string& stage_name);
+// The objective, weighed on the first store a run opens.
+const Objective& objective_for(RunContext& ctx, const SampleStore& store);
+// The network of `run`: its resolution's input, the coarse output upsample where the workload has one.
+SpecNet build_network(const RunContext& ctx, int resolution);
+
+}  // namespace mrplan
