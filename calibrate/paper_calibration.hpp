@@ -16,6 +16,9 @@ MachineProfile resolve_profile(const std::string& name_or_file);
 
 // The paper's convergence parameters for "cosmoflow-mrt" and "deepcam" (machine independent).
 ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<FittedParameter>& provenance);
+// Neuron Inverter's priors: its public dense validation curve (calibrate/public_curves); CosmoFlow's
+// transfer efficiency where no run says more.
+ConvergenceParams neuron_inverter_prior_convergence(const ConvergenceParams& cosmoflow, std::vector<FittedParameter>& provenance);
 
 // Fits compute, comm and I/O parameters of `hardware` to the calibration rows of `paper_machine`.
 MachineProfile fit_paper_machine(MachineProfile hardware, const std::string& paper_machine);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <thread>
 
@@ -19,25 +20,36 @@ namespace mrplan {
 
 namespace {
 
-void print_summary(const std::vector<SweepPoint>& pts) {
-  std::map<int, const SweepPoint*> base, rule, best;
+// Per GPU count (and MRMF split): the baseline, the switch rule's point and the best forced point.
+void print_summary(const std::vector<SweepPoint>& pts, const std::string& method) {
+  using Key = std::pair<int, double>;
+  std::map<int, const SweepPoint*> base;
+  std::map<Key, const SweepPoint*> rule, best;
   for (const auto& p : pts) {
+    const Key k{p.gpus, p.split.value_or(0.0)};
     if (p.method == "baseline") base[p.gpus] = &p;
-    if (p.method == "mrt-rule") rule[p.gpus] = &p;
-    if (p.method == "mrt" && p.reached_target && (!best[p.gpus] || p.time_to_target_s < best[p.gpus]->time_to_target_s))
-      best[p.gpus] = &p;
+    if (p.method == method + "-rule") rule[k] = &p;
+    if (p.method == method && p.reached_target && (!best[k] || p.time_to_target_s < best[k]->time_to_target_s)) best[k] = &p;
   }
-  TextTable t({"gpus", "baseline_s", "mrt@rule_s", "rule switch", "speedup", "best switch", "best_s", "GPU-h (rule)", "fits"});
-  for (const auto& [g, b] : base) {
-    const auto* r = rule.count(g) ? rule[g] : nullptr;
-    const auto* x = best.count(g) ? best[g] : nullptr;
-    t.add({std::to_string(g), fmt::format("{:.1f}", b->time_to_target_s), r ? fmt::format("{:.1f}", r->time_to_target_s) : "-",
-           r && r->switch_epoch ? fmt::format("{:.4g}", *r->switch_epoch) : "-",
-           r ? fmt::format("{:.2f}x", b->time_to_target_s / r->time_to_target_s) : "-",
-           x ? fmt::format("{:.4g}", *x->switch_epoch) : "-", x ? fmt::format("{:.1f}", x->time_to_target_s) : "-",
-           r ? fmt::format("{:.2f}", r->gpu_hours) : fmt::format("{:.2f}", b->gpu_hours),
-           (b->fits_memory && (!r || r->fits_memory)) ? "yes" : "NO"});
+  const bool splits = std::any_of(pts.begin(), pts.end(), [](const SweepPoint& p) { return p.split.has_value(); });
+  std::vector<std::string> head{"gpus", "baseline_s", method + "@rule_s", "rule switch", "speedup", "best switch", "best_s", "GPU-h (rule)", "fits"};
+  if (splits) head.insert(head.begin() + 1, "low share");
+  TextTable t(head);
+  for (const auto& [k, r] : rule) {
+    const auto* b = base.count(k.first) ? base[k.first] : nullptr;
+    const auto* x = best.count(k) ? best[k] : nullptr;
+    std::vector<std::string> row{std::to_string(k.first), b ? fmt::format("{:.1f}", b->time_to_target_s) : "-",
+                                 fmt::format("{:.1f}", r->time_to_target_s), r->switch_epoch ? fmt::format("{:.4g}", *r->switch_epoch) : "-",
+                                 b ? fmt::format("{:.2f}x", b->time_to_target_s / r->time_to_target_s) : "-",
+                                 x ? fmt::format("{:.4g}", *x->switch_epoch) : "-", x ? fmt::format("{:.1f}", x->time_to_target_s) : "-",
+                                 fmt::format("{:.2f}", r->gpu_hours), (r->fits_memory && (!b || b->fits_memory)) ? "yes" : "NO"};
+    if (splits) row.insert(row.begin() + 1, fmt::format("{:.2g}", k.second));
+    t.add(row);
   }
+  if (rule.empty())  // a baseline plan: no switch to sweep
+    for (const auto& [g, b] : base)
+      t.add({std::to_string(g), fmt::format("{:.1f}", b->time_to_target_s), "-", "-", "-", "-", "-", fmt::format("{:.2f}", b->gpu_hours),
+             b->fits_memory ? "yes" : "NO"});
   fmt::print("{}", t.str());
 }
 
@@ -47,12 +59,15 @@ void register_sweep(CLI::App& app) {
   auto* cmd = app.add_subcommand("sweep", "What-if sweep over switch points and GPU counts (default: cosmoflow-mrt@summit)");
   struct Opts {
     std::string plan = "cosmoflow-mrt@summit", switches = "5:100:5", gpus = "16,32,64,128", csv, plot, keep = "global",
-                machine;
+                machine, splits;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("plan", o->plan, "plan YAML file or built-in APP@MACHINE")->capture_default_str();
-  cmd->add_option("--switch", o->switches, "coarse epochs before the switch: FROM:TO:STEP or A,B,C")->capture_default_str();
+  cmd->add_option("--switch", o->switches,
+                  "MRT: coarse epochs before the switch; MRMF: epochs of each fusion stage's lower-resolution model (FROM:TO:STEP or A,B,C)")
+      ->capture_default_str();
+  cmd->add_option("--split", o->splits, "MRMF: shares of a fusion stage's GPUs on its lower-resolution model, e.g. 0.25,0.5,0.75");
   cmd->add_option("--gpus", o->gpus, "GPU counts, comma separated")->capture_default_str();
   cmd->add_option("--keep", o->keep, "keep the 'global' or the 'local' batch when the GPU count changes")
       ->check(CLI::IsMember({"global", "local"}))
@@ -66,20 +81,24 @@ void register_sweep(CLI::App& app) {
     const auto machine = machine_for(plan, o->machine);
     SweepSpec spec;
     if (plan.method != Method::baseline) spec.switch_epochs = parse_range(o->switches, "--switch");
+    if (!o->splits.empty()) {
+      if (plan.method != Method::mrmf) fail_input("command line", "--split", "only an mrmf plan has fusion stages to split");
+      spec.low_fractions = parse_range(o->splits, "--split");
+    }
     for (double g : parse_range(o->gpus, "--gpus")) {
       if (g != static_cast<int>(g)) fail_input("command line", "--gpus", fmt::format("{} is not a whole number", g));
       spec.gpus.push_back(static_cast<int>(g));
     }
     spec.keep_global_batch = o->keep == "global";
-    fmt::print("sweep {} on {}: {} switch points x {} GPU counts, {} threads\n", plan.name, machine.name,
-               spec.switch_epochs.size(), spec.gpus.size(), o->threads);
+    fmt::print("sweep {} on {}: {} switch points x {} GPU counts{}, {} threads\n", plan.name, machine.name, spec.switch_epochs.size(),
+               spec.gpus.size(), spec.low_fractions.empty() ? "" : fmt::format(" x {} splits", spec.low_fractions.size()), o->threads);
     const auto t0 = std::chrono::steady_clock::now();
     const auto pts = run_sweep(plan, machine, spec, o->threads, [](size_t d, size_t n) {
       fmt::print(stderr, "\rsweep: {}/{} points", d, n);
       if (d == n) fmt::print(stderr, "\n");
     });
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    print_summary(pts);
+    print_summary(pts, to_string(plan.method));
     fmt::print("{} points in {:.3f} s\n", pts.size(), secs);
     if (!o->csv.empty()) {
       if (auto dir = std::filesystem::path(o->csv).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);

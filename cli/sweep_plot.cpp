@@ -7,45 +7,70 @@
 
 namespace mrplan {
 
+namespace {
+
+bool rule_point(const SweepPoint& p) { return p.method.ends_with("-rule"); }
+bool forced_point(const SweepPoint& p) { return p.method != "baseline" && !rule_point(p); }
+
+// One line per GPU count and, for MRMF sweeps over the split, per split.
+using LineKey = std::pair<int, double>;
+LineKey key_of(const SweepPoint& p) { return {p.gpus, p.split.value_or(0.0)}; }
+std::string label_of(const LineKey& k) {
+  return k.second > 0 ? fmt::format("{} GPUs, {:.2g} low", k.first, k.second) : fmt::format("{} GPUs", k.first);
+}
+
+}  // namespace
+
 std::string sweep_plot_script(const std::vector<SweepPoint>& pts, const std::string& title, const std::string& png) {
-  std::set<int> gpus;
-  for (const auto& p : pts) gpus.insert(p.gpus);
+  std::set<LineKey> lines;
+  for (const auto& p : pts)
+    if (p.method != "baseline") lines.insert(key_of(p));
   std::string s = fmt::format(
       "set terminal pngcairo size 1500,600 font 'Sans,11' noenhanced\nset output '{}'\nset bmargin 4\nset datafile separator whitespace\n", png);
-  // one data block per GPU count: switch epoch vs time; then the rule's choice and the baseline
-  int k = 0;
+  // one data block per line: switch epoch vs time; then the rule's choice and the baseline
   std::map<int, double> base;
-  std::map<int, const SweepPoint*> rule;
+  std::map<LineKey, const SweepPoint*> rule;
+  std::string method = "MRT";
   for (const auto& p : pts) {
     if (p.method == "baseline") base[p.gpus] = p.time_to_target_s;
-    if (p.method == "mrt-rule") rule[p.gpus] = &p;
+    if (rule_point(p)) rule[key_of(p)] = &p, method = p.method.starts_with("mrmf") ? "MRMF" : "MRT";
   }
-  for (int g : gpus) {
-    s += fmt::format("$mrt{} << EOD\n", k);
+  int k = 0;
+  for (const auto& line : lines) {
+    s += fmt::format("$run{} << EOD\n", k);
     for (const auto& p : pts)
-      if (p.gpus == g && p.method == "mrt" && p.switch_epoch) s += fmt::format("{} {}\n", *p.switch_epoch, p.time_to_target_s);
+      if (key_of(p) == line && forced_point(p) && p.switch_epoch) s += fmt::format("{} {}\n", *p.switch_epoch, p.time_to_target_s);
     s += "EOD\n";
     s += fmt::format("$rule{} << EOD\n", k);
-    if (rule.count(g) && rule[g]->switch_epoch) s += fmt::format("{} {}\n", *rule[g]->switch_epoch, rule[g]->time_to_target_s);
+    if (rule.count(line) && rule[line]->switch_epoch) s += fmt::format("{} {}\n", *rule[line]->switch_epoch, rule[line]->time_to_target_s);
     s += "EOD\n";
     ++k;
   }
   s += "$bars << EOD\n";
-  for (int g : gpus) {
+  std::set<int> gpus;
+  for (const auto& p : pts) gpus.insert(p.gpus);
+  auto bar = [&](const SweepPoint& p, const std::string& what) {
+    s += fmt::format("\"{}\\n{}\" {} {} {}\n", p.gpus, what, p.io_s, p.comm_s, p.compute_s);
+  };
+  for (int g : gpus) {  // the baseline, then the rule's point of the GPU count's first line
     for (const auto& p : pts)
-      if (p.gpus == g && (p.method == "baseline" || p.method == "mrt-rule"))
-        s += fmt::format("\"{}\\n{}\" {} {} {}\n", g, p.method == "baseline" ? "base" : "MRT", p.io_s, p.comm_s, p.compute_s);
+      if (p.gpus == g && p.method == "baseline") {
+        bar(p, "base");
+        break;  // a sweep over splits repeats it
+      }
+    if (auto it = lines.lower_bound({g, -1.0}); it != lines.end() && it->first == g && rule.count(*it)) bar(*rule[*it], method);
   }
   s += "EOD\n";
   s += fmt::format("set multiplot layout 1,2 title '{}'\n", title);
-  s += "set xlabel 'coarse epochs before the switch'\nset ylabel 'time to target (s)'\nset key top left\nset grid\n";
+  s += fmt::format("set xlabel '{}'\nset ylabel 'time to target (s)'\nset key top left\nset grid\n",
+                   method == "MRMF" ? "epochs of the lower-resolution model of each fusion stage" : "coarse epochs before the switch");
   std::string plot = "plot ";
   k = 0;
-  for (int g : gpus) {
+  for (const auto& line : lines) {
     const int color = k + 1;
-    plot += fmt::format("$mrt{} using 1:2 with lines lw 2 lc {} title '{} GPUs', ", k, color, g);
+    plot += fmt::format("$run{} using 1:2 with lines lw 2 lc {} title '{}', ", k, color, label_of(line));
     plot += fmt::format("$rule{} using 1:2 with points pt 7 ps 1.8 lc {} notitle, ", k, color);
-    if (base.count(g)) plot += fmt::format("{} with lines dt 2 lc {} notitle, ", base[g], color);
+    if (base.count(line.first)) plot += fmt::format("{} with lines dt 2 lc {} notitle, ", base[line.first], color);
     ++k;
   }
   plot.resize(plot.size() - 2);

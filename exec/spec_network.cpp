@@ -151,13 +151,17 @@ torch::Tensor SpecNetImpl::apply(Node& n, const std::vector<torch::Tensor>& ins)
       case OpKind::max_pool: {
         const int64_t s = op.stride > 1 ? op.stride : op.kernel;
         const int r = static_cast<int>(a.dim()) - 2;
-        y = r == 1 ? torch::max_pool1d(a, op.kernel, s) : r == 2 ? torch::max_pool2d(a, op.kernel, s) : torch::max_pool3d(a, op.kernel, s);
+        const bool c = op.ceil_mode;
+        y = r == 1   ? torch::max_pool1d(a, op.kernel, s, 0, 1, c)
+            : r == 2 ? torch::max_pool2d(a, op.kernel, s, 0, 1, c)
+                     : torch::max_pool3d(a, op.kernel, s, 0, 1, c);
         break;
       }
       case OpKind::avg_pool: {
         const int64_t s = op.stride > 1 ? op.stride : op.kernel;
         const int r = static_cast<int>(a.dim()) - 2;
-        y = r == 1 ? torch::avg_pool1d(a, op.kernel, s) : r == 2 ? torch::avg_pool2d(a, op.kernel, s) : torch::avg_pool3d(a, op.kernel, s);
+        const bool c = op.ceil_mode;
+        y = r == 1 ? torch::avg_pool1d(a, op.kernel, s, 0, c) : r == 2 ? torch::avg_pool2d(a, op.kernel, s, 0, c) : torch::avg_pool3d(a, op.kernel, s, 0, c);
         break;
       }
       case OpKind::global_avg_pool: {

@@ -61,6 +61,16 @@ AllreduceTime best_allreduce(double bytes, int gpus, int gpus_per_node, const Co
   return best;
 }
 
+double broadcast_s(double bytes, int gpus, int gpus_per_node, const CommParams& comm) {
+  if (gpus <= 1 || bytes <= 0) return 0.0;
+  LinkLevel link = gpus > std::max(1, gpus_per_node) ? comm.inter_node : comm.intra_node;
+  link.bandwidth_Bps *= comm.bandwidth_efficiency;
+  const double p = gpus, hops = std::ceil(std::log2(p));
+  const double tree = hops * link.alpha_s + bytes / link.bandwidth_Bps;
+  const double scatter_allgather = (hops + p - 1) * link.alpha_s + 2.0 * (p - 1) / p * bytes / link.bandwidth_Bps;
+  return std::min(tree, scatter_allgather) + comm.call_overhead_s;
+}
+
 double allreduce_bus_bandwidth(double bytes, double seconds, int p) {
   if (seconds <= 0 || p <= 1) return 0;
   return bytes / seconds * 2.0 * (p - 1) / p;

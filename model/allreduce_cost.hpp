@@ -27,6 +27,12 @@ double hierarchical_allreduce_s(double bytes, int nodes, int gpus_per_node, cons
 // bandwidth efficiency and per-call overhead applied.
 AllreduceTime best_allreduce(double bytes, int gpus, int gpus_per_node, const CommParams& comm);
 
+// A broadcast of `bytes` from one GPU to `gpus` GPUs, the faster of a pipelined binomial tree
+// (log2 p hops, each byte crossing the link once) and scatter + ring allgather (van de Geijn:
+// 2 (p-1)/p of the bytes per link; Thakur, Rabenseifner, Gropp 2005), on the slowest level the job
+// spans, with the profile's bandwidth efficiency and per-call overhead.
+double broadcast_s(double bytes, int gpus, int gpus_per_node, const CommParams& comm);
+
 // nccl-tests conventions: algbw = bytes / t; busbw = algbw * 2(p-1)/p for allreduce.
 double allreduce_bus_bandwidth(double bytes, double seconds, int p);
 

@@ -89,9 +89,12 @@ NetworkSpec cosmoflow_mrt(const WorkloadOptions& opt) {
     L.conv("conv" + n, scaled(filters[i], opt.width), 3, i == 3 ? 2 : 1, -1, true);
     L.simple("bn" + n, OpKind::batch_norm);
     L.simple("relu" + n, OpKind::activation, "relu");
-    if (i < pools) L.pool("pool" + n, OpKind::avg_pool, 2);
+    // ceil mode: a single cell stays one, so the model exists at a quarter of the dense resolution
+    // (the lowest of MRMF's three resolutions with two fusions); even extents pool as before
+    if (i < pools) L.pool("pool" + n, OpKind::avg_pool, 2).ceil_mode = true;
   }
   L.simple("flatten", OpKind::flatten);
+  s.fusion_split_after = L.last;  // the convolutions below, the fully connected layers above (MRMF Fig. 1)
   L.linear("fc1", 2048);
   L.simple("fc1_relu", OpKind::activation, "relu");
   L.simple("fc1_dropout", OpKind::dropout).rate = 0.05;
@@ -122,6 +125,7 @@ NetworkSpec cosmoflow_mlperf(const WorkloadOptions& opt) {
     L.pool("pool" + n, OpKind::max_pool, 2);
   }
   L.simple("flatten", OpKind::flatten);
+  s.fusion_split_after = L.last;
   L.linear("fc1", 128);
   L.simple("fc1_act", OpKind::activation, "leaky_relu").rate = 0.3;
   L.linear("fc2", 64);
@@ -205,6 +209,7 @@ NetworkSpec deepcam(const WorkloadOptions& opt) {
     bn_relu(n);
   }
   const std::string features = L.last;
+  s.fusion_split_after = features;  // the Xception encoder below; ASPP and decoder above
   // ASPP (rates 1, 6, 12, 18) + image pooling, concat, 1x1 projection.
   std::vector<std::string> branches;
   const int64_t rates[4] = {1, 6, 12, 18};
@@ -267,6 +272,7 @@ NetworkSpec neuron_inverter(const WorkloadOptions& opt) {
   s.input_spatial = {bins};
   s.sample_bytes_per_element = 4;
   s.label_elements = 15;
+  s.samples_per_file = 1 << 20;  // the benchmark's one HDF5 file per split, each rank reading its shard
   OpList L;
   const int64_t filters[3] = {30, 90, 180};
   for (int i = 0; i < 3; ++i) {
@@ -276,6 +282,7 @@ NetworkSpec neuron_inverter(const WorkloadOptions& opt) {
     L.simple("relu" + n, OpKind::activation, "relu");
   }
   L.simple("flatten", OpKind::flatten);
+  s.fusion_split_after = L.last;  // the flattened features' batch norm depends on the resolution: top group
   L.simple("flat_bn", OpKind::batch_norm).transfer = false;
   const int64_t fc[5] = {512, 512, 512, 256, 128};
   for (int i = 0; i < 5; ++i) {

@@ -28,7 +28,7 @@ IoIteration io_per_iteration(const MachineProfile& m, const IoJob& job, IoTierKi
     case IoTierKind::pfs: {
       // a node gets the lesser of its link and its share of the file system's aggregate
       const double node_bw = std::min(m.io.pfs.per_node_bandwidth_Bps, m.io.pfs.aggregate_bandwidth_Bps / std::max(1, job.nodes));
-      it.read_s = m.io.pfs.per_file_latency_s * job.local_batch + batch_bytes / (node_bw / r);
+      it.read_s = m.io.pfs.per_file_latency_s * job.local_batch / std::max(1.0, job.samples_per_file) + batch_bytes / (node_bw / r);
       break;
     }
     case IoTierKind::nvme:

@@ -17,6 +17,7 @@ struct IoJob {
   int ranks_on_node = 1;
   int nodes = 1;
   double dataset_bytes = 0;    // the whole training set on disk
+  double samples_per_file = 1; // a file's open latency is shared by its samples
   bool staged_to_nvme = false;
 };
 

@@ -113,6 +113,12 @@ struct Builder {
         if (rank < 1) fail(op, "pooling needs a spatial input");
         const int64_t stride = op.stride > 1 ? op.stride : op.kernel;
         for (int a = 1; a <= rank; ++a) {
+          if (op.ceil_mode) {  // PyTorch's ceil_mode: a window that starts inside the input counts
+            const int64_t n = x[a] - op.kernel + stride - 1;
+            y[a] = (n >= 0 ? n / stride : -((-n + stride - 1) / stride)) + 1;  // floor division
+            if ((y[a] - 1) * stride >= x[a]) --y[a];
+            continue;
+          }
           if (x[a] < op.kernel)
             fail(op, fmt::format("input extent {} is smaller than the pooling window {} (too many pooling stages for this input size)", x[a], op.kernel));
           y[a] = (x[a] - op.kernel) / stride + 1;
@@ -265,6 +271,7 @@ LayerTable resolve(const NetworkSpec& spec, const std::vector<int64_t>& spatial,
   const double dense_pixels = static_cast<double>(product(spec.input_spatial));
   b.table.label_bytes_on_disk =
       (spec.labels_scale_with_resolution ? dense_pixels : 1.0) * static_cast<double>(spec.label_elements) * 4.0;
+  b.table.samples_per_file = static_cast<double>(spec.samples_per_file);
   for (const auto& op : spec.ops) {
     if (b.shapes.count(op.name)) fail_input(spec.name, "ops." + op.name, "duplicate op name");
     b.add(op);

@@ -30,6 +30,7 @@ struct LayerTable {
   double element_bytes = 4;          // compute precision of activations
   double sample_bytes_on_disk = 0;
   double label_bytes_on_disk = 0;
+  double samples_per_file = 1;       // NetworkSpec's, for the input pipeline
   std::vector<Layer> layers;
 
   int64_t total_params() const;

@@ -56,7 +56,7 @@ std::optional<int> switch_epoch(const std::vector<double>& loss, const SwitchRul
 }
 
 std::optional<double> predicted_switch_epoch(const LearningCurve& loss, const SwitchRule& rule,
-                                             double window_epochs, double max_epochs) {
+                                             double window_epochs, double max_epochs, double start) {
   if (window_epochs <= 0) throw std::invalid_argument("switch rule window must be positive");
   const int n = static_cast<int>(std::floor(max_epochs / window_epochs));
   if (rule.patience < 1) throw std::invalid_argument("switch rule patience must be >= 1");
@@ -65,7 +65,7 @@ std::optional<double> predicted_switch_epoch(const LearningCurve& loss, const Sw
     // c(i-T) - c(i), only shrinks with i (both forms): the first i where it drops below epsilon
     // is found by bisection — the same answer as the scan below, in log(n) evaluations.
     auto below = [&](int i) {
-      return curve_value(loss, (i - rule.patience) * window_epochs) - curve_value(loss, i * window_epochs) < rule.epsilon;
+      return curve_value(loss, start + (i - rule.patience) * window_epochs) - curve_value(loss, start + i * window_epochs) < rule.epsilon;
     };
     int lo = rule.patience + 1, hi = n;
     if (lo > n || !below(hi)) return std::nullopt;
@@ -78,7 +78,7 @@ std::optional<double> predicted_switch_epoch(const LearningCurve& loss, const Sw
   }
   std::vector<double> samples;
   samples.reserve(n);
-  for (int i = 1; i <= n; ++i) samples.push_back(curve_value(loss, i * window_epochs));
+  for (int i = 1; i <= n; ++i) samples.push_back(curve_value(loss, start + i * window_epochs));
   auto w = switch_epoch(samples, rule);
   if (!w) return std::nullopt;
   return *w * window_epochs;
@@ -96,6 +96,31 @@ double dense_epochs_after_transfer(const ConvergenceParams& p, double e0, double
   const double k = coarse_progress(p.coarse_loss, s);
   return std::max(1.0, e0 * (1.0 - p.transfer_efficiency * k)) + p.overtrain_penalty * std::max(0.0, s - p.overtrain_epochs);
 }
+
+double resolution_progress(const ConvergenceParams& p, int resolution, double e0, double epochs) {
+  if (epochs <= 0) return 0.0;
+  if (resolution == 1) return e0 > 0 ? std::min(1.0, epochs / e0) : 1.0;
+  return coarse_progress(p.coarse_loss, epochs);
+}
+
+double epochs_for_progress(const ConvergenceParams& p, int resolution, double e0, double k) {
+  if (k <= 0) return 0.0;
+  if (resolution == 1) return std::min(1.0, k) * e0;
+  // coarse_progress rises monotonically towards 1: bisection, doubling the bracket first
+  double lo = 0, hi = 1;
+  while (coarse_progress(p.coarse_loss, hi) < k && hi < 1e7) hi *= 2;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (coarse_progress(p.coarse_loss, mid) < k ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+double fused_progress(const ConvergenceParams& p, double bottom, double top) {
+  return std::clamp(p.transfer_efficiency * bottom + p.fusion_efficiency * top, 0.0, 1.0);
+}
+
+double dense_epochs_after_progress(double e0, double k) { return std::max(1.0, e0 * (1.0 - k)); }
 
 double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch) {
   if (p.critical_batch <= 0) return 1.0;

@@ -26,9 +26,10 @@ struct SwitchRule {
 std::optional<int> switch_epoch(const std::vector<double>& loss_per_epoch, const SwitchRule& rule);
 
 // The rule applied to a modelled training-loss curve sampled every `window_epochs` (1 for a
-// per-epoch rule; iterations*batch/N for the paper's per-iteration DeepCAM rule).
+// per-epoch rule; iterations*batch/N for the paper's per-iteration DeepCAM rule), for a model that
+// starts `start_epochs` along the curve (MRMF: trained on from a fused model); epochs it trains.
 std::optional<double> predicted_switch_epoch(const LearningCurve& loss, const SwitchRule& rule,
-                                             double window_epochs, double max_epochs);
+                                             double window_epochs, double max_epochs, double start_epochs = 0);
 
 // Fraction of the coarse model's attainable progress made after s epochs (0..1), counted in
 // orders of magnitude of loss reduction, ln(L0/L(s)) / ln(L0/L_floor), when the floor is positive
@@ -39,6 +40,19 @@ double coarse_progress(const LearningCurve& loss, double s);
 // Dense epochs still needed after s coarse epochs (U-shape of MRT Fig. 6b/7b):
 // E(s) = max(1, E0 (1 - eta k(s))) + omega max(0, s - s_over).
 double dense_epochs_after_transfer(const ConvergenceParams& p, double baseline_dense_epochs, double s);
+
+// MRMF: a model's progress towards what training at its resolution gives, 0..1, after `epochs`: a
+// coarse model's by the coarse loss curve (coarse_progress; one curve stands for every coarse
+// resolution), the dense model's as its share of the baseline's epochs to target `e0`.
+double resolution_progress(const ConvergenceParams& p, int resolution, double e0, double epochs);
+// The epochs at `resolution` that give `progress` (resolution_progress's inverse).
+double epochs_for_progress(const ConvergenceParams& p, int resolution, double e0, double progress);
+// MRMF: the fused model's progress (mrplan's model): its bottom layer group carries the bottom
+// parent's progress over as MRT's transfer does (transfer_efficiency x bottom), its trained top group
+// adds fusion_efficiency x the top parent's; at most 1. A top parent that trained nothing leaves MRT.
+double fused_progress(const ConvergenceParams& p, double bottom, double top);
+// Dense epochs still needed from a model with progress k: max(1, e0 (1 - k)), as after a transfer.
+double dense_epochs_after_progress(double e0, double k);
 
 // Batch-size dependence of epochs to target (McCandlish et al. 2018, gradient noise scale).
 double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch);

@@ -118,6 +118,9 @@ struct ConvergenceParams {
   double transfer_efficiency = 0.5;  // dense epochs saved per unit of coarse progress (x dense epochs)
   double overtrain_epochs = 1e9;     // coarse epochs after which transfer starts to hurt
   double overtrain_penalty = 1.0;    // dense epochs added per coarse epoch beyond that
+  // MRMF: dense progress the fused model's trained top layer group adds per unit of its parent's
+  // progress (model/learning_curve fused_progress); 0: a fusion gives what MRT's transfer gives
+  double fusion_efficiency = 0;
   double reference_global_batch = 256;  // batch the curves were measured at
   double critical_batch = 0;  // epochs grow as (1 + B/critical)/(1 + B_ref/critical); 0 = no growth
 };

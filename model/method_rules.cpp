@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "model/errors.hpp"
 #include "model/learning_curve.hpp"
@@ -135,12 +136,13 @@ bool sweep_moves(const Plan& plan, size_t i, size_t j) {
   return false;
 }
 
-size_t handed_on_model(const Stage& s) {
-  if (s.handoff.kind == Handoff::Kind::fuse)
-    for (size_t j = 0; j < s.models.size(); ++j)
-      if (s.models[j].name == s.handoff.top_from) return j;
-  return 0;
+size_t model_index(const Stage& s, const std::string& name) {
+  for (size_t j = 0; j < s.models.size(); ++j)
+    if (s.models[j].name == name) return j;
+  throw std::out_of_range("no model '" + name + "' in stage '" + s.name + "'");
 }
+
+size_t handed_on_model(const Stage& s) { return s.handoff.kind == Handoff::Kind::fuse ? model_index(s, s.handoff.top_from) : 0; }
 
 int handed_on_resolution(const Stage& s) { return s.models[handed_on_model(s)].resolution; }
 

@@ -47,6 +47,8 @@ bool sweep_moves(const Plan& plan, size_t i, size_t j);
 
 // ---- what a stage hands on
 
+// Index of the model named `name` in the stage (std::out_of_range when it has none of that name).
+size_t model_index(const Stage& stage, const std::string& name);
 // Index into `plan.stages[stage].models` of the model that gives the next stage its starting point
 // whole (MRT: the stage's one model; MRMF: the top_from model, whose resolution the fused model has).
 size_t handed_on_model(const Stage& stage);

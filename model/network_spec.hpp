@@ -45,6 +45,8 @@ struct Op {
   std::string function;           // activation: relu, leaky_relu, tanh; pooling is in kind
   double rate = 0;                // dropout probability; leaky_relu negative slope
   bool transfer = true;           // MRT: copied coarse -> dense (false: re-initialised)
+  bool ceil_mode = false;         // pooling: a last, partial window counts (PyTorch ceil_mode); an extent
+                                  // below the window keeps one cell instead of failing
 };
 
 struct NetworkSpec {
@@ -53,8 +55,12 @@ struct NetworkSpec {
   std::vector<int64_t> input_spatial;  // at resolution factor 1 (dense)
   int64_t sample_bytes_per_element = 4;  // on disk
   int64_t label_elements = 1;            // per sample (per pixel labels count every pixel)
+  int64_t samples_per_file = 1;          // how the dataset is stored: each file opened costs a latency
   bool labels_scale_with_resolution = false;  // segmentation masks: labels are per pixel
   bool coarse_upsamples_output = false;       // fully convolutional: add nearest upsample on coarse
+  // MRMF: the last op of the bottom layer group; the ops after it form the top group, which holds
+  // the layers whose size depends on the resolution (MRMF Fig. 1). Empty: the network cannot fuse.
+  std::string fusion_split_after;
   std::vector<Op> ops;
 };
 

@@ -140,13 +140,14 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
     for (const auto& kv : f.node()["convergence"]) {
       const auto w = kv.first.as<std::string>();
       YamlFields cv(kv.second, file, "convergence." + w);
-      cv.only({"dense_metric", "coarse_loss", "coarse_metric", "transfer_efficiency", "overtrain_epochs",
+      cv.only({"dense_metric", "coarse_loss", "coarse_metric", "transfer_efficiency", "fusion_efficiency", "overtrain_epochs",
                "overtrain_penalty", "reference_global_batch", "critical_batch"});
       ConvergenceParams p;
       p.dense_metric = read_curve(cv.child("dense_metric"));
       p.coarse_loss = read_curve(cv.child("coarse_loss"));
       if (cv.has("coarse_metric")) p.coarse_metric = read_curve(cv.child("coarse_metric"));
       p.transfer_efficiency = cv.number("transfer_efficiency");
+      p.fusion_efficiency = cv.number("fusion_efficiency", 0.0);
       p.overtrain_epochs = cv.non_negative("overtrain_epochs", 1e9);
       p.overtrain_penalty = cv.non_negative("overtrain_penalty", 1.0);
       p.reference_global_batch = cv.positive("reference_global_batch", 256);
@@ -266,6 +267,7 @@ std::string profile_to_yaml(const MachineProfile& m) {
       curve_out(e, "coarse_loss", p.coarse_loss);
       curve_out(e, "coarse_metric", p.coarse_metric);
       kv("transfer_efficiency", p.transfer_efficiency);
+      kv("fusion_efficiency", p.fusion_efficiency);
       kv("overtrain_epochs", p.overtrain_epochs);
       kv("overtrain_penalty", p.overtrain_penalty);
       kv("reference_global_batch", p.reference_global_batch);

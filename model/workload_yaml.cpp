@@ -36,14 +36,16 @@ constexpr KindName kKinds[] = {
 
 NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
   YamlFields top(root, file, "");
-  top.only({"name", "input", "labels", "coarse_upsamples_output", "ops"});
+  top.only({"name", "input", "labels", "coarse_upsamples_output", "fusion_split_after", "ops"});
   NetworkSpec s;
   s.name = top.text("name");
   auto in = top.child("input");
-  in.only({"channels", "spatial", "bytes_per_element"});
+  in.only({"channels", "spatial", "bytes_per_element", "samples_per_file"});
   s.input_channels = in.integer("channels");
   s.input_spatial = in.integers("spatial");
   s.sample_bytes_per_element = in.integer("bytes_per_element", 4);
+  s.samples_per_file = in.integer("samples_per_file", 1);
+  if (s.samples_per_file < 1) fail_input(file, "input.samples_per_file", "must be >= 1");
   if (s.input_channels < 1) fail_input(file, "input.channels", "must be >= 1");
   for (auto v : s.input_spatial)
     if (v < 1) fail_input(file, "input.spatial", "every extent must be >= 1");
@@ -54,9 +56,10 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
     s.labels_scale_with_resolution = lb.boolean("per_pixel", false);
   }
   s.coarse_upsamples_output = top.boolean("coarse_upsamples_output", false);
+  s.fusion_split_after = top.text("fusion_split_after", "");
   for (const auto& o : top.list("ops")) {
     o.only({"name", "kind", "from", "filters", "kernel", "stride", "dilation", "padding", "output_padding",
-            "factor", "bias", "function", "rate", "transfer"});
+            "factor", "bias", "function", "rate", "transfer", "ceil_mode"});
     Op op;
     op.name = o.text("name");
     try {
@@ -79,6 +82,7 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
     if (op.rate < 0 || (op.kind == OpKind::dropout && op.rate >= 1))
       fail_input(file, o.key_path("rate"), "dropout rate must be in [0, 1); slopes must be >= 0");
     op.transfer = o.boolean("transfer", true);
+    op.ceil_mode = o.boolean("ceil_mode", false);
     if (op.kernel < 1 || op.stride < 1 || op.dilation < 1)
       fail_input(file, o.key_path("kernel"), "kernel, stride and dilation must be >= 1");
     s.ops.push_back(op);
@@ -114,10 +118,12 @@ std::string workload_to_yaml(const NetworkSpec& s) {
   e << YAML::Key << "name" << YAML::Value << s.name;
   e << YAML::Key << "input" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "channels" << YAML::Value
     << s.input_channels << YAML::Key << "spatial" << YAML::Value << YAML::Flow << s.input_spatial << YAML::Key
-    << "bytes_per_element" << YAML::Value << s.sample_bytes_per_element << YAML::EndMap;
+    << "bytes_per_element" << YAML::Value << s.sample_bytes_per_element << YAML::Key << "samples_per_file" << YAML::Value
+    << s.samples_per_file << YAML::EndMap;
   e << YAML::Key << "labels" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "elements" << YAML::Value
     << s.label_elements << YAML::Key << "per_pixel" << YAML::Value << s.labels_scale_with_resolution << YAML::EndMap;
   e << YAML::Key << "coarse_upsamples_output" << YAML::Value << s.coarse_upsamples_output;
+  if (!s.fusion_split_after.empty()) e << YAML::Key << "fusion_split_after" << YAML::Value << s.fusion_split_after;
   e << YAML::Key << "ops" << YAML::Value << YAML::BeginSeq;
   const Op d;
   for (const auto& op : s.ops) {
@@ -135,6 +141,7 @@ std::string workload_to_yaml(const NetworkSpec& s) {
     if (!op.function.empty()) e << YAML::Key << "function" << YAML::Value << op.function;
     if (op.rate != d.rate) e << YAML::Key << "rate" << YAML::Value << op.rate;
     if (!op.transfer) e << YAML::Key << "transfer" << YAML::Value << false;
+    if (op.ceil_mode) e << YAML::Key << "ceil_mode" << YAML::Value << true;
     e << YAML::EndMap;
   }
   e << YAML::EndSeq << YAML::EndMap;

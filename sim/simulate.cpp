@@ -8,7 +8,9 @@
 #include <filesystem>
 
 #include "model/builtin_workloads.hpp"
+#include "model/allreduce_cost.hpp"
 #include "model/errors.hpp"
+#include "model/fusion.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/workload_yaml.hpp"
@@ -75,10 +77,28 @@ std::optional<double> rule_switch(const PreparedPlan& p, const ModelRun& m, cons
 
 }  // namespace
 
+namespace {
+
+// MRMF: the hand-off at a fusion stage's end: the bottom group's parameters broadcast from the
+// bottom model's ranks to every rank, then the top group's from the top model's (exec/fusion does
+// the same); the split point exists and the bottom group does not depend on the resolution.
+double fusion_cost_s(const Plan& plan, const NetworkSpec& spec, size_t i, const MachineProfile& machine) {
+  const auto& s = plan.stages[i];
+  const auto key = fmt::format("stages[{}].handoff.fuse.split_after", i);
+  const size_t split = fusion_split(spec, s.handoff.split_after, plan.source_file, key);
+  const auto& bottom = *s.find(s.handoff.bottom_from);
+  const auto& top = *s.find(s.handoff.top_from);
+  const auto fused = model_run_table(plan, spec, top);
+  check_fusible(model_run_table(plan, spec, bottom), bottom.resolution, fused, top.resolution, split, plan.source_file, key);
+  const auto bytes = fusion_bytes(fused, split);
+  return broadcast_s(bytes.bottom_bytes, s.gpus(), machine.gpus_per_node, machine.comm) +
+         broadcast_s(bytes.top_bytes, s.gpus(), machine.gpus_per_node, machine.comm);
+}
+
+}  // namespace
+
 PreparedPlan prepare(const Plan& plan, const MachineProfile& machine) {
   check_plan_against_machine(plan, machine);
-  if (plan.method == Method::mrmf)
-    fail_input(plan.source_file, "method", "mrmf plans are not predicted by this version");
   PreparedPlan p;
   p.plan = plan;
   p.spec = plan_network(plan);
@@ -86,10 +106,12 @@ PreparedPlan prepare(const Plan& plan, const MachineProfile& machine) {
   // every stage runs in the same processes, one after the other; a stage's slowest rank to start is
   // the one whose heap grew least before it
   double heap_held_bytes = 0;
-  for (const auto& s : plan.stages) {
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const auto& s = plan.stages[i];
     PreparedStage ps;
     ps.first = p.model_count;
     ps.gpus = s.gpus();
+    if (s.handoff.kind == Handoff::Kind::fuse) ps.fusion_s = fusion_cost_s(plan, p.spec, i, machine);
     double held_after = 1e300;
     for (const auto& m : s.models) {
       auto c = model_costs(plan, m, model_run_table(plan, p.spec, m), machine);
@@ -115,8 +137,16 @@ const ConvergenceParams& need_convergence(const PreparedPlan& p, size_t stage) {
   return *p.convergence;
 }
 
-// Epochs of a model that trains until the target (the last stage, or a baseline).
-ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::vector<ModelEpochs>& out) {
+// The baseline's dense epochs to target at the reference batch (what progress is measured against).
+double baseline_epochs(const PreparedPlan& p) {
+  const auto& cv = *p.convergence;
+  const auto e = crossing_epoch(cv.dense_metric, p.plan.target_value);
+  return e ? std::max(*e, 1e-9) : 1e9;
+}
+
+// Epochs of a model that trains until the target (the last stage, or a baseline); `k0`: MRMF, the
+// progress of the fused model it starts from.
+ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::vector<ModelEpochs>& out, double k0) {
   const auto& plan = p.plan;
   const auto& m = plan.stages[i].models[j];
   const auto& costs = p.stages[i].models[j];
@@ -138,6 +168,10 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
     const double after = dense_epochs_after_transfer(cv, *e, s);
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
+  } else if (k0 > 0 && m.resolution == 1) {  // MRMF: fine-tuning the fused model
+    const double after = dense_epochs_after_progress(*e, k0);
+    se.metric_offset_epochs = std::max(0.0, *e - after);
+    base = after * scale;
   }
   // the target is noticed at the next validation: every epoch, or every eval_iterations
   const double ipe = static_cast<double>(costs.iterations_per_epoch);
@@ -148,11 +182,26 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
   return se;
 }
 
-ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const std::vector<ModelEpochs>& out) {
+// A switch rule on a model that starts `start` reference epochs along its curve (MRMF: trained on
+// from a fused model); as rule_switch otherwise.
+std::optional<double> rule_switch_from(const PreparedPlan& p, const ModelRun& m, const ModelCosts& costs, double start) {
+  const auto& cv = *p.convergence;
+  const double scale = epoch_scale_for_batch(cv, costs.global_batch);
+  const bool per_iter = m.stop.window_iterations > 0;
+  const double window = per_iter ? static_cast<double>(m.stop.window_iterations) * costs.global_batch / p.plan.train_samples : 1.0;
+  if (auto e = predicted_switch_epoch(cv.coarse_loss, m.stop.rule, window / scale, m.stop.max_epochs / scale, start))
+    return per_iter ? std::ceil(*e * scale - 1e-9) : *e * scale;
+  return std::nullopt;
+}
+
+// Epochs by the model's own stop; `k0`: the progress it starts from (MRMF: what the previous fusion
+// handed on), `start`: where that puts it on its own curve, in reference epochs.
+ModelEpochs own_stop_epochs(const PreparedPlan& p, size_t i, size_t j, const std::vector<ModelEpochs>& out, double k0, double start) {
   const auto& m = p.plan.stages[i].models[j];
   const auto& costs = p.stages[i].models[j];
   const double max_e = m.stop.max_epochs;
   ModelEpochs se;
+  se.metric_offset_epochs = start;
   switch (m.stop.kind) {
     case StopRule::Kind::epochs:
       se.epochs = std::min<double>(m.stop.epochs, max_e);
@@ -164,7 +213,7 @@ ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const st
       break;
     case StopRule::Kind::switch_rule:
       need_convergence(p, i);
-      if (const auto& s = p.stages[i].rule_switch_epochs[j]) {
+      if (const auto s = start > 0 ? rule_switch_from(p, m, costs, start) : p.stages[i].rule_switch_epochs[j]) {
         se.epochs = *s;
         se.switch_epoch = *s;
         se.stop_reason = "switch rule";
@@ -179,7 +228,30 @@ ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const st
       se.stop_reason = "plateau";
       break;
     }
-    case StopRule::Kind::target: se = target_epochs(p, i, j, out); break;
+    case StopRule::Kind::target: se = target_epochs(p, i, j, out, k0); break;
+  }
+  return se;
+}
+
+// `forced`: a sweep's switch point in place of the model's own stop.
+ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const std::vector<ModelEpochs>& out, double k0,
+                             std::optional<double> forced) {
+  const auto& m = p.plan.stages[i].models[j];
+  const auto& costs = p.stages[i].models[j];
+  const double start = k0 > 0 && p.convergence ? epochs_for_progress(*p.convergence, m.resolution, baseline_epochs(p), k0) : 0.0;
+  ModelEpochs se;
+  if (forced) {
+    se.epochs = *forced;
+    se.metric_offset_epochs = start;
+    se.stop_reason = "forced switch point";
+    se.switch_epoch = p.stages[i].rule_switch_epochs[j];  // still report what the rule would have picked
+  } else {
+    se = own_stop_epochs(p, i, j, out, k0, start);
+  }
+  if (p.plan.method == Method::mrmf && p.convergence) {
+    const auto& cv = *p.convergence;
+    const double trained = se.epochs / epoch_scale_for_batch(cv, costs.global_batch);
+    se.progress = resolution_progress(cv, m.resolution, baseline_epochs(p), start + trained);
   }
   return se;
 }
@@ -189,18 +261,21 @@ ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const st
 std::vector<ModelEpochs> model_epochs(const PreparedPlan& p, std::optional<double> forced) {
   std::vector<ModelEpochs> out;
   out.reserve(p.model_count);
-  for (size_t i = 0; i < p.plan.stages.size(); ++i)
-    for (size_t j = 0; j < p.plan.stages[i].models.size(); ++j) {
-      if (forced && sweep_moves(p.plan, i, j)) {
-        ModelEpochs se;
-        se.epochs = *forced;
-        se.stop_reason = "forced switch point";
-        se.switch_epoch = p.stages[i].rule_switch_epochs[j];  // still report what the rule would have picked
-        out.push_back(se);
-      } else {
-        out.push_back(one_model_epochs(p, i, j, out));
-      }
+  const auto& plan = p.plan;
+  double handed = 0;  // MRMF: the progress of what the previous stage handed on
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const auto& st = plan.stages[i];
+    for (size_t j = 0; j < st.models.size(); ++j) {
+      const double k0 = plan.method == Method::mrmf && i > 0 && st.models[j].from_previous ? handed : 0.0;
+      const bool moved = forced && sweep_moves(plan, i, j);
+      out.push_back(one_model_epochs(p, i, j, out, k0, moved ? forced : std::nullopt));
     }
+    if (plan.method == Method::mrmf && st.handoff.kind == Handoff::Kind::fuse && p.convergence) {
+      const auto& b = out[p.stages[i].first + model_index(st, st.handoff.bottom_from)];
+      const auto& t = out[p.stages[i].first + handed_on_model(st)];
+      handed = fused_progress(*p.convergence, b.progress, t.progress);
+    }
+  }
   return out;
 }
 
@@ -274,9 +349,9 @@ ModelRecord predicted_model(const PreparedPlan& p, const ModelRun& run, const Mo
     *mr.phases += *er.phases;
     if (p.convergence) {
       const auto& cv = *p.convergence;
-      if (run.resolution > 1) {
-        er.loss = curve_value(cv.coarse_loss, e);
-        er.metric = curve_value(cv.coarse_metric, e);
+      if (run.resolution > 1) {  // a coarse model's curves, from where it started (MRMF: a fused model)
+        er.loss = curve_value(cv.coarse_loss, e + se.metric_offset_epochs);
+        er.metric = curve_value(cv.coarse_metric, e + se.metric_offset_epochs);
       } else {
         er.metric = curve_value(cv.dense_metric, e + se.metric_offset_epochs);
       }

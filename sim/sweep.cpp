@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "model/errors.hpp"
+#include "model/method_rules.hpp"
 #include "sim/simulate.hpp"
 
 namespace mrplan {
@@ -105,20 +106,48 @@ SweepPoint point_from(const PreparedPlan& pp, const std::vector<ModelEpochs>& ep
 
 }  // namespace
 
+Plan plan_with_split(const Plan& plan, double low_fraction) {
+  if (!(low_fraction > 0 && low_fraction < 1))
+    fail_input("command line", "--split", fmt::format("{} is not a fraction between 0 and 1", low_fraction));
+  Plan p = plan;
+  for (auto& st : p.stages) {
+    if (st.handoff.kind != Handoff::Kind::fuse) continue;
+    const int total = st.gpus();
+    const size_t low = model_index(st, st.handoff.bottom_from);
+    const int low_gpus = static_cast<int>(std::lround(low_fraction * total));
+    if (low_gpus < 1 || low_gpus >= total)
+      fail_input("command line", "--split",
+                 fmt::format("{} of stage '{}''s {} GPUs leaves a model without a GPU", low_fraction, st.name, total));
+    for (size_t j = 0; j < st.models.size(); ++j) st.models[j].gpus = j == low ? low_gpus : total - low_gpus;
+  }
+  return p;
+}
+
 std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machine, const SweepSpec& spec,
                                   unsigned threads, const Progress& progress) {
   std::vector<int> gpus = spec.gpus;
   if (gpus.empty()) gpus = {plan.stages.front().gpus()};
-  const bool mrt = plan.method != Method::baseline;
-  // one task per GPU count and chunk of switch points; each GPU count is prepared once
-  std::vector<PreparedPlan> prepared(gpus.size()), baselines(gpus.size());
-  for (size_t g = 0; g < gpus.size(); ++g) {
-    const Plan p = plan_at_gpus(plan, gpus[g], spec.keep_global_batch);
-    prepared[g] = prepare(p, machine);
-    if (mrt) baselines[g] = prepare(baseline_of(p), machine);
+  const bool staged = plan.method != Method::baseline;
+  const std::string method = to_string(plan.method);
+  // MRMF: the fusion stages' GPU split is an axis too (the plan's own when none is given)
+  std::vector<std::optional<double>> splits{std::nullopt};
+  if (plan.method == Method::mrmf && !spec.low_fractions.empty()) splits.assign(spec.low_fractions.begin(), spec.low_fractions.end());
+  // one task per configuration (GPU count, split) and switch point; each configuration is prepared once
+  struct Config {
+    int gpus;
+    std::optional<double> split;
+  };
+  std::vector<Config> configs;
+  for (int g : gpus)
+    for (const auto& f : splits) configs.push_back({g, f});
+  std::vector<PreparedPlan> prepared(configs.size()), baselines(configs.size());
+  for (size_t c = 0; c < configs.size(); ++c) {
+    const Plan moved = plan_at_gpus(plan, configs[c].gpus, spec.keep_global_batch);
+    prepared[c] = prepare(configs[c].split ? plan_with_split(moved, *configs[c].split) : moved, machine);
+    if (staged) baselines[c] = prepare(baseline_of(moved), machine);
   }
-  const size_t per_gpu = mrt ? spec.switch_epochs.size() + 2 : 1;
-  const size_t total = gpus.size() * per_gpu;
+  const size_t per_config = staged ? spec.switch_epochs.size() + 2 : 1;
+  const size_t total = configs.size() * per_config;
   std::vector<SweepPoint> out(total);
   std::atomic<size_t> next{0}, done{0};
   std::mutex err_mu;
@@ -126,17 +155,19 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
   auto worker = [&] {
     try {
       for (size_t k; (k = next.fetch_add(1)) < total;) {
-        const size_t g = k / per_gpu, j = k % per_gpu;
-        const auto& pp = prepared[g];
-        if (!mrt) {
-          out[k] = point_from(pp, model_epochs(pp), "baseline", gpus[g]);
+        const size_t c = k / per_config, j = k % per_config;
+        const auto& pp = prepared[c];
+        const int g = configs[c].gpus;
+        if (!staged) {
+          out[k] = point_from(pp, model_epochs(pp), "baseline", g);
         } else if (j == 0) {
-          out[k] = point_from(baselines[g], model_epochs(baselines[g]), "baseline", gpus[g]);
+          out[k] = point_from(baselines[c], model_epochs(baselines[c]), "baseline", g);
         } else if (j == 1) {
-          out[k] = point_from(pp, model_epochs(pp), "mrt-rule", gpus[g]);
+          out[k] = point_from(pp, model_epochs(pp), method + "-rule", g);
         } else {
-          out[k] = point_from(pp, model_epochs(pp, spec.switch_epochs[j - 2]), "mrt", gpus[g]);
+          out[k] = point_from(pp, model_epochs(pp, spec.switch_epochs[j - 2]), method, g);
         }
+        out[k].split = configs[c].split;
         const size_t d = ++done;
         if (progress && (d % 256 == 0 || d == total)) progress(d, total);
       }
@@ -158,11 +189,12 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
 std::string sweep_csv(const std::vector<SweepPoint>& pts) {
   std::string s =
       "method,gpus,switch_epoch,coarse_epochs,dense_epochs,time_to_target_s,io_s,comm_s,compute_s,gpu_hours,"
-      "reached_target,fits_memory\n";
+      "reached_target,fits_memory,low_gpu_fraction\n";
   for (const auto& p : pts)
-    s += fmt::format("{},{},{},{:.4g},{:.4g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{}\n", p.method, p.gpus,
+    s += fmt::format("{},{},{},{:.4g},{:.4g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{}\n", p.method, p.gpus,
                      p.switch_epoch ? fmt::format("{:.4g}", *p.switch_epoch) : "", p.coarse_epochs, p.dense_epochs,
-                     p.time_to_target_s, p.io_s, p.comm_s, p.compute_s, p.gpu_hours, p.reached_target, p.fits_memory);
+                     p.time_to_target_s, p.io_s, p.comm_s, p.compute_s, p.gpu_hours, p.reached_target, p.fits_memory,
+                     p.split ? fmt::format("{:.4g}", *p.split) : "");
   return s;
 }
 

@@ -11,14 +11,18 @@
 namespace mrplan {
 
 struct SweepSpec {
-  std::vector<double> switch_epochs;  // coarse epochs before the switch (MRT plans)
+  std::vector<double> switch_epochs;  // MRT: coarse epochs before the switch; MRMF: every fusion stage's
+                                      // lower-resolution model's epochs (the stage length)
   std::vector<int> gpus;              // empty: the plan's own GPU count
+  std::vector<double> low_fractions;  // MRMF: share of a fusion stage's GPUs on its lower-resolution
+                                      // model; empty: the plan's own split
   bool keep_global_batch = true;      // false: keep each stage's local batch
 };
 
 struct SweepPoint {
-  std::string method;                 // baseline | mrt | mrt-rule (the switch rule's own choice)
+  std::string method;                 // baseline | mrt | mrmf | mrt-rule | mrmf-rule (the switch rule's own choice)
   int gpus = 0;
+  std::optional<double> split;        // MRMF: the fusion stages' low_gpu_fraction, where swept
   std::optional<double> switch_epoch;
   double coarse_epochs = 0, dense_epochs = 0;
   double time_to_target_s = 0, io_s = 0, comm_s = 0, compute_s = 0, gpu_hours = 0;
@@ -31,7 +35,9 @@ std::vector<double> parse_range(const std::string& text, const std::string& what
 
 // The plan with every stage moved to `gpus` GPUs, batches adjusted as the spec says.
 Plan plan_at_gpus(const Plan& plan, int gpus, bool keep_global_batch);
-// The dense-only baseline an MRT plan is compared against.
+// The MRMF plan with `low_fraction` of every fusion stage's GPUs on its lower-resolution model.
+Plan plan_with_split(const Plan& plan, double low_fraction);
+// The dense-only baseline an MRT or MRMF plan is compared against.
 Plan baseline_of(const Plan& mrt_plan);
 
 using Progress = std::function<void(size_t done, size_t total)>;

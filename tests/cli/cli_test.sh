@@ -21,6 +21,15 @@ grep -q "transferred from cori-gpu" "$tmp/profile.yaml" || fail "perlmutter prof
 sed -i 's/machine: cori-gpu/machine: profile.yaml/' "$tmp/plan.yaml"
 (cd "$tmp" && "$MRPLAN" predict plan.yaml > predict2.txt) || fail "edited plan with a profile file"
 
+# MRMF: the built-in plans with one and two fusions, predicted per model and swept over the split
+"$MRPLAN" plan cosmoflow-mrmf2@perlmutter > "$tmp/mrmf.yaml"
+grep -q "handoff: {fuse: {bottom_from: low, top_from: high}}" "$tmp/mrmf.yaml" || fail "mrmf plan hands on by fusion"
+"$MRPLAN" predict neuron-inverter-mrmf@perlmutter > "$tmp/mrmf.txt"
+grep -q "fusion1 .*high" "$tmp/mrmf.txt" || fail "mrmf predict lists each model"
+grep -q "stage fusion1: fusion" "$tmp/mrmf.txt" || fail "mrmf predict shows the fusion"
+"$MRPLAN" sweep cosmoflow-mrmf@perlmutter --gpus 32 --split 0.25,0.5 --switch 20,40 --csv "$tmp/m.csv" > /dev/null 2>&1
+[[ $(grep -c "^mrmf" "$tmp/m.csv") -eq 6 ]] || fail "mrmf sweep: 2 splits x (2 switch points + the rule)"
+
 "$MRPLAN" workload deepcam --resolution 2 --batch 2 > "$tmp/w.txt"
 grep -q "coarse_output_upsample" "$tmp/w.txt" || fail "coarse deepcam needs its upsample"
 
@@ -45,4 +54,10 @@ expect_error "stages[0].gpus: must be >= 1" predict "$tmp/bad.yaml"
 sed -i 's/per_node_bandwidth_GBps: [0-9.]*/per_node_bandwidth_GBps: -3/' "$tmp/profile.yaml"
 expect_error "io.pfs.per_node_bandwidth_GBps: expected a positive number" predict cosmoflow-mrt@summit --machine "$tmp/profile.yaml"
 expect_error "'x' is not a number" sweep --switch 1,x
+sed -i 's/^    models:/    gpus: 64\n    models:/' "$tmp/mrmf.yaml"
+expect_error "stages[0].gpus: the stage has 64 GPUs but its models are given 16 (low) + 16 (high) = 32: the split does not add up" \
+  predict "$tmp/mrmf.yaml"
+"$MRPLAN" plan cosmoflow-mrmf@perlmutter | sed 's/top_from: high}/top_from: high, split_after: conv99}/' > "$tmp/mrmf1.yaml"
+expect_error "fusion point 'conv99' does not exist" predict "$tmp/mrmf1.yaml"
+expect_error "only an mrmf plan has fusion stages to split" sweep --split 0.5
 echo "cli: 1 passed, 0 failed"
