@@ -2,6 +2,7 @@
 // MLPerf-style log lines (":::MLLOG {json}") so existing MLPerf log tools can read a run.
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace mrplan {
 
@@ -13,6 +14,9 @@ class MlLog {
   void point(const std::string& key, const std::string& value_json, const std::string& metadata_json = "{}") {
     event(key, "POINT_IN_TIME", value_json, metadata_json);
   }
+  // Appends the lines of `parts` (logs the roots of concurrent models' groups wrote, MRMF) in time
+  // order, and removes the part files.
+  void merge(const std::vector<std::string>& parts);
 
  private:
   std::ofstream out_;

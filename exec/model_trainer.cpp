@@ -126,10 +126,20 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
        v += ranks)
     recompute_ids.push_back(v);
   const std::string tag = st.models.size() == 1 ? st.name : st.name + "/" + mr.name;
+  // MLPerf's epoch number (this model's ranks' count over the run), and mrplan's keys that make the
+  // switch and the fusions visible in the log
+  auto meta = [&](int epoch) {
+    return fmt::format("{{\"epoch_num\": {}, \"stage\": \"{}\", \"model\": \"{}\", \"resolution\": {}}}", epoch, st.name, mr.name,
+                       mr.resolution);
+  };
+  if (prog.epoch == 0)  // what the log reader needs to know of the model besides its epochs
+    job.log.point("mrplan_model", std::to_string(ranks),
+                  fmt::format("{{\"stage\": \"{}\", \"model\": \"{}\", \"resolution\": {}, \"local_batch\": {}}}", st.name, mr.name,
+                              mr.resolution, mr.local_batch));
   for (;;) {
     const int e = prog.epoch;  // 0-based epoch about to run
     const auto t_epoch = Clock::now();
-    ctx.log.event("epoch_start", "INTERVAL_START", "null", fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs + 1));
+    job.log.event("epoch_start", "INTERVAL_START", "null", meta(prog.total_epochs + 1));
     model.train();
     auto ids = restricted_shuffle(plan.train_samples, rank, ranks, mr.local_batch, ctx.options.seed * 31 + job.stage, e);
     Prefetcher pf(store, std::move(ids), mr.local_batch, prefetch_depth, false, &batches);
@@ -207,9 +217,8 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
     rec.eval_s += eval_s;
     if (!rec.phases) rec.phases.emplace();
     *rec.phases += t.phases;
-    ctx.log.point(plan.maximize ? "eval_accuracy" : "eval_error", fmt::format("{}", val_metric),
-                  fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));
-    ctx.log.event("epoch_stop", "INTERVAL_END", "null", fmt::format("{{\"epoch_num\": {}}}", prog.total_epochs));
+    job.log.point(plan.maximize ? "eval_accuracy" : "eval_error", fmt::format("{}", val_metric), meta(prog.total_epochs));
+    job.log.event("epoch_stop", "INTERVAL_END", "null", meta(prog.total_epochs));
     if (rank == 0 && !ctx.options.quiet)
       fmt::print("[{}] epoch {:3d}  loss {:.5f}  val {:.5f}  {:.2f} s (data {:.2f}, comm {:.2f}, compute {:.2f})\n", tag, prog.epoch,
                  train_loss, val_metric, er.epoch_s, t.io_s, t.comm_s, t.compute_s);

@@ -17,6 +17,7 @@ struct ModelJob {
   size_t stage = 0, model = 0;  // indices into the plan
   Communicator& group;          // the model's ranks, host memory: scalars
   Communicator& tensors;        // the model's ranks: gradients and parameters (NCCL on GPUs)
+  MlLog& log;                   // open on the group's first rank only
 };
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ModelRun& run, std::vector<torch::Tensor> params);

@@ -263,6 +263,13 @@ std::vector<OpTiming> SpecNetImpl::time_ops(const torch::Tensor& x, int repeats,
 
 torch::Tensor SpecNetImpl::forward(const torch::Tensor& x) { return forward_all(x).back(); }
 
+size_t SpecNetImpl::op_index_of(const std::string& parameter_name) const {
+  const auto module = parameter_name.substr(0, parameter_name.find('.'));
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    if (module_name(nodes_[i].op.name) == module) return i;
+  throw std::logic_error("no op owns parameter '" + parameter_name + "'");
+}
+
 std::vector<std::string> SpecNetImpl::transferable_parameter_names() const {
   std::vector<std::string> names;
   for (const auto& n : nodes_)

@@ -37,6 +37,8 @@ class SpecNetImpl : public torch::nn::Module {
   static std::string module_name(const std::string& op_name);
   // Ops whose parameters MRT transfers coarse -> dense (Op::transfer).
   std::vector<std::string> transferable_parameter_names() const;
+  // Index in the spec's op list of the op a parameter or buffer ("conv1.weight") belongs to.
+  size_t op_index_of(const std::string& parameter_name) const;
 
  private:
   struct Node {

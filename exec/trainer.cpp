@@ -3,6 +3,7 @@
 // checkpointed (exec/checkpointer) and written as a Measurement.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -11,12 +12,14 @@
 #include "exec/communicator.hpp"
 #include "exec/compute_microbench.hpp"
 #include "exec/grad_sync.hpp"
+#include "exec/fusion.hpp"
 #include "exec/handoff.hpp"
 #include "exec/host_tuning.hpp"
 #include "exec/model_trainer.hpp"
 #include "exec/run.hpp"
 #include "exec/run_context.hpp"
 #include "model/errors.hpp"
+#include "model/fusion.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/simulate.hpp"
@@ -90,6 +93,33 @@ std::vector<ModelRecord> gather_models(Communicator& world, const Stage& st, con
   return all;
 }
 
+// MRMF: the fused model, the same on every rank (exec/fusion), from the model this rank trained.
+SpecNet fuse(const RunContext& ctx, size_t si, size_t mine, SpecNetImpl& model) {
+  const Stage& st = ctx.plan.stages[si];
+  const size_t bottom = model_index(st, st.handoff.bottom_from), top = model_index(st, st.handoff.top_from);
+  const size_t split = fusion_split(ctx.spec, st.handoff.split_after, ctx.plan.source_file, fmt::format("stages[{}].handoff.fuse", si));
+  SpecNet fused = build_network(ctx, st.models[top].resolution);
+  std::optional<FusionParent> is;
+  if (mine == bottom) is = FusionParent::bottom;
+  if (mine == top) is = FusionParent::top;
+  fuse_across_ranks(*fused, model, is, first_rank_of(st, bottom), first_rank_of(st, top), split, ctx.world);
+  return fused;
+}
+
+// Every fusion's point exists and its bottom group does not depend on the resolution: checked
+// before anything trains, as the simulator checks it.
+void check_fusions(const Plan& plan, const NetworkSpec& spec) {
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const auto& s = plan.stages[i];
+    if (s.handoff.kind != Handoff::Kind::fuse) continue;
+    const auto key = fmt::format("stages[{}].handoff.fuse.split_after", i);
+    const size_t split = fusion_split(spec, s.handoff.split_after, plan.source_file, key);
+    const auto& b = *s.find(s.handoff.bottom_from);
+    const auto& t = *s.find(s.handoff.top_from);
+    check_fusible(model_run_table(plan, spec, b), b.resolution, model_run_table(plan, spec, t), t.resolution, split, plan.source_file, key);
+  }
+}
+
 // The run's totals: it reached the target when its last stage did.
 void add_totals(const Plan& plan, Record& r, bool killed) {
   const bool reached = !killed && r.stages.size() == plan.stages.size() &&
@@ -104,13 +134,13 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   auto world = make_mpi_communicator();
   const int rank = world->rank(), ranks = world->size();
   check_ranks(plan, ranks);
-  if (plan.method == Method::mrmf) fail_input(plan.source_file, "method", "mrmf plans are not run by this version");
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   set_intra_op_threads(o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks)));
   const torch::Device dev = pick_device(o.device, *world);
   const auto spec = plan_network(plan);
   for (const auto& s : plan.stages)  // a network that cannot be built at some stage's resolution fails now, not mid-run
     for (const auto& m : s.models) model_run_table(plan, spec, m);
+  check_fusions(plan, spec);
   const auto layout = layout_for(spec.name);
   check_target_metric(layout.task, plan.target_metric, plan.source_file);
   if (plan.validation_samples < 1)
@@ -139,6 +169,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     world->allreduce_sum(&flops_per_s, 1);
     state.record.device_matmul_flops_per_s = flops_per_s;
   }
+  if (!resuming && rank == 0) checkpoints.save_run(state);  // a run killed in its first stage resumes from here
   // the probe's buffers go back to the kernel, so that every rank's first stage starts on the heap
   // a fresh process has, as model/startup_cost predicts it
   release_free_heap();
@@ -168,7 +199,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     std::unique_ptr<Communicator> nccl;
     if (dev.is_cuda() && host.size() > 1) nccl = make_nccl_communicator(host, dev.index());
     Communicator& tensors = nccl ? *nccl : host;
-    const ModelJob job{si, j, host, tensors};
+    // concurrent models log from their groups' first ranks into parts, merged at the fusion
+    const bool concurrent = st.models.size() > 1;
+    auto part = [&](size_t k) { return (out / fmt::format("mllog.stage{}.model{}.part", si, k)).string(); };
+    MlLog part_log(concurrent && host.rank() == 0 ? part(j) : "", resuming);
+    const ModelJob job{si, j, host, tensors, concurrent ? part_log : log};
 
     torch::manual_seed(model_seed(o.seed, si, j));
     SpecNet model = build_network(ctx, run.resolution);
@@ -195,7 +230,26 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       state.record.stages.push_back(sr);
       break;
     }
-    handed = model;
+    if (st.handoff.kind == Handoff::Kind::fuse) {
+      const auto t0 = std::chrono::steady_clock::now();
+      handed = fuse(ctx, si, j, *model);
+      double fusion_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      world->allreduce_sum(&fusion_s, 1);
+      sr.fusion_s = fusion_s / ranks;
+      finish_stage(sr);
+      log.point("mrplan_fusion", fmt::format("{}", sr.fusion_s), fmt::format("{{\"stage\": \"{}\"}}", st.name));
+    } else {
+      handed = model;
+    }
+    if (concurrent) {
+      part_log = MlLog("", false);  // closed before rank 0 reads it
+      world->barrier();
+      if (rank == 0) {
+        std::vector<std::string> parts;
+        for (size_t k = 0; k < st.models.size(); ++k) parts.push_back(part(k));
+        log.merge(parts);
+      }
+    }
     state.record.stages.push_back(sr);
     state.stage = si + 1;
     if (rank == 0) {

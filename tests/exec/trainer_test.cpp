@@ -97,11 +97,18 @@ TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
   EXPECT_NE(all.find("\"key\": \"run_start\""), std::string::npos);
   EXPECT_NE(all.find("\"key\": \"eval_error\""), std::string::npos);
   EXPECT_NE(all.find("\"key\": \"run_stop\""), std::string::npos);
-  // the log reads back as a measured record with every epoch of both stages
+  // the log reads back as a measured record with every epoch of both stages, each as its stage
   const auto ingested = load_mllog_file((dir / "mrt/mllog.txt").string());
-  EXPECT_EQ(ingested.stages[0].epochs, r.totals.epochs);
-  EXPECT_EQ(ingested.stages[0].global_batch, 8);
-  EXPECT_EQ(ingested.stages[0].gpus, 1);
+  ASSERT_EQ(ingested.stages.size(), 2u);
+  EXPECT_EQ(ingested.method, Method::mrt);
+  EXPECT_EQ(ingested.totals.epochs, r.totals.epochs);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(ingested.stages[i].name, r.stages[i].name);
+    EXPECT_EQ(ingested.stages[i].global_batch, 8);
+    EXPECT_EQ(ingested.stages[i].gpus, 1);
+    EXPECT_EQ(ingested.stages[i].single().resolution, r.stages[i].single().resolution);
+    EXPECT_EQ(ingested.stages[i].single().per_epoch.size(), r.stages[i].single().per_epoch.size());
+  }
 }
 
 TEST_F(TinyRun, IterationWindowRuleSwitchesMidEpoch) {
