@@ -10,6 +10,8 @@
 #include "model/errors.hpp"
 #include "model/learning_curve.hpp"
 #include "model/least_squares.hpp"
+#include "model/method_rules.hpp"
+#include "model/plan_yaml.hpp"
 
 namespace mrplan {
 
@@ -49,6 +51,47 @@ CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& pts, c
   return out;
 }
 
+namespace {
+
+// MRMF: the fine-tuning epochs each record's chain of fusions predicts for the fitted curves and
+// transfer efficiency (model/learning_curve's progress, as the simulator chains it), against those it
+// needed, half an epoch before the whole epoch it stopped at; fits fusion_efficiency.
+void fit_fusion(ConvergenceFit& fit, const std::vector<std::pair<Plan, const Record*>>& runs) {
+  const auto& p = fit.params;
+  const double e0 = fit.baseline_epochs_to_target;
+  auto predicted = [&](const ConvergenceParams& q, const Plan& plan, const Record& r) {
+    double handed = 0;
+    for (size_t i = 0; i + 1 < plan.stages.size(); ++i) {
+      const auto& st = plan.stages[i];
+      std::vector<double> progress;
+      for (size_t j = 0; j < st.models.size(); ++j) {
+        const auto& m = r.stages.at(i).models.at(j);
+        const double k0 = i > 0 && st.models[j].from_previous ? handed : 0.0;
+        const double start = epochs_for_progress(q, m.resolution, e0, k0);
+        progress.push_back(resolution_progress(q, m.resolution, e0, start + m.epochs / epoch_scale_for_batch(q, m.gpus * m.local_batch)));
+      }
+      handed = fused_progress(q, progress[model_index(st, st.handoff.bottom_from)], progress[handed_on_model(st)]);
+    }
+    return dense_epochs_after_progress(e0, handed);
+  };
+  Eigen::VectorXd obs(static_cast<Eigen::Index>(runs.size()));
+  for (size_t i = 0; i < runs.size(); ++i) obs(static_cast<Eigen::Index>(i)) = runs[i].second->stages.back().models[0].epochs - 0.5;
+  auto residuals = [&](const Eigen::VectorXd& x) {
+    ConvergenceParams q = p;
+    q.fusion_efficiency = x(0);
+    Eigen::VectorXd res(obs.size());
+    for (size_t i = 0; i < runs.size(); ++i) res(static_cast<Eigen::Index>(i)) = predicted(q, runs[i].first, *runs[i].second) - obs(i);
+    return res;
+  };
+  // from no benefit beyond MRT's transfer, as the transfer fit starts from none
+  const auto f = levenberg_marquardt(residuals, Eigen::VectorXd::Constant(1, 0.0), obs, 200);
+  fit.params.fusion_efficiency = f.params(0);
+  fit.fusion_efficiency_std_error = f.std_errors(0);
+  fit.fusion_fitted = true;
+}
+
+}  // namespace
+
 ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   if (records.empty()) fail_input("", "records", "give measured records: baseline runs and MRT runs at several switch points");
   ConvergenceFit fit;
@@ -60,6 +103,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
     double switch_epochs, dense_epochs;
   };
   std::vector<Mrt> mrt;
+  std::vector<std::pair<Plan, const Record*>> mrmf;  // that reached the target
   double global_batch = 0;
   for (const auto& [file, r] : records) {
     if (r.source != Source::measured) fail_input(file, "source", "calibrate convergence fits measured records; this one is a prediction");
@@ -87,7 +131,11 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
     auto one_model = [&] {
       return std::all_of(r.stages.begin(), r.stages.end(), [](const StageRecord& s) { return s.models.size() == 1; });
     };
-    if (r.stages.size() == 1 && one_model() && r.stages[0].single().resolution == 1) {
+    if (r.method == Method::mrmf) {
+      if (r.plan_spec.empty()) fail_input(file, "plan_spec", "an MRMF record needs the plan it ran: what each model started from");
+      if (r.stages.back().models.at(0).stop_reason == "target reached") mrmf.push_back({plan_from_yaml_text(r.plan_spec, file + ": plan_spec"), &r});
+      ++fit.mrmf_runs;
+    } else if (r.stages.size() == 1 && one_model() && r.stages[0].single().resolution == 1) {
       take(r.stages[0].single(), dense, nullptr);
       global_batch = r.stages[0].global_batch;
       ++fit.baseline_runs;
@@ -132,13 +180,19 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   const auto f = levenberg_marquardt(residuals, Eigen::VectorXd::Constant(1, 0.0), obs, 200);
   p.transfer_efficiency = f.params(0);
   fit.transfer_efficiency_std_error = f.std_errors(0);
+  if (!mrmf.empty()) fit_fusion(fit, mrmf);
   return fit;
 }
 
 void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
-  profile.convergence[fit.workload] = fit.params;
+  auto params = fit.params;
+  if (auto it = profile.convergence.find(fit.workload); it != profile.convergence.end() && !fit.fusion_fitted)
+    params.fusion_efficiency = it->second.fusion_efficiency;  // no MRMF records: the profile's stays
+  profile.convergence[fit.workload] = params;
   const std::string prefix = "convergence." + fit.workload + ".";
-  std::erase_if(profile.fitted, [&](const FittedParameter& f) { return f.key.rfind(prefix, 0) == 0; });
+  std::erase_if(profile.fitted, [&](const FittedParameter& f) {
+    return f.key.rfind(prefix, 0) == 0 && (fit.fusion_fitted || f.key != prefix + "fusion_efficiency");
+  });
   const std::string source = fmt::format("calibrate convergence: {}", fmt::join(fit.files, ", "));
   auto add_curve = [&](const std::string& name, const CurveFit& c) {
     profile.fitted.push_back({prefix + name + ".floor", c.curve.floor, c.floor_std_error, source});
@@ -149,6 +203,8 @@ void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
   add_curve("coarse_loss", fit.coarse_loss);
   add_curve("coarse_metric", fit.coarse_metric);
   profile.fitted.push_back({prefix + "transfer_efficiency", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error, source});
+  if (fit.fusion_fitted)
+    profile.fitted.push_back({prefix + "fusion_efficiency", fit.params.fusion_efficiency, fit.fusion_efficiency_std_error, source});
 }
 
 }  // namespace mrplan

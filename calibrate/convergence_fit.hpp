@@ -25,15 +25,19 @@ struct ConvergenceFit {
   ConvergenceParams params;
   CurveFit dense_metric, coarse_loss, coarse_metric;
   double transfer_efficiency_std_error = 0;
+  double fusion_efficiency_std_error = 0;
+  bool fusion_fitted = false;            // MRMF records that reached the target were given
   double baseline_epochs_to_target = 0;  // where the fitted dense curve crosses the target
   std::vector<std::string> files;        // the records the fit used
-  int baseline_runs = 0, mrt_runs = 0;
+  int baseline_runs = 0, mrt_runs = 0, mrmf_runs = 0;
 };
 
 // Baseline records (one dense stage) give the dense metric curve; MRT records (coarse stage,
 // then dense with transfer) give the coarse curves and, from their dense epochs after switching
-// at different points, the transfer efficiency of model/learning_curve's E(s). Records that did
-// not reach the target still give curve points but no epochs to target.
+// at different points, the transfer efficiency of model/learning_curve's E(s); MRMF records
+// (fusion stages, then fine-tuning; their plan_spec says what each model started from) give the
+// fusion efficiency, from the fine-tuning epochs after the progress their fusions handed on.
+// Records that did not reach the target still give curve points but no epochs to target.
 ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records);
 
 void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit);

@@ -26,7 +26,8 @@ void calibrate_convergence(const ConvergenceArgs& a) {
   std::vector<NamedRecord> recs;
   for (const auto& f : a.records) recs.push_back({f, load_record_file(f)});
   const auto fit = fit_convergence(recs);
-  fmt::print("convergence of {} to {} from {} baseline and {} MRT runs\n", fit.workload, fit.target, fit.baseline_runs, fit.mrt_runs);
+  fmt::print("convergence of {} to {} from {} baseline, {} MRT and {} MRMF runs\n", fit.workload, fit.target, fit.baseline_runs,
+             fit.mrt_runs, fit.mrmf_runs);
   print_curve("dense metric", fit.dense_metric);
   print_curve("coarse loss", fit.coarse_loss);
   print_curve("coarse metric", fit.coarse_metric);
@@ -40,15 +41,20 @@ void calibrate_convergence(const ConvergenceArgs& a) {
     if (r.method == Method::mrt && r.stages[1].single().stop_reason == "target reached")
       fmt::print("{:<40} {:>8.0f} {:>14.0f} {:>14.2f}\n", file, r.stages[0].epochs, r.stages[1].epochs,
                  std::ceil(dense_epochs_after_transfer(fit.params, fit.baseline_epochs_to_target, r.stages[0].epochs) - 1e-9));
+  if (fit.fusion_fitted)
+    fmt::print("  fusion efficiency {:.3f} +- {:.3f} (from the MRMF runs' fine-tuning epochs)\n", fit.params.fusion_efficiency,
+               fit.fusion_efficiency_std_error);
+  else if (fit.mrmf_runs > 0)
+    fmt::print("  fusion efficiency not fitted: no MRMF run reached the target\n");
   update_profile(a.profile, 1, [&](MachineProfile& p) { apply_convergence_fit(p, fit); });
 }
 
 }  // namespace
 
 void register_calibrate_convergence(CLI::App& cal) {
-  auto* c = cal.add_subcommand("convergence", "Fit learning curves and the MRT transfer benefit from measured records (LM)");
+  auto* c = cal.add_subcommand("convergence", "Fit learning curves, the MRT transfer and the MRMF fusion benefit from measured records (LM)");
   auto a = std::make_shared<ConvergenceArgs>();
-  c->add_option("records", a->records, "record.json files: baseline runs and MRT runs at several switch points")->required();
+  c->add_option("records", a->records, "record.json files: baseline runs, MRT runs at several switch points, MRMF runs")->required();
   c->add_option("--profile", a->profile, "profile YAML to update (created if missing)")->capture_default_str();
   c->callback([a] { calibrate_convergence(*a); });
 }

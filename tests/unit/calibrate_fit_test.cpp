@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -456,4 +457,76 @@ TEST(ConvergenceFit, RefusesRecordsWithoutABaselineOrMissingMetrics) {
   LearningCurve l{"exp", 0.2, 0.5, 2};
   m.stages[0] = stage_from(l, &l, 5, 2);
   EXPECT_NE(error_of([&] { fit_convergence({{"m.json", m}}); }).find("no baseline run"), std::string::npos);
+}
+
+// MRMF records made from known parameters: the fine-tuning epochs each needed after its fusion
+// (from the progress its two parents made) give back the fusion efficiency.
+TEST(ConvergenceFit, RecoversTheFusionEfficiencyFromMrmfRuns) {
+  ConvergenceParams truth;
+  truth.dense_metric = {"exp", 0.1, 0.5, 6.0};
+  truth.coarse_loss = {"exp", 0.2, 0.6, 2.0};
+  truth.coarse_metric = {"exp", 0.25, 0.4, 2.5};
+  truth.transfer_efficiency = 0.3;
+  truth.fusion_efficiency = 1.5;
+  const double target = 0.12;
+  const double e0 = *crossing_epoch(truth.dense_metric, target);
+  std::vector<NamedRecord> recs;
+  Record base;
+  base.source = Source::measured, base.workload = "w", base.target_value = target;
+  base.stages.push_back(stage_from(truth.dense_metric, nullptr, 25, 1));
+  recs.push_back({"base.json", base});
+  for (int s : {2, 5}) {  // MRT runs pin the curves and the transfer
+    Record m = base;
+    m.method = Method::mrt;
+    m.stages = {stage_from(truth.coarse_metric, &truth.coarse_loss, s, 2), stage_from(truth.dense_metric, nullptr, 1, 1)};
+    m.stages[1].epochs = m.stages[1].single().epochs = std::ceil(dense_epochs_after_transfer(truth, e0, s));
+    m.stages[1].single().stop_reason = "target reached";
+    recs.push_back({"mrt" + std::to_string(s) + ".json", m});
+  }
+  const std::string spec = R"(name: m
+workload: cosmoflow-mrt
+machine: summit
+method: mrmf
+dataset: {train_samples: 64}
+target: {metric: val_mse, value: 0.12}
+stages:
+  - name: fusion1
+    models:
+      - {name: low, resolution: 2, gpus: 1, local_batch: 16, stop: {epochs: 1}}
+      - {name: high, resolution: 1, gpus: 1, local_batch: 16, init: scratch, stop: {epochs: 1}}
+    handoff: {fuse: {bottom_from: low, top_from: high}}
+  - {name: finetune, resolution: 1, gpus: 2, local_batch: 8, stop: {target: true}}
+)";
+  for (auto [low, high] : {std::pair{2, 1}, {4, 2}, {6, 4}, {3, 5}}) {
+    Record m = base;
+    m.method = Method::mrmf;
+    m.plan_spec = spec;
+    StageRecord fusion;
+    fusion.name = "fusion1";
+    fusion.models = {stage_from(truth.coarse_metric, &truth.coarse_loss, low, 2).models[0], stage_from(truth.dense_metric, nullptr, high, 1).models[0]};
+    const double k = fused_progress(truth, coarse_progress(truth.coarse_loss, low), high / e0);
+    auto fine = stage_from(truth.dense_metric, nullptr, 1, 1);
+    fine.epochs = fine.single().epochs = std::ceil(dense_epochs_after_progress(e0, k));
+    fine.single().stop_reason = "target reached";
+    m.stages = {fusion, fine};
+    recs.push_back({fmt::format("mrmf{}-{}.json", low, high), m});
+  }
+  const auto fit = fit_convergence(recs);
+  EXPECT_EQ(fit.mrmf_runs, 4);
+  ASSERT_TRUE(fit.fusion_fitted);
+  EXPECT_NEAR(fit.params.fusion_efficiency, 1.5, 0.35);  // from whole epochs only
+  EXPECT_TRUE(std::isfinite(fit.fusion_efficiency_std_error));
+  MachineProfile p;
+  apply_convergence_fit(p, fit);
+  EXPECT_DOUBLE_EQ(p.convergence["w"].fusion_efficiency, fit.params.fusion_efficiency);
+  EXPECT_EQ(p.fitted.back().key, "convergence.w.fusion_efficiency");
+  // without MRMF records the profile keeps the fusion efficiency it had
+  recs.resize(3);
+  apply_convergence_fit(p, fit_convergence(recs));
+  EXPECT_DOUBLE_EQ(p.convergence["w"].fusion_efficiency, fit.params.fusion_efficiency);
+  // an MRMF record must say what its models started from
+  Record bare = base;
+  bare.method = Method::mrmf;
+  EXPECT_NE(error_of([&] { fit_convergence({{"base.json", base}, {"bare.json", bare}}); }).find("bare.json: plan_spec: an MRMF record needs"),
+            std::string::npos);
 }
