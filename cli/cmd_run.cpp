@@ -22,17 +22,7 @@ void register_run(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed for initialisation and data order")->capture_default_str();
   cmd->add_option("--stop-after", o->stop_after_epochs, "stop after this many epochs, as if killed (for resume tests)");
   cmd->add_flag("--quiet", o->quiet, "no per-epoch lines");
-  cmd->callback([plan, o] {
-    const auto r = run_plan(load_plan(*plan), *o);
-    if (!o->quiet) {
-      for (const auto& s : r.stages)
-        for (const auto& m : s.models)
-          fmt::print("stage {}{}: {} epochs{}, {:.1f} s (data {:.1f}, comm {:.1f}, compute {:.1f})\n", s.name,
-                     s.models.size() == 1 ? "" : " model " + m.name, m.epochs,
-                     m.switch_epoch ? fmt::format(" (switch at {})", *m.switch_epoch) : "", m.time_s, m.io_s, m.comm_s, m.compute_s);
-      fmt::print("time to target {:.1f} s, target {}reached\n", r.totals.time_to_target_s, r.totals.reached_target ? "" : "NOT ");
-    }
-  });
+  cmd->callback([plan, o] { run_plan(load_plan(*plan), *o); });
 }
 
 }  // namespace mrplan

@@ -120,6 +120,20 @@ void check_fusions(const Plan& plan, const NetworkSpec& spec) {
   }
 }
 
+// What the run did, once (rank 0), after its per-epoch lines.
+void print_summary(const Record& r) {
+  for (const auto& s : r.stages) {
+    for (const auto& m : s.models)
+      fmt::print("stage {}{}: {:.4g} epochs{}, {:.1f} s (data {:.1f}, comm {:.1f}, compute {:.1f})\n", s.name,
+                 s.models.size() == 1 ? "" : " model " + m.name, m.epochs,
+                 m.switch_epoch ? fmt::format(" (switch at {})", *m.switch_epoch) : "", m.time_s, m.io_s, m.comm_s, m.compute_s);
+    if (s.fusion_s > 0) fmt::print("stage {}: fused in {:.3f} s\n", s.name, s.fusion_s);
+  }
+  const auto& t = r.totals;
+  if (t.reached_target) fmt::print("time to target {:.1f} s\n", t.time_to_target_s);
+  else fmt::print("trained {:.1f} s, target not reached\n", t.time_to_target_s);
+}
+
 // The run's totals: it reached the target when its last stage did.
 void add_totals(const Plan& plan, Record& r, bool killed) {
   const bool reached = !killed && r.stages.size() == plan.stages.size() &&
@@ -269,6 +283,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
               fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : killed ? "aborted" : "target_not_reached"));
     std::ofstream(out / "record.json.tmp") << record_to_json(r);
     fs::rename(out / "record.json.tmp", out / "record.json");
+    if (!o.quiet) print_summary(r);
   }
   return r;
 }

@@ -34,8 +34,11 @@ void check_fusible(const LayerTable& bottom, int bottom_res, const LayerTable& f
 
 FusionBytes fusion_bytes(const LayerTable& fused, size_t last_bottom) {
   FusionBytes f;
-  for (size_t i = 0; i < fused.layers.size(); ++i)
-    (in_bottom_group(i, last_bottom) ? f.bottom_bytes : f.top_bytes) += 4.0 * static_cast<double>(fused.layers[i].params);
+  for (size_t i = 0; i < fused.layers.size(); ++i) {
+    const bool bottom = in_bottom_group(i, last_bottom);
+    (bottom ? f.bottom_bytes : f.top_bytes) += 4.0 * static_cast<double>(fused.layers[i].params);
+    (bottom ? f.bottom_tensors : f.top_tensors) += fused.layers[i].param_tensors;
+  }
   return f;
 }
 

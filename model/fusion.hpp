@@ -26,9 +26,11 @@ inline bool in_bottom_group(size_t index, size_t last_bottom) { return index <= 
 void check_fusible(const LayerTable& bottom_parent, int bottom_resolution, const LayerTable& fused, int fused_resolution,
                    size_t last_bottom, const std::string& file, const std::string& key);
 
-// fp32 parameter bytes of each group of the fused model (what a fusion gathers and broadcasts).
+// fp32 parameter bytes and parameter tensors of each group of the fused model (what a fusion
+// broadcasts, tensor by tensor, from each group's owners).
 struct FusionBytes {
   double bottom_bytes = 0, top_bytes = 0;
+  int64_t bottom_tensors = 0, top_tensors = 0;
 };
 FusionBytes fusion_bytes(const LayerTable& fused, size_t last_bottom);
 

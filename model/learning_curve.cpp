@@ -117,7 +117,8 @@ double epochs_for_progress(const ConvergenceParams& p, int resolution, double e0
 }
 
 double fused_progress(const ConvergenceParams& p, double bottom, double top) {
-  return std::clamp(p.transfer_efficiency * bottom + p.fusion_efficiency * top, 0.0, 1.0);
+  // below 0 a fusion set the model back (its layers do not fit each other): more epochs than from scratch
+  return std::clamp(p.transfer_efficiency * bottom + p.fusion_efficiency * top, -1.0, 1.0);
 }
 
 double dense_epochs_after_progress(double e0, double k) { return std::max(1.0, e0 * (1.0 - k)); }

@@ -49,7 +49,8 @@ double resolution_progress(const ConvergenceParams& p, int resolution, double e0
 double epochs_for_progress(const ConvergenceParams& p, int resolution, double e0, double progress);
 // MRMF: the fused model's progress (mrplan's model): its bottom layer group carries the bottom
 // parent's progress over as MRT's transfer does (transfer_efficiency x bottom), its trained top group
-// adds fusion_efficiency x the top parent's; at most 1. A top parent that trained nothing leaves MRT.
+// adds fusion_efficiency x the top parent's; within [-1, 1] (below 0 the fusion set it back). A top
+// parent that trained nothing leaves MRT's transfer.
 double fused_progress(const ConvergenceParams& p, double bottom, double top);
 // Dense epochs still needed from a model with progress k: max(1, e0 (1 - k)), as after a transfer.
 double dense_epochs_after_progress(double e0, double k);

@@ -80,8 +80,8 @@ std::optional<double> rule_switch(const PreparedPlan& p, const ModelRun& m, cons
 namespace {
 
 // MRMF: the hand-off at a fusion stage's end: the bottom group's parameters broadcast from the
-// bottom model's ranks to every rank, then the top group's from the top model's (exec/fusion does
-// the same); the split point exists and the bottom group does not depend on the resolution.
+// bottom model's ranks to every rank, then the top group's from the top model's, a tensor at a time
+// (exec/fusion does the same); the split point exists and the bottom group does not depend on the resolution.
 double fusion_cost_s(const Plan& plan, const NetworkSpec& spec, size_t i, const MachineProfile& machine) {
   const auto& s = plan.stages[i];
   const auto key = fmt::format("stages[{}].handoff.fuse.split_after", i);
@@ -90,9 +90,11 @@ double fusion_cost_s(const Plan& plan, const NetworkSpec& spec, size_t i, const 
   const auto& top = *s.find(s.handoff.top_from);
   const auto fused = model_run_table(plan, spec, top);
   check_fusible(model_run_table(plan, spec, bottom), bottom.resolution, fused, top.resolution, split, plan.source_file, key);
-  const auto bytes = fusion_bytes(fused, split);
-  return broadcast_s(bytes.bottom_bytes, s.gpus(), machine.gpus_per_node, machine.comm) +
-         broadcast_s(bytes.top_bytes, s.gpus(), machine.gpus_per_node, machine.comm);
+  const auto b = fusion_bytes(fused, split);
+  auto group = [&](double bytes, int64_t tensors) {
+    return tensors > 0 ? tensors * broadcast_s(bytes / tensors, s.gpus(), machine.gpus_per_node, machine.comm) : 0.0;
+  };
+  return group(b.bottom_bytes, b.bottom_tensors) + group(b.top_bytes, b.top_tensors);
 }
 
 }  // namespace
@@ -168,7 +170,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
     const double after = dense_epochs_after_transfer(cv, *e, s);
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
-  } else if (k0 > 0 && m.resolution == 1) {  // MRMF: fine-tuning the fused model
+  } else if (k0 != 0 && m.resolution == 1) {  // MRMF: fine-tuning the fused model (k0 < 0: it set the model back)
     const double after = dense_epochs_after_progress(*e, k0);
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
@@ -266,7 +268,7 @@ std::vector<ModelEpochs> model_epochs(const PreparedPlan& p, std::optional<doubl
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const auto& st = plan.stages[i];
     for (size_t j = 0; j < st.models.size(); ++j) {
-      const double k0 = plan.method == Method::mrmf && i > 0 && st.models[j].from_previous ? handed : 0.0;
+      const double k0 = plan.method == Method::mrmf && i > 0 && st.models[j].from_previous ? handed : 0.0;  // may be < 0
       const bool moved = forced && sweep_moves(plan, i, j);
       out.push_back(one_model_epochs(p, i, j, out, k0, moved ? forced : std::nullopt));
     }

@@ -4,11 +4,7 @@
 # Called by studies/mini-*/run.sh with STUDY, DATAGEN and COARSEN set. Usage: ... [SEEDS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
-cmake --preset release > /dev/null
-cmake --build --preset release --target mrplan -- -j"$(nproc)" > /dev/null
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-M=./build/release/mrplan
+source studies/prelude.sh
 data=out/$STUDY-data
 if [[ ! -d $data/res2 ]]; then
   $M datagen $DATAGEN --out $data/res1

@@ -117,6 +117,7 @@ TEST(Fusion, TheSplitIsThePropertyOfTheOpList) {
   EXPECT_DOUBLE_EQ(b.bottom_bytes, bottom);
   EXPECT_DOUBLE_EQ(b.top_bytes, top);
   EXPECT_DOUBLE_EQ(b.bottom_bytes + b.top_bytes, 4.0 * dense.total_params());
+  EXPECT_EQ(b.bottom_tensors + b.top_tensors, dense.total_param_tensors());
 }
 
 TEST(Fusion, BroadcastCostIsTheFasterOfTreeAndScatterAllgather) {
@@ -140,6 +141,9 @@ TEST(Fusion, TheFusedModelCarriesTheBottomsProgressAsATransferAndAddsTheTops) {
   p.fusion_efficiency = 2.0;
   EXPECT_DOUBLE_EQ(fused_progress(p, 0.5, 0.1), 0.4 * 0.5 + 2.0 * 0.1);
   EXPECT_DOUBLE_EQ(fused_progress(p, 1.0, 0.9), 1.0);  // at most all of it
+  p.fusion_efficiency = -3;
+  EXPECT_DOUBLE_EQ(fused_progress(p, 0.5, 0.2), 0.4 * 0.5 - 3 * 0.2);  // a fusion may set the model back
+  EXPECT_DOUBLE_EQ(dense_epochs_after_progress(40, -0.4), 56);
   p.fusion_efficiency = 0;
   EXPECT_DOUBLE_EQ(fused_progress(p, 0.5, 0.9), 0.2);  // nothing from the top: what MRT's transfer gives
   // progress at a resolution and its inverse
@@ -157,11 +161,15 @@ TEST(MrmfSimulator, AConcurrentStageTakesItsSlowerModelPlusTheFusion) {
   const auto pp = prepare(plan, m);
   const auto& st = pp.stages[0];
   ASSERT_EQ(st.models.size(), 2u);
-  // the fusion: each group's parameters broadcast over the stage's 8 GPUs
+  // the fusion: each group's parameter tensors broadcast over the stage's 8 GPUs, one at a time
   const auto spec = plan_network(plan);
   const auto fused = model_run_table(plan, spec, plan.stages[0].models[1]);
-  const auto bytes = fusion_bytes(fused, fusion_split(spec, "", "", ""));
-  EXPECT_NEAR(st.fusion_s, broadcast_s(bytes.bottom_bytes, 8, m.gpus_per_node, m.comm) + broadcast_s(bytes.top_bytes, 8, m.gpus_per_node, m.comm),
+  const auto b = fusion_bytes(fused, fusion_split(spec, "", "", ""));
+  ASSERT_GT(b.bottom_tensors, 0);
+  ASSERT_GT(b.top_tensors, 0);
+  EXPECT_NEAR(st.fusion_s,
+              b.bottom_tensors * broadcast_s(b.bottom_bytes / b.bottom_tensors, 8, m.gpus_per_node, m.comm) +
+                  b.top_tensors * broadcast_s(b.top_bytes / b.top_tensors, 8, m.gpus_per_node, m.comm),
               1e-15);
   const auto ep = model_epochs(pp);
   ASSERT_EQ(ep.size(), 3u);
