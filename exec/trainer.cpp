@@ -271,8 +271,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       checkpoints.save_run(state);
     }
     world->barrier();
-    // --stop-after at a stage's last epoch: killed right after the hand-off was saved
-    killed = o.stop_after_epochs > 0 && si + 1 < plan.stages.size() && prog.total_epochs >= o.stop_after_epochs;
+    // --stop-after at a stage's last epoch: killed right after the hand-off was saved (on every rank
+    // when on any: the groups of a fusion stage counted their own epochs)
+    double stop_now = o.stop_after_epochs > 0 && si + 1 < plan.stages.size() && prog.total_epochs >= o.stop_after_epochs ? 1 : 0;
+    world->allreduce_sum(&stop_now, 1);
+    killed = stop_now > 0;
   }
   auto& r = state.record;
   if (killed)

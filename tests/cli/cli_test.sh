@@ -59,5 +59,10 @@ expect_error "stages[0].gpus: the stage has 64 GPUs but its models are given 16 
   predict "$tmp/mrmf.yaml"
 "$MRPLAN" plan cosmoflow-mrmf@perlmutter | sed 's/top_from: high}/top_from: high, split_after: conv99}/' > "$tmp/mrmf1.yaml"
 expect_error "fusion point 'conv99' does not exist" predict "$tmp/mrmf1.yaml"
+sed -i 's/split_after: conv99/split_after: fc1/' "$tmp/mrmf1.yaml"
+expect_error "op 'fc1' has 526336 parameters at resolution factor 2 but 4196352 in the fused model (factor 1): it cannot come from the bottom model" \
+  predict "$tmp/mrmf1.yaml"
+sed -i 's/bottom_from: low, top_from: high, split_after: fc1/bottom_from: high, top_from: low/' "$tmp/mrmf1.yaml"
+expect_error "resolutions not increasing" predict "$tmp/mrmf1.yaml"
 expect_error "only an mrmf plan has fusion stages to split" sweep --split 0.5
 echo "cli: 1 passed, 0 failed"

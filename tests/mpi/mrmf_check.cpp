@@ -137,19 +137,25 @@ void a_run_fuses_and_resumes(Communicator& world, const fs::path& dir) {
       check(in.stages[1].single().name == "finetune" && in.stages[1].gpus == 2, "the fine-tuning read back", rank);
     }
   }
-  // killed after each fusion-stage model's first epoch, resumed
-  o.out_dir = (dir / "killed").string();
-  o.stop_after_epochs = 1;
-  const auto partial = run_plan(p, o);
-  check(!partial.totals.reached_target && !partial.warnings.empty(), "the killed run says so", rank);
-  o.stop_after_epochs = 0;
-  o.resume_dir = o.out_dir;
-  const auto resumed = run_plan(p, o);
-  check(resumed.stages.size() == 2, "the resumed run finishes", rank);
-  const auto a = final_params(dir / "straight"), b = final_params(dir / "killed");
-  bool same = a.size() == b.size();
-  for (size_t i = 0; same && i < a.size(); ++i) same = torch::equal(a[i], b[i]);
-  check(same, "resumed inside the fusion stage: the final parameters differ from the uninterrupted run's", rank);
+  // killed after each fusion-stage model's first epoch (inside the stage), or after the low model's
+  // last (the high one has stopped by then: at the moment of fusion), then resumed
+  for (int stop_after : {1, 3}) {
+    const auto name = fmt::format("killed-{}", stop_after);
+    o.out_dir = (dir / name).string();
+    o.stop_after_epochs = stop_after;
+    o.resume_dir.clear();
+    const auto partial = run_plan(p, o);
+    check(!partial.totals.reached_target && !partial.warnings.empty(), "the killed run says so", rank);
+    check(partial.stages.size() == 1, "killed in the fusion stage or right after it", rank);
+    o.stop_after_epochs = 0;
+    o.resume_dir = o.out_dir;
+    const auto resumed = run_plan(p, o);
+    check(resumed.stages.size() == 2, "the resumed run finishes", rank);
+    const auto a = final_params(dir / "straight"), b = final_params(dir / name);
+    bool same = a.size() == b.size();
+    for (size_t i = 0; same && i < a.size(); ++i) same = torch::equal(a[i], b[i]);
+    check(same, name + ": the final parameters differ from the uninterrupted run's", rank);
+  }
 }
 
 }  // namespace
