@@ -62,7 +62,9 @@ void register_show(CLI::App& app) {
         fmt::print("{}", workload_to_yaml(spec));
         return;
       }
-      const auto t = model_run_table(p, spec, ModelRun{.name = "", .resolution = o->resolution, .gpus = 1, .local_batch = o->batch});
+      ModelRun run;
+      run.resolution = o->resolution, run.local_batch = o->batch;
+      const auto t = model_run_table(p, spec, run);
       TextTable tt({"layer", "kind", "in", "out", "params", "fwd GFLOP", "bwd GFLOP", "MB read", "MB written"});
       for (const auto& l : t.layers)
         tt.add({l.name, layer_family(l), shape(l.in_shape),

@@ -143,6 +143,114 @@ void add_totals(const Plan& plan, Record& r, bool killed) {
 
 }  // namespace
 
+namespace {
+
+// One stage on every rank: each group of ranks trains its model (continuing from `resume_from`
+// where it checkpointed one), the models' records gathered, then the hand-off saved with the run's
+// state. Returns false when --stop-after ended the run.
+bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, const Checkpointer& checkpoints,
+               const Checkpointer* resume_from) {
+  const auto& plan = ctx.plan;
+  const auto& o = ctx.options;
+  auto& world = ctx.world;
+  const Stage& st = plan.stages[si];
+  const size_t j = model_of_rank(st, ctx.rank);
+  const ModelRun& run = st.models[j];
+  // one group of ranks per model: gradients stay inside it, the groups meet only at the hand-off
+  const bool concurrent = st.models.size() > 1;
+  std::unique_ptr<Communicator> group = concurrent ? world.split(static_cast<int>(j)) : nullptr;
+  Communicator& host = group ? *group : world;
+  std::unique_ptr<Communicator> nccl;
+  if (ctx.device.is_cuda() && host.size() > 1) nccl = make_nccl_communicator(host, ctx.device.index());
+  Communicator& tensors = nccl ? *nccl : host;
+  // concurrent models log from their groups' first ranks into parts, merged at the fusion
+  auto part = [&](size_t k) { return (ctx.out / fmt::format("mllog.stage{}.model{}.part", si, k)).string(); };
+  MlLog part_log(concurrent && host.rank() == 0 ? part(j) : "", resume_from != nullptr);
+  const ModelJob job{si, j, host, tensors, concurrent ? part_log : ctx.log};
+
+  torch::manual_seed(model_seed(o.seed, si, j));
+  SpecNet model = build_network(ctx, run.resolution);
+  auto opt = make_optimizer(run, model->parameters());
+  ModelProgress prog;
+  if (resume_from && resume_from->has_model(si, j)) {
+    resume_from->load_model(si, j, *model, *opt, prog);
+  } else {
+    if (run.from_previous && handed) initialise_from(*handed, *model);
+    broadcast_module(*model, tensors);
+    prog.total_epochs = epochs_before(plan, state.record, ctx.rank);
+    prog.record = start_model_record(ctx, job, *model, nccl != nullptr);
+  }
+  const bool done = !prog.record.stop_reason.empty();  // resumed after it stopped, waiting for the others
+  const auto end = done ? ModelEnd::stopped : train_model(ctx, job, *model, *opt, prog, checkpoints);
+  double any_killed = end == ModelEnd::killed ? 1 : 0;
+  world.allreduce_sum(&any_killed, 1);
+  StageRecord sr{st.name, gather_models(world, st, prog.record)};
+  finish_stage(sr);
+  if (any_killed > 0) {  // the partial stage goes into the returned record, not into the checkpoint's
+    state.record.stages.push_back(sr);
+    return false;
+  }
+  if (st.handoff.kind == Handoff::Kind::fuse) {
+    const auto t0 = std::chrono::steady_clock::now();
+    handed = fuse(ctx, si, j, *model);
+    double fusion_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    world.allreduce_sum(&fusion_s, 1);
+    sr.fusion_s = fusion_s / ctx.ranks;
+    finish_stage(sr);
+    ctx.log.point("mrplan_fusion", fmt::format("{}", sr.fusion_s), fmt::format("{{\"stage\": \"{}\"}}", st.name));
+  } else {
+    handed = model;
+  }
+  if (concurrent) {
+    part_log = MlLog("", false);  // closed before rank 0 reads it
+    world.barrier();
+    std::vector<std::string> parts;
+    for (size_t k = 0; k < st.models.size(); ++k) parts.push_back(part(k));
+    if (ctx.rank == 0) ctx.log.merge(parts);
+  }
+  state.record.stages.push_back(sr);
+  state.stage = si + 1;
+  if (ctx.rank == 0) {
+    checkpoints.save_handoff(*handed);
+    checkpoints.save_run(state);
+  }
+  world.barrier();
+  // --stop-after at a stage's last epoch: killed right after the hand-off was saved (on every rank
+  // when on any: the groups of a fusion stage counted their own epochs)
+  double stop_now = o.stop_after_epochs > 0 && si + 1 < plan.stages.size() && prog.total_epochs >= o.stop_after_epochs ? 1 : 0;
+  world.allreduce_sum(&stop_now, 1);
+  return stop_now == 0;
+}
+
+// Plan and data checks that can fail before anything trains.
+void check_before_training(const Plan& plan, const NetworkSpec& spec) {
+  for (const auto& s : plan.stages)  // a network that cannot be built at some stage's resolution fails now, not mid-run
+    for (const auto& m : s.models) model_run_table(plan, spec, m);
+  check_fusions(plan, spec);
+  check_target_metric(layout_for(spec.name).task, plan.target_metric, plan.source_file);
+  if (plan.validation_samples < 1)
+    fail_input(plan.source_file, "dataset.validation_samples", "the execution backend needs validation samples for the target");
+}
+
+// The machine's speed now, timed as `calibrate compute` times its peak: by rank 0 alone, as
+// calibration runs it, while the others sleep; `validate` sets it against the profile's peak.
+double matmul_probe(Communicator& world, const torch::Device& dev) {
+  double flops_per_s = world.rank() == 0 ? best_matmul_flops_per_s(dev.is_cuda() ? dev.index() : -1, 5) : 0.0;
+  world.quiet_barrier();
+  world.allreduce_sum(&flops_per_s, 1);
+  return flops_per_s;
+}
+
+void log_run_start(MlLog& log, const Plan& plan, int ranks) {
+  log.event("run_start", "INTERVAL_START", "null");
+  log.point("number_of_ranks", std::to_string(ranks));
+  log.point("accelerators_per_node", std::to_string(ranks));
+  log.point("number_of_nodes", "1");
+  log.point("global_batch_size", std::to_string(plan.stages.front().global_batch()));
+}
+
+}  // namespace
+
 Record run_plan(const Plan& plan, const RunOptions& o) {
   keep_large_allocations_mapped();
   auto world = make_mpi_communicator();
@@ -152,13 +260,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   set_intra_op_threads(o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks)));
   const torch::Device dev = pick_device(o.device, *world);
   const auto spec = plan_network(plan);
-  for (const auto& s : plan.stages)  // a network that cannot be built at some stage's resolution fails now, not mid-run
-    for (const auto& m : s.models) model_run_table(plan, spec, m);
-  check_fusions(plan, spec);
-  const auto layout = layout_for(spec.name);
-  check_target_metric(layout.task, plan.target_metric, plan.source_file);
-  if (plan.validation_samples < 1)
-    fail_input(plan.source_file, "dataset.validation_samples", "the execution backend needs validation samples for the target");
+  check_before_training(plan, spec);
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
   if (rank == 0) fs::create_directories(out);
   const Checkpointer checkpoints(out / "checkpoints");
@@ -175,27 +277,15 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
       return state.record;
     }
   }
-  if (!state.record.device_matmul_flops_per_s) {  // a resumed run keeps its first start's
-    // the machine's speed now, timed as `calibrate compute` times its peak: by rank 0 alone, as
-    // calibration runs it, while the others sleep; `validate` sets it against the profile's peak
-    double flops_per_s = rank == 0 ? best_matmul_flops_per_s(dev.is_cuda() ? dev.index() : -1, 5) : 0.0;
-    world->quiet_barrier();
-    world->allreduce_sum(&flops_per_s, 1);
-    state.record.device_matmul_flops_per_s = flops_per_s;
-  }
+  if (!state.record.device_matmul_flops_per_s) state.record.device_matmul_flops_per_s = matmul_probe(*world, dev);  // kept on resume
   if (!resuming && rank == 0) checkpoints.save_run(state);  // a run killed in its first stage resumes from here
   // the probe's buffers go back to the kernel, so that every rank's first stage starts on the heap
   // a fresh process has, as model/startup_cost predicts it
   release_free_heap();
   MlLog log(rank == 0 ? (out / "mllog.txt").string() : "", resuming);
-  if (!resuming) {
-    log.event("run_start", "INTERVAL_START", "null");
-    log.point("number_of_ranks", std::to_string(ranks));
-    log.point("accelerators_per_node", std::to_string(ranks));
-    log.point("number_of_nodes", "1");
-    log.point("global_batch_size", std::to_string(plan.stages.front().global_batch()));
-  }
-  RunContext ctx{plan, o, *world, dev, spec, layout, resolve_data_dir(plan, o), out, checkpoints.dir(), log, std::nullopt, rank, ranks};
+  if (!resuming) log_run_start(log, plan, ranks);
+  RunContext ctx{plan,   o,   *world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
+                 std::nullopt, rank, ranks};
 
   SpecNet handed{nullptr};  // what the previous stage handed on
   if (state.stage > 0) {
@@ -203,80 +293,9 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     resume_from.load_handoff(*handed);
   }
   bool killed = false;
-  for (size_t si = state.stage; si < plan.stages.size() && !killed; ++si) {
-    const Stage& st = plan.stages[si];
-    const size_t j = model_of_rank(st, rank);
-    const ModelRun& run = st.models[j];
-    // one group of ranks per model: gradients stay inside it, the groups meet only at the hand-off
-    std::unique_ptr<Communicator> group = st.models.size() > 1 ? world->split(static_cast<int>(j)) : nullptr;
-    Communicator& host = group ? *group : *world;
-    std::unique_ptr<Communicator> nccl;
-    if (dev.is_cuda() && host.size() > 1) nccl = make_nccl_communicator(host, dev.index());
-    Communicator& tensors = nccl ? *nccl : host;
-    // concurrent models log from their groups' first ranks into parts, merged at the fusion
-    const bool concurrent = st.models.size() > 1;
-    auto part = [&](size_t k) { return (out / fmt::format("mllog.stage{}.model{}.part", si, k)).string(); };
-    MlLog part_log(concurrent && host.rank() == 0 ? part(j) : "", resuming);
-    const ModelJob job{si, j, host, tensors, concurrent ? part_log : log};
-
-    torch::manual_seed(model_seed(o.seed, si, j));
-    SpecNet model = build_network(ctx, run.resolution);
-    auto opt = make_optimizer(run, model->parameters());
-    ModelProgress prog;
-    if (resuming && si == state.stage && resume_from.has_model(si, j)) {
-      resume_from.load_model(si, j, *model, *opt, prog);
-    } else {
-      if (run.from_previous && handed) initialise_from(*handed, *model);
-      broadcast_module(*model, tensors);
-      prog.total_epochs = epochs_before(plan, state.record, rank);
-      prog.record = start_model_record(ctx, job, *model, nccl != nullptr);
-    }
-    const bool done = !prog.record.stop_reason.empty();  // resumed after it stopped, waiting for the others
-    const auto end = done ? ModelEnd::stopped : train_model(ctx, job, *model, *opt, prog, checkpoints);
-    double any_killed = end == ModelEnd::killed ? 1 : 0;
-    world->allreduce_sum(&any_killed, 1);
-    StageRecord sr;
-    sr.name = st.name;
-    sr.models = gather_models(*world, st, prog.record);
-    finish_stage(sr);
-    if (any_killed > 0) {  // the partial stage goes into the returned record, not into the checkpoint's
-      killed = true;
-      state.record.stages.push_back(sr);
-      break;
-    }
-    if (st.handoff.kind == Handoff::Kind::fuse) {
-      const auto t0 = std::chrono::steady_clock::now();
-      handed = fuse(ctx, si, j, *model);
-      double fusion_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      world->allreduce_sum(&fusion_s, 1);
-      sr.fusion_s = fusion_s / ranks;
-      finish_stage(sr);
-      log.point("mrplan_fusion", fmt::format("{}", sr.fusion_s), fmt::format("{{\"stage\": \"{}\"}}", st.name));
-    } else {
-      handed = model;
-    }
-    if (concurrent) {
-      part_log = MlLog("", false);  // closed before rank 0 reads it
-      world->barrier();
-      if (rank == 0) {
-        std::vector<std::string> parts;
-        for (size_t k = 0; k < st.models.size(); ++k) parts.push_back(part(k));
-        log.merge(parts);
-      }
-    }
-    state.record.stages.push_back(sr);
-    state.stage = si + 1;
-    if (rank == 0) {
-      checkpoints.save_handoff(*handed);
-      checkpoints.save_run(state);
-    }
-    world->barrier();
-    // --stop-after at a stage's last epoch: killed right after the hand-off was saved (on every rank
-    // when on any: the groups of a fusion stage counted their own epochs)
-    double stop_now = o.stop_after_epochs > 0 && si + 1 < plan.stages.size() && prog.total_epochs >= o.stop_after_epochs ? 1 : 0;
-    world->allreduce_sum(&stop_now, 1);
-    killed = stop_now > 0;
-  }
+  const size_t first = state.stage;
+  for (size_t si = first; si < plan.stages.size() && !killed; ++si)
+    killed = !run_stage(ctx, si, state, handed, checkpoints, resuming && si == first ? &resume_from : nullptr);
   auto& r = state.record;
   if (killed)
     r.warnings.push_back(fmt::format("stopped after {} epochs (--stop-after); resume with --resume", o.stop_after_epochs));

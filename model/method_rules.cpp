@@ -21,9 +21,9 @@ void check_one_model_stages(const Plan& p, const char* method) {
   for (size_t i = 0; i < p.stages.size(); ++i) {
     if (p.stages[i].models.size() != 1)
       fail_input(p.source_file, stage_key(i) + ".models",
-                 fmt::format("a {} stage trains one model; concurrent models (with a fusion) are MRMF's: method: mrmf", method));
+                 fmt::format("{} stage trains one model; concurrent models (with a fusion) are MRMF's: method: mrmf", method));
     if (p.stages[i].handoff.kind == Handoff::Kind::fuse)
-      fail_input(p.source_file, stage_key(i) + ".handoff", fmt::format("a {} plan hands on by transfer, not by fusion", method));
+      fail_input(p.source_file, stage_key(i) + ".handoff", fmt::format("{} plan hands on by transfer, not by fusion", method));
   }
 }
 
@@ -81,11 +81,11 @@ void check_method_structure(const Plan& p) {
     if (p.stages[i].models.empty()) fail_input(p.source_file, stage_key(i) + ".models", "a stage trains at least one model");
   switch (p.method) {
     case Method::baseline:
-      check_one_model_stages(p, "baseline");
+      check_one_model_stages(p, "a baseline");
       if (p.stages.size() != 1) fail_input(p.source_file, "stages", "a baseline plan has exactly one stage");
       break;
     case Method::mrt:
-      check_one_model_stages(p, "mrt");
+      check_one_model_stages(p, "an MRT");
       if (p.stages.size() != 2) fail_input(p.source_file, "stages", "an mrt plan has two stages: coarse, then dense");
       if (p.stages[0].models[0].resolution <= p.stages[1].models[0].resolution)
         fail_input(p.source_file, "stages[0].resolution", "the first MRT stage must be coarser (larger factor) than the second");

@@ -8,7 +8,7 @@
 #include "model/machine_profile.hpp"
 #include "model/plan.hpp"
 #include "model/record.hpp"
-#include "sim/stage_costs.hpp"
+#include "sim/model_costs.hpp"
 
 namespace mrplan {
 

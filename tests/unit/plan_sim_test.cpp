@@ -434,7 +434,7 @@ stages:
               "  - name: dense\n    models:\n      - {name: x, resolution: 1, gpus: 16, local_batch: 8, stop: {epochs: 1}}\n"
               "      - {name: y, resolution: 1, gpus: 16, local_batch: 8, stop: {epochs: 1}}\n");
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(two, "two.yaml"); }),
-            "two.yaml: stages[1].models: a mrt stage trains one model; concurrent models (with a fusion) are MRMF's: method: mrmf");
+            "two.yaml: stages[1].models: an MRT stage trains one model; concurrent models (with a fusion) are MRMF's: method: mrmf");
 }
 
 TEST(Record, StagesHoldModelsWithTheirOwnBreakdownAndSchemaOneStillReads) {

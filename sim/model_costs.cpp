@@ -1,4 +1,4 @@
-#include "sim/stage_costs.hpp"
+#include "sim/model_costs.hpp"
 
 #include <algorithm>
 #include <cmath>
