@@ -106,14 +106,15 @@ double resolution_progress(const ConvergenceParams& p, int resolution, double e0
 double epochs_for_progress(const ConvergenceParams& p, int resolution, double e0, double k) {
   if (k <= 0) return 0.0;
   if (resolution == 1) return std::min(1.0, k) * e0;
-  // coarse_progress rises monotonically towards 1: bisection, doubling the bracket first
-  double lo = 0, hi = 1;
-  while (coarse_progress(p.coarse_loss, hi) < k && hi < 1e7) hi *= 2;
-  for (int i = 0; i < 100; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (coarse_progress(p.coarse_loss, mid) < k ? lo : hi) = mid;
-  }
-  return hi;
+  // the loss at which coarse_progress is k, then where the curve crosses it (both in closed form:
+  // sweeps evaluate this for every point)
+  const auto& c = p.coarse_loss;
+  const double start = curve_value(c, 0), end = c.floor;
+  if (start == end) return 0.0;
+  constexpr double never = 1e7;  // the curve only approaches its floor
+  if (k >= 1) return never;
+  const double loss = end > 0 && start > end ? start * std::pow(start / end, -k) : start - k * (start - end);
+  return crossing_epoch(c, loss).value_or(never);
 }
 
 double fused_progress(const ConvergenceParams& p, double bottom, double top) {

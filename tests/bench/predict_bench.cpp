@@ -23,6 +23,26 @@ static void BM_FullPredictionDeepcam(benchmark::State& state) {
 }
 BENCHMARK(BM_FullPredictionDeepcam)->Unit(benchmark::kMillisecond);
 
+static void BM_FullPredictionCosmoflowMrmfTwoFusions(benchmark::State& state) {
+  const auto& m = calibrated_builtin_profile("perlmutter");
+  const Plan p = builtin_plan("cosmoflow-mrmf2@perlmutter");
+  for (auto _ : state) benchmark::DoNotOptimize(simulate(p, m));
+}
+BENCHMARK(BM_FullPredictionCosmoflowMrmfTwoFusions)->Unit(benchmark::kMicrosecond);
+
+// An MRMF plan's stage lengths swept against a prepared plan: every point re-chains the fusions' progress.
+static void BM_Sweep100kMrmfPointsOneThread(benchmark::State& state) {
+  const auto& m = calibrated_builtin_profile("perlmutter");
+  const auto pp = prepare(builtin_plan("cosmoflow-mrmf2@perlmutter"), m);
+  for (auto _ : state) {
+    double sink = 0;
+    for (int i = 0; i < 100000; ++i) sink += totals(pp, model_epochs(pp, 1.0 + (i % 1000) * 0.1)).time_s;
+    benchmark::DoNotOptimize(sink);
+  }
+  state.SetItemsProcessed(state.iterations() * 100000);
+}
+BENCHMARK(BM_Sweep100kMrmfPointsOneThread)->Unit(benchmark::kMillisecond);
+
 // 100,000 switch points on one thread against a prepared plan: the sweep's inner loop.
 static void BM_Sweep100kPointsOneThread(benchmark::State& state) {
   const auto& m = calibrated_builtin_profile("summit");
