@@ -66,11 +66,10 @@ void fit_fusion(ConvergenceFit& fit, const std::vector<std::pair<Plan, const Rec
       std::vector<double> progress;
       for (size_t j = 0; j < st.models.size(); ++j) {
         const auto& m = r.stages.at(i).models.at(j);
-        const double k0 = i > 0 && st.models[j].from_previous ? handed : 0.0;
-        const double start = epochs_for_progress(q, m.resolution, e0, k0);
-        progress.push_back(resolution_progress(q, m.resolution, e0, start + m.epochs / epoch_scale_for_batch(q, m.gpus * m.local_batch)));
+        progress.push_back(progress_after(q, m.resolution, e0, start_progress(plan, i, j, handed),
+                                          m.epochs / epoch_scale_for_batch(q, m.gpus * m.local_batch)));
       }
-      handed = fused_progress(q, progress[model_index(st, st.handoff.bottom_from)], progress[handed_on_model(st)]);
+      handed = handed_on_progress(q, st, progress);
     }
     return dense_epochs_after_progress(e0, handed);
   };

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "cli/inputs.hpp"
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
@@ -86,12 +87,7 @@ void register_predict(CLI::App& app) {
     const auto m = machine_for(p, *machine);
     const auto r = simulate(p, m);
     print_record(r, *per_epoch);
-    if (!json->empty()) {
-      std::ofstream out(*json);
-      if (!out) fail_input(*json, "", "cannot write the record file");
-      out << record_to_json(r);
-      fmt::print("wrote {}\n", *json);
-    }
+    if (!json->empty()) write_output(*json, record_to_json(r), "record file");
   });
 }
 

@@ -7,6 +7,7 @@
 #include "calibrate/mrt_paper_study.hpp"
 #include "calibrate/paper_calibration.hpp"
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/scatter_plot.hpp"
 #include "cli/studies.hpp"
@@ -67,44 +68,34 @@ void paper_scatter(const std::vector<StudyRow>& rows, const std::string& dir) {
 
 }  // namespace
 
-void run_mrt_paper_study(const std::string& csv_path, const std::string& plots_dir) {
-  const auto* csv = &csv_path;
-  const auto* plots = &plots_dir;
-  {
-    const auto rows = mrt_paper_study();
-    TextTable t({"table", "machine", "gpus", "dataset", "quantity", "paper", "predicted", "rel_error", "calibration"});
-    for (const auto& r : rows)
-      t.add({r.paper.table, r.paper.machine, std::to_string(r.paper.gpus), r.paper.app + "-" + r.paper.dataset,
-             r.paper.quantity, fmt::format("{:.2f}", r.paper.value), fmt::format("{:.2f}", r.predicted),
-             r.paper.value != 0 ? fmt::format("{:+.1f}%", 100 * r.rel_error) : "n/a", r.paper.used_for_calibration() ? "yes" : ""});
-    fmt::print("{}", t.str());
-    fmt::print("\nheld-out rows only (CosmoFlow 64 GPUs, DeepCAM 128 GPUs; rows reported as 0.00 skipped):\n");
-    TextTable s({"quantity", "rows", "median |error|", "p90 |error|"});
-    for (const auto& [label, qs] : std::vector<std::pair<std::string, std::vector<std::string>>>{
-             {"epoch time", {"epoch_s"}},
-             {"per-epoch components (io, comm, compute, epoch)", {"io_s", "comm_s", "compute_s", "epoch_s"}},
-             {"compute per epoch", {"compute_s"}},
-             {"comm per epoch", {"comm_s"}},
-             {"I/O per epoch", {"io_s"}},
-             {"epochs / iterations", {"epochs", "iterations"}},
-             {"end-to-end totals", {"total_s"}}}) {
-      const auto e = summarize_held_out(rows, qs);
-      s.add({label, std::to_string(e.count), fmt::format("{:.1f}%", 100 * e.median_abs), fmt::format("{:.1f}%", 100 * e.p90_abs)});
-    }
-    fmt::print("{}", s.str());
-    if (!csv->empty()) {
-      if (auto dir = std::filesystem::path(*csv).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-      std::ofstream f(*csv);
-      if (!f) fail_input(*csv, "", "cannot write the CSV file");
-      f << study_csv(rows);
-      fmt::print("wrote {}\n", *csv);
-    }
-    if (!plots->empty()) {
-      std::filesystem::create_directories(*plots);
-      switch_curve_plot("cosmoflow", 32, *plots, "fig6b");
-      switch_curve_plot("deepcam", 64, *plots, "fig7b");
-      paper_scatter(rows, *plots);
-    }
+void run_mrt_paper_study(const std::string& csv, const std::string& plots) {
+  const auto rows = mrt_paper_study();
+  TextTable t({"table", "machine", "gpus", "dataset", "quantity", "paper", "predicted", "rel_error", "calibration"});
+  for (const auto& r : rows)
+    t.add({r.paper.table, r.paper.machine, std::to_string(r.paper.gpus), r.paper.app + "-" + r.paper.dataset,
+           r.paper.quantity, fmt::format("{:.2f}", r.paper.value), fmt::format("{:.2f}", r.predicted),
+           r.paper.value != 0 ? fmt::format("{:+.1f}%", 100 * r.rel_error) : "n/a", r.paper.used_for_calibration() ? "yes" : ""});
+  fmt::print("{}", t.str());
+  fmt::print("\nheld-out rows only (CosmoFlow 64 GPUs, DeepCAM 128 GPUs; rows reported as 0.00 skipped):\n");
+  TextTable s({"quantity", "rows", "median |error|", "p90 |error|"});
+  for (const auto& [label, qs] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"epoch time", {"epoch_s"}},
+           {"per-epoch components (io, comm, compute, epoch)", {"io_s", "comm_s", "compute_s", "epoch_s"}},
+           {"compute per epoch", {"compute_s"}},
+           {"comm per epoch", {"comm_s"}},
+           {"I/O per epoch", {"io_s"}},
+           {"epochs / iterations", {"epochs", "iterations"}},
+           {"end-to-end totals", {"total_s"}}}) {
+    const auto e = summarize_held_out(rows, qs);
+    s.add({label, std::to_string(e.count), fmt::format("{:.1f}%", 100 * e.median_abs), fmt::format("{:.1f}%", 100 * e.p90_abs)});
+  }
+  fmt::print("{}", s.str());
+  if (!csv.empty()) write_output(csv, study_csv(rows), "CSV file");
+  if (!plots.empty()) {
+    std::filesystem::create_directories(plots);
+    switch_curve_plot("cosmoflow", 32, plots, "fig6b");
+    switch_curve_plot("deepcam", 64, plots, "fig7b");
+    paper_scatter(rows, plots);
   }
 }
 

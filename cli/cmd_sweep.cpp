@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/inputs.hpp"
 #include "cli/sweep_plot.hpp"
@@ -100,13 +101,7 @@ void register_sweep(CLI::App& app) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     print_summary(pts, to_string(plan.method));
     fmt::print("{} points in {:.3f} s\n", pts.size(), secs);
-    if (!o->csv.empty()) {
-      if (auto dir = std::filesystem::path(o->csv).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-      std::ofstream f(o->csv);
-      if (!f) fail_input(o->csv, "", "cannot write the CSV file");
-      f << sweep_csv(pts);
-      fmt::print("wrote {}\n", o->csv);
-    }
+    if (!o->csv.empty()) write_output(o->csv, sweep_csv(pts), "CSV file");
     if (!o->plot.empty()) {
       if (auto dir = std::filesystem::path(o->plot).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
       if (run_gnuplot(sweep_plot_script(pts, plan.name + " on " + machine.name, o->plot), o->plot))

@@ -8,6 +8,7 @@
 #include "calibrate/paper_calibration.hpp"
 #include "calibrate/validation.hpp"
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "cli/scatter_plot.hpp"
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
@@ -61,12 +62,7 @@ void register_validate(CLI::App& app) {
       if (const auto d = machine_drift(rows); d.runs > 0)
         fmt::print("machine drift: the runs' best matmul at their start ran at {:.2f}x the profile's peak (median; {:.2f}-{:.2f} over {} runs)\n",
                    d.median_ratio, d.min_ratio, d.max_ratio, d.runs);
-      if (!csv->empty()) {
-        std::ofstream f(*csv);
-        if (!f) fail_input(*csv, "", "cannot write the CSV file");
-        f << validation_csv(rows);
-        fmt::print("wrote {}\n", *csv);
-      }
+      if (!csv->empty()) write_output(*csv, validation_csv(rows), "CSV file");
       if (!plot->empty()) scatter(rows, *plot);
     });
   }

@@ -8,6 +8,7 @@
 #include "calibrate/mrmf_paper.hpp"
 #include "calibrate/paper_calibration.hpp"
 #include "cli/gnuplot.hpp"
+#include "cli/output_file.hpp"
 #include "cli/studies.hpp"
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
@@ -22,9 +23,11 @@ std::string variant_of(const Record& r, int fusions) {
   return fmt::format("MRMF-{}", fusions);
 }
 
+constexpr const char* kBreakdownHeader = "calibrated_on,app,gpus,plan,stage,io_s,comm_s,compute_s,eval_s,fusion_s,time_s\n";
+
 // Every stage of every predicted run (Fig. 3/4's breakdown): its time and where it went.
-std::string breakdown_csv(const MrmfStudyPart& part) {
-  std::string s = "calibrated_on,app,gpus,plan,stage,io_s,comm_s,compute_s,eval_s,fusion_s,time_s\n";
+std::string breakdown_rows(const MrmfStudyPart& part) {
+  std::string s;
   for (const auto& runs : part.runs)
     for (const auto& run : runs)
       for (const Record* r : {&run.baseline, &run.mrt, &run.mrmf}) {
@@ -70,7 +73,7 @@ void run_mrmf_paper_study(const std::string& csv, const std::string& plots) {
   fmt::print("MRMF paper: what it states (abstract, Fig. 3/4 captions) beside mrplan's prediction on {}.\n"
              "The paper's numbers are only the stated savings; every time, saving and efficiency below is mrplan's.\n",
              machine.name);
-  std::string all_csv;
+  std::string all_csv = kBreakdownHeader;
   for (const auto& part : parts) {
     fmt::print("\nfusion efficiency calibrated on {}: {:.3g}{}\n", part.calibrated_on, part.fit.eta,
                part.fit.reachable ? "" : " (the stated saving is out of reach: the nearest bound)");
@@ -88,28 +91,13 @@ void run_mrmf_paper_study(const std::string& csv, const std::string& plots) {
              fmt::format("{:+.1f} points", 100 * (best - claims[a].saving)), claims[a].app == part.calibrated_on ? "calibration" : "held out"});
     }
     fmt::print("{}", c.str());
-    all_csv += breakdown_csv(part);
+    all_csv += breakdown_rows(part);
     if (!plots.empty()) {
       std::filesystem::create_directories(plots);
       breakdown_plot(part, (std::filesystem::path(plots) / fmt::format("mrmf-breakdown-calibrated-on-{}.png", part.calibrated_on)).string());
     }
   }
-  if (!csv.empty()) {
-    if (auto dir = std::filesystem::path(csv).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-    std::ofstream f(csv);
-    if (!f) fail_input(csv, "", "cannot write the CSV file");
-    // header once: every part's block starts with it
-    const std::string head = all_csv.substr(0, all_csv.find('\n') + 1);
-    std::string body;
-    for (size_t at = 0; at < all_csv.size();) {
-      const size_t end = all_csv.find('\n', at) + 1;
-      const auto line = all_csv.substr(at, end - at);
-      if (line != head || body.empty()) body += line;
-      at = end;
-    }
-    f << body;
-    fmt::print("wrote {}\n", csv);
-  }
+  if (!csv.empty()) write_output(csv, all_csv, "CSV file");
 }
 
 }  // namespace mrplan

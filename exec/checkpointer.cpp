@@ -16,11 +16,19 @@ namespace {
 
 fs::path tmp_of(const fs::path& p) { return p.string() + ".tmp"; }
 
-void save_module(torch::nn::Module& m, const fs::path& p) {
-  torch::serialize::OutputArchive a;
-  m.save(a);
-  a.save_to(tmp_of(p).string());
+// Writes `p` under a temporary name, then renames it into place.
+template <class Write>
+void publish(const fs::path& p, Write write) {
+  write(tmp_of(p).string());
   fs::rename(tmp_of(p), p);
+}
+
+void save_module(torch::nn::Module& m, const fs::path& p) {
+  publish(p, [&](const std::string& tmp) {
+    torch::serialize::OutputArchive a;
+    m.save(a);
+    a.save_to(tmp);
+  });
 }
 
 void load_module(torch::nn::Module& m, const fs::path& p) {
@@ -31,12 +39,11 @@ void load_module(torch::nn::Module& m, const fs::path& p) {
 }
 
 void write_text(const fs::path& p, const std::string& text) {
-  {
-    std::ofstream out(tmp_of(p));
+  publish(p, [&](const std::string& tmp) {
+    std::ofstream out(tmp);
     out << text;
-    if (!out) fail_input(tmp_of(p).string(), "", "cannot write the checkpoint file");
-  }
-  fs::rename(tmp_of(p), p);
+    if (!out) fail_input(tmp, "", "cannot write the checkpoint file");
+  });
 }
 
 nlohmann::json read_json(const fs::path& p) {
@@ -85,12 +92,12 @@ void Checkpointer::save_model(size_t stage, size_t model, torch::nn::Module& mod
   const auto d = model_dir(stage, model);
   fs::create_directories(d);
   save_module(module, d / "model.pt");
-  torch::serialize::OutputArchive o;
-  opt.save(o);
-  o.save_to(tmp_of(d / "optimizer.pt").string());
-  fs::rename(tmp_of(d / "optimizer.pt"), d / "optimizer.pt");
-  torch::save(torch::globalContext().defaultGenerator(torch::kCPU).get_state(), tmp_of(d / "rng.pt").string());
-  fs::rename(tmp_of(d / "rng.pt"), d / "rng.pt");
+  publish(d / "optimizer.pt", [&](const std::string& tmp) {
+    torch::serialize::OutputArchive o;
+    opt.save(o);
+    o.save_to(tmp);
+  });
+  publish(d / "rng.pt", [&](const std::string& tmp) { torch::save(torch::globalContext().defaultGenerator(torch::kCPU).get_state(), tmp); });
   nlohmann::json j;
   j["epoch"] = p.epoch;
   j["total_epochs"] = p.total_epochs;

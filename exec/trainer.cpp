@@ -19,7 +19,6 @@
 #include "exec/run.hpp"
 #include "exec/run_context.hpp"
 #include "model/errors.hpp"
-#include "model/fusion.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/simulate.hpp"
@@ -97,27 +96,13 @@ std::vector<ModelRecord> gather_models(Communicator& world, const Stage& st, con
 SpecNet fuse(const RunContext& ctx, size_t si, size_t mine, SpecNetImpl& model) {
   const Stage& st = ctx.plan.stages[si];
   const size_t bottom = model_index(st, st.handoff.bottom_from), top = model_index(st, st.handoff.top_from);
-  const size_t split = fusion_split(ctx.spec, st.handoff.split_after, ctx.plan.source_file, fmt::format("stages[{}].handoff.fuse", si));
+  const size_t split = checked_fusion_split(ctx.plan, ctx.spec, si);
   SpecNet fused = build_network(ctx, st.models[top].resolution);
   std::optional<FusionParent> is;
   if (mine == bottom) is = FusionParent::bottom;
   if (mine == top) is = FusionParent::top;
   fuse_across_ranks(*fused, model, is, first_rank_of(st, bottom), first_rank_of(st, top), split, ctx.world);
   return fused;
-}
-
-// Every fusion's point exists and its bottom group does not depend on the resolution: checked
-// before anything trains, as the simulator checks it.
-void check_fusions(const Plan& plan, const NetworkSpec& spec) {
-  for (size_t i = 0; i < plan.stages.size(); ++i) {
-    const auto& s = plan.stages[i];
-    if (s.handoff.kind != Handoff::Kind::fuse) continue;
-    const auto key = fmt::format("stages[{}].handoff.fuse.split_after", i);
-    const size_t split = fusion_split(spec, s.handoff.split_after, plan.source_file, key);
-    const auto& b = *s.find(s.handoff.bottom_from);
-    const auto& t = *s.find(s.handoff.top_from);
-    check_fusible(model_run_table(plan, spec, b), b.resolution, model_run_table(plan, spec, t), t.resolution, split, plan.source_file, key);
-  }
 }
 
 // What the run did, once (rank 0), after its per-epoch lines.
@@ -226,7 +211,8 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
 void check_before_training(const Plan& plan, const NetworkSpec& spec) {
   for (const auto& s : plan.stages)  // a network that cannot be built at some stage's resolution fails now, not mid-run
     for (const auto& m : s.models) model_run_table(plan, spec, m);
-  check_fusions(plan, spec);
+  for (size_t i = 0; i < plan.stages.size(); ++i)  // every fusion's point, before anything trains
+    if (plan.stages[i].handoff.kind == Handoff::Kind::fuse) checked_fusion_split(plan, spec, i);
   check_target_metric(layout_for(spec.name).task, plan.target_metric, plan.source_file);
   if (plan.validation_samples < 1)
     fail_input(plan.source_file, "dataset.validation_samples", "the execution backend needs validation samples for the target");

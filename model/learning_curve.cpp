@@ -117,6 +117,10 @@ double epochs_for_progress(const ConvergenceParams& p, int resolution, double e0
   return crossing_epoch(c, loss).value_or(never);
 }
 
+double progress_after(const ConvergenceParams& p, int resolution, double e0, double k0, double epochs) {
+  return resolution_progress(p, resolution, e0, epochs_for_progress(p, resolution, e0, k0) + epochs);
+}
+
 double fused_progress(const ConvergenceParams& p, double bottom, double top) {
   // below 0 a fusion set the model back (its layers do not fit each other): more epochs than from scratch
   return std::clamp(p.transfer_efficiency * bottom + p.fusion_efficiency * top, -1.0, 1.0);

@@ -47,6 +47,8 @@ double dense_epochs_after_transfer(const ConvergenceParams& p, double baseline_d
 double resolution_progress(const ConvergenceParams& p, int resolution, double e0, double epochs);
 // The epochs at `resolution` that give `progress` (resolution_progress's inverse).
 double epochs_for_progress(const ConvergenceParams& p, int resolution, double e0, double progress);
+// The progress after training `epochs` more, for a model that started from progress k0.
+double progress_after(const ConvergenceParams& p, int resolution, double e0, double k0, double epochs);
 // MRMF: the fused model's progress (mrplan's model): its bottom layer group carries the bottom
 // parent's progress over as MRT's transfer does (transfer_efficiency x bottom), its trained top group
 // adds fusion_efficiency x the top parent's; within [-1, 1] (below 0 the fusion set it back). A top

@@ -146,6 +146,14 @@ size_t handed_on_model(const Stage& s) { return s.handoff.kind == Handoff::Kind:
 
 int handed_on_resolution(const Stage& s) { return s.models[handed_on_model(s)].resolution; }
 
+double start_progress(const Plan& plan, size_t i, size_t j, double handed) {
+  return plan.method == Method::mrmf && i > 0 && plan.stages[i].models[j].from_previous ? handed : 0.0;
+}
+
+double handed_on_progress(const ConvergenceParams& p, const Stage& s, std::span<const double> progress) {
+  return fused_progress(p, progress[model_index(s, s.handoff.bottom_from)], progress[handed_on_model(s)]);
+}
+
 size_t slowest_model(std::span<const TimeSplit> models) {
   size_t k = 0;
   for (size_t j = 1; j < models.size(); ++j)

@@ -109,9 +109,9 @@ TrainingDefaults read_training(const YamlFields& f, const TrainingDefaults& d) {
   t.lr_decay = d.lr_decay;
   if (f.has("lr_decay")) {
     t.lr_decay.clear();
-    for (const auto& d : f.list("lr_decay")) {
-      d.only({"epoch", "factor"});
-      t.lr_decay.emplace_back(static_cast<int>(d.integer("epoch")), d.positive("factor"));
+    for (const auto& step : f.list("lr_decay")) {
+      step.only({"epoch", "factor"});
+      t.lr_decay.emplace_back(static_cast<int>(step.integer("epoch")), step.positive("factor"));
     }
   }
   return t;

@@ -61,16 +61,28 @@ LayerTable model_run_table(const Plan& plan, const NetworkSpec& spec, const Mode
   }
 }
 
+size_t checked_fusion_split(const Plan& plan, const NetworkSpec& spec, size_t i) {
+  const auto& s = plan.stages[i];
+  const auto key = fmt::format("stages[{}].handoff.fuse.split_after", i);
+  const size_t split = fusion_split(spec, s.handoff.split_after, plan.source_file, key);
+  const auto& bottom = *s.find(s.handoff.bottom_from);
+  const auto& top = *s.find(s.handoff.top_from);
+  check_fusible(model_run_table(plan, spec, bottom), bottom.resolution, model_run_table(plan, spec, top), top.resolution, split,
+                plan.source_file, key);
+  return split;
+}
+
 namespace {
 
-// Where the model's switch rule fires on the modelled coarse training loss, in epochs.
-std::optional<double> rule_switch(const PreparedPlan& p, const ModelRun& m, const ModelCosts& costs) {
+// Where the model's switch rule fires on the modelled coarse training loss, in epochs, for a model
+// that starts `start` reference epochs along the curve (MRMF: trained on from a fused model).
+std::optional<double> rule_switch(const PreparedPlan& p, const ModelRun& m, const ModelCosts& costs, double start = 0) {
   if (m.stop.kind != StopRule::Kind::switch_rule || !p.convergence) return std::nullopt;
   const auto& cv = *p.convergence;
   const double scale = epoch_scale_for_batch(cv, costs.global_batch);
   const bool per_iter = m.stop.window_iterations > 0;
   const double window = per_iter ? static_cast<double>(m.stop.window_iterations) * costs.global_batch / p.plan.train_samples : 1.0;
-  if (auto e = predicted_switch_epoch(cv.coarse_loss, m.stop.rule, window / scale, m.stop.max_epochs / scale))
+  if (auto e = predicted_switch_epoch(cv.coarse_loss, m.stop.rule, window / scale, m.stop.max_epochs / scale, start))
     return per_iter ? std::ceil(*e * scale - 1e-9) : *e * scale;  // the paper switches at the epoch's end
   return std::nullopt;
 }
@@ -81,16 +93,11 @@ namespace {
 
 // MRMF: the hand-off at a fusion stage's end: the bottom group's parameters broadcast from the
 // bottom model's ranks to every rank, then the top group's from the top model's, a tensor at a time
-// (exec/fusion does the same); the split point exists and the bottom group does not depend on the resolution.
+// (exec/fusion does the same).
 double fusion_cost_s(const Plan& plan, const NetworkSpec& spec, size_t i, const MachineProfile& machine) {
   const auto& s = plan.stages[i];
-  const auto key = fmt::format("stages[{}].handoff.fuse.split_after", i);
-  const size_t split = fusion_split(spec, s.handoff.split_after, plan.source_file, key);
-  const auto& bottom = *s.find(s.handoff.bottom_from);
-  const auto& top = *s.find(s.handoff.top_from);
-  const auto fused = model_run_table(plan, spec, top);
-  check_fusible(model_run_table(plan, spec, bottom), bottom.resolution, fused, top.resolution, split, plan.source_file, key);
-  const auto b = fusion_bytes(fused, split);
+  const size_t split = checked_fusion_split(plan, spec, i);
+  const auto b = fusion_bytes(model_run_table(plan, spec, *s.find(s.handoff.top_from)), split);
   auto group = [&](double bytes, int64_t tensors) {
     return tensors > 0 ? tensors * broadcast_s(bytes / tensors, s.gpus(), machine.gpus_per_node, machine.comm) : 0.0;
   };
@@ -184,18 +191,6 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
   return se;
 }
 
-// A switch rule on a model that starts `start` reference epochs along its curve (MRMF: trained on
-// from a fused model); as rule_switch otherwise.
-std::optional<double> rule_switch_from(const PreparedPlan& p, const ModelRun& m, const ModelCosts& costs, double start) {
-  const auto& cv = *p.convergence;
-  const double scale = epoch_scale_for_batch(cv, costs.global_batch);
-  const bool per_iter = m.stop.window_iterations > 0;
-  const double window = per_iter ? static_cast<double>(m.stop.window_iterations) * costs.global_batch / p.plan.train_samples : 1.0;
-  if (auto e = predicted_switch_epoch(cv.coarse_loss, m.stop.rule, window / scale, m.stop.max_epochs / scale, start))
-    return per_iter ? std::ceil(*e * scale - 1e-9) : *e * scale;
-  return std::nullopt;
-}
-
 // Epochs by the model's own stop; `k0`: the progress it starts from (MRMF: what the previous fusion
 // handed on), `start`: where that puts it on its own curve, in reference epochs.
 ModelEpochs own_stop_epochs(const PreparedPlan& p, size_t i, size_t j, const std::vector<ModelEpochs>& out, double k0, double start) {
@@ -215,7 +210,7 @@ ModelEpochs own_stop_epochs(const PreparedPlan& p, size_t i, size_t j, const std
       break;
     case StopRule::Kind::switch_rule:
       need_convergence(p, i);
-      if (const auto s = start > 0 ? rule_switch_from(p, m, costs, start) : p.stages[i].rule_switch_epochs[j]) {
+      if (const auto s = start > 0 ? rule_switch(p, m, costs, start) : p.stages[i].rule_switch_epochs[j]) {
         se.epochs = *s;
         se.switch_epoch = *s;
         se.stop_reason = "switch rule";
@@ -252,8 +247,7 @@ ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const st
   }
   if (p.plan.method == Method::mrmf && p.convergence) {
     const auto& cv = *p.convergence;
-    const double trained = se.epochs / epoch_scale_for_batch(cv, costs.global_batch);
-    se.progress = resolution_progress(cv, m.resolution, baseline_epochs(p), start + trained);
+    se.progress = progress_after(cv, m.resolution, baseline_epochs(p), k0, se.epochs / epoch_scale_for_batch(cv, costs.global_batch));
   }
   return se;
 }
@@ -268,14 +262,13 @@ std::vector<ModelEpochs> model_epochs(const PreparedPlan& p, std::optional<doubl
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const auto& st = plan.stages[i];
     for (size_t j = 0; j < st.models.size(); ++j) {
-      const double k0 = plan.method == Method::mrmf && i > 0 && st.models[j].from_previous ? handed : 0.0;  // may be < 0
+      const double k0 = start_progress(plan, i, j, handed);
       const bool moved = forced && sweep_moves(plan, i, j);
       out.push_back(one_model_epochs(p, i, j, out, k0, moved ? forced : std::nullopt));
     }
     if (plan.method == Method::mrmf && st.handoff.kind == Handoff::Kind::fuse && p.convergence) {
-      const auto& b = out[p.stages[i].first + model_index(st, st.handoff.bottom_from)];
-      const auto& t = out[p.stages[i].first + handed_on_model(st)];
-      handed = fused_progress(*p.convergence, b.progress, t.progress);
+      const double progress[2] = {out[p.stages[i].first].progress, out[p.stages[i].first + 1].progress};  // two models (method_rules)
+      handed = handed_on_progress(*p.convergence, st, progress);
     }
   }
   return out;
