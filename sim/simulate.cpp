@@ -106,32 +106,46 @@ double fusion_cost_s(const Plan& plan, const NetworkSpec& spec, size_t i, const 
 
 }  // namespace
 
-PreparedPlan prepare(const Plan& plan, const MachineProfile& machine) {
+PreparedPlan prepare_shell(const Plan& plan, const MachineProfile& machine) {
   check_plan_against_machine(plan, machine);
   PreparedPlan p;
   p.plan = plan;
   p.spec = plan_network(plan);
   if (auto it = machine.convergence.find(p.spec.name); it != machine.convergence.end()) p.convergence = it->second;
+  return p;
+}
+
+PreparedStage prepare_stage(const PreparedPlan& p, size_t i, const MachineProfile& machine) {
+  const auto& s = p.plan.stages[i];
+  PreparedStage ps;
+  ps.gpus = s.gpus();
+  if (s.handoff.kind == Handoff::Kind::fuse) ps.fusion_s = fusion_cost_s(p.plan, p.spec, i, machine);
+  for (const auto& m : s.models) {
+    auto c = model_costs(p.plan, m, model_run_table(p.plan, p.spec, m), machine);
+    ps.rule_switch_epochs.push_back(rule_switch(p, m, c));
+    ps.models.push_back(std::move(c));
+  }
+  return ps;
+}
+
+void add_startups(PreparedPlan& p, const MachineProfile& machine) {
   // every stage runs in the same processes, one after the other; a stage's slowest rank to start is
   // the one whose heap grew least before it
   double heap_held_bytes = 0;
-  for (size_t i = 0; i < plan.stages.size(); ++i) {
-    const auto& s = plan.stages[i];
-    PreparedStage ps;
+  p.model_count = 0;
+  for (auto& ps : p.stages) {
     ps.first = p.model_count;
-    ps.gpus = s.gpus();
-    if (s.handoff.kind == Handoff::Kind::fuse) ps.fusion_s = fusion_cost_s(plan, p.spec, i, machine);
     double held_after = 1e300;
-    for (const auto& m : s.models) {
-      auto c = model_costs(plan, m, model_run_table(plan, p.spec, m), machine);
-      held_after = std::min(held_after, add_startup(c, machine, heap_held_bytes));
-      ps.rule_switch_epochs.push_back(rule_switch(p, m, c));
-      ps.models.push_back(std::move(c));
-    }
+    for (auto& c : ps.models) held_after = std::min(held_after, add_startup(c, machine, heap_held_bytes));
     heap_held_bytes = held_after;
-    p.model_count += s.models.size();
-    p.stages.push_back(std::move(ps));
+    p.model_count += ps.models.size();
   }
+}
+
+PreparedPlan prepare(const Plan& plan, const MachineProfile& machine) {
+  PreparedPlan p = prepare_shell(plan, machine);
+  for (size_t i = 0; i < plan.stages.size(); ++i) p.stages.push_back(prepare_stage(p, i, machine));
+  add_startups(p, machine);
   return p;
 }
 

@@ -38,6 +38,12 @@ struct PreparedPlan {
   size_t model_count = 0;
 };
 PreparedPlan prepare(const Plan& plan, const MachineProfile& machine);
+// prepare in parts, for searches that combine stages prepared apart (sim/optimize): the plan, its
+// network and convergence; one stage's models without their start-up; every model's start-up, each
+// stage's from the heap the stages before it grew (so after the stages are in place).
+PreparedPlan prepare_shell(const Plan& plan, const MachineProfile& machine);
+PreparedStage prepare_stage(const PreparedPlan& shell, size_t stage, const MachineProfile& machine);
+void add_startups(PreparedPlan& p, const MachineProfile& machine);
 
 struct ModelEpochs {
   double epochs = 0;

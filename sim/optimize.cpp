@@ -1,0 +1,359 @@
+#include "sim/optimize.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <queue>
+#include <thread>
+
+#include "model/errors.hpp"
+#include "model/method_rules.hpp"
+#include "sim/simulate.hpp"
+#include "sim/sweep.hpp"
+
+namespace mrplan {
+
+const char* to_string(Objective o) {
+  switch (o) {
+    case Objective::time: return "time";
+    case Objective::gpu_hours: return "gpu-hours";
+    case Objective::node_hours: return "node-hours";
+  }
+  return "?";
+}
+
+std::optional<Objective> objective_from_string(const std::string& name) {
+  for (auto o : {Objective::time, Objective::gpu_hours, Objective::node_hours})
+    if (name == to_string(o)) return o;
+  return std::nullopt;
+}
+
+double objective_value(const Candidate& c, Objective o) {
+  switch (o) {
+    case Objective::time: return c.time_s;
+    case Objective::gpu_hours: return c.gpu_hours;
+    case Objective::node_hours: return c.node_hours;
+  }
+  return c.time_s;
+}
+
+bool ranks_before(const Candidate& a, const Candidate& b, Objective o) {
+  const double x = objective_value(a, o), y = objective_value(b, o);
+  return x != y ? x < y : a.order < b.order;
+}
+
+namespace {
+
+// ---- the template's axes
+
+bool is_mrmf(const Plan& p) { return p.method == Method::mrmf; }
+// MRMF's fusion stages share one batch axis, its fine-tuning has its own; other methods one per stage.
+size_t batch_axes(const Plan& p) { return is_mrmf(p) ? 2 : p.stages.size(); }
+size_t axis_of_stage(const Plan& p, size_t i) { return is_mrmf(p) ? (i + 1 == p.stages.size() ? 1 : 0) : i; }
+
+// A GPU count the profile can place: whole nodes, or (where the machine lends parts of nodes) a share of one.
+bool placeable(int gpus, const MachineProfile& m) {
+  return gpus % m.gpus_per_node == 0 || (!m.whole_nodes && m.gpus_per_node % gpus == 0);
+}
+
+double node_hours(const MachineProfile& m, int gpus, double time_s, double gpu_hours) {
+  return m.whole_nodes ? time_s / 3600.0 * std::ceil(double(gpus) / m.gpus_per_node) : gpu_hours / m.gpus_per_node;
+}
+
+// How far a candidate breaks the constraints: the largest ratio to a limit (> 1: broken).
+double violation(const Candidate& c, const Constraints& l) {
+  double v = 0;
+  if (l.deadline_s) v = std::max(v, c.time_s / *l.deadline_s);
+  if (l.budget_gpu_hours) v = std::max(v, c.gpu_hours / *l.budget_gpu_hours);
+  if (l.budget_node_hours) v = std::max(v, c.node_hours / *l.budget_node_hours);
+  return v;
+}
+
+// a dominates b on (time, GPU-hours); exact ties go to the earlier, so the front does not depend on
+// the order candidates arrive in
+bool dominates(const Candidate& a, const Candidate& b) {
+  if (a.time_s > b.time_s || a.gpu_hours > b.gpu_hours) return false;
+  return a.time_s < b.time_s || a.gpu_hours < b.gpu_hours || a.order < b.order;
+}
+
+// The front, sorted by time (GPU-hours then fall along it).
+void add_to_front(std::vector<Candidate>& front, const Candidate& c) {
+  auto it = std::lower_bound(front.begin(), front.end(), c,
+                             [](const Candidate& a, const Candidate& b) { return a.time_s != b.time_s ? a.time_s < b.time_s : a.order < b.order; });
+  if (it != front.begin() && dominates(*std::prev(it), c)) return;
+  if (it != front.end() && dominates(*it, c)) return;
+  auto end = it;
+  while (end != front.end() && dominates(c, *end)) ++end;
+  it = front.erase(it, end);
+  front.insert(it, c);
+}
+
+// What one thread keeps of the candidates it saw.
+class Keeper {
+ public:
+  Keeper(const Constraints& limits, Objective objective, size_t keep)
+      : limits_(limits), objective_(objective), keep_(std::max<size_t>(keep, 1)), heap_(Worse{objective}) {}
+
+  void offer(const Candidate& c) {
+    ++result_.counts.evaluated;
+    if (!c.reached_target) {
+      ++result_.counts.not_reached;
+      return;
+    }
+    add_to_front(result_.front, c);
+    if (const double v = violation(c, limits_); v > 1) {
+      ++result_.counts.violating;
+      if (!result_.nearest || v < nearest_violation_ || (v == nearest_violation_ && c.order < result_.nearest->order))
+        result_.nearest = c, nearest_violation_ = v;
+      return;
+    }
+    auto& best = per_template_[c.template_index];
+    if (!best || ranks_before(c, *best, objective_)) best = c;
+    if (heap_.size() < keep_) {
+      heap_.push(c);
+    } else if (ranks_before(c, heap_.top(), objective_)) {
+      heap_.pop();
+      heap_.push(c);
+    }
+  }
+  SearchCounts& counts() { return result_.counts; }
+
+  SearchResult take() {
+    while (!heap_.empty()) result_.best.push_back(heap_.top()), heap_.pop();
+    for (const auto& [t, c] : per_template_) result_.per_template_best.push_back(*c);
+    return std::move(result_);
+  }
+
+ private:
+  struct Worse {
+    Objective o;
+    bool operator()(const Candidate& a, const Candidate& b) const { return ranks_before(a, b, o); }
+  };
+  Constraints limits_;
+  Objective objective_;
+  size_t keep_;
+  std::priority_queue<Candidate, std::vector<Candidate>, Worse> heap_;  // the worst kept on top
+  std::map<uint32_t, std::optional<Candidate>> per_template_;
+  SearchResult result_;
+  double nearest_violation_ = 0;
+};
+
+// One unit of work: a template at one GPU count (and MRMF split), every batch combination and point.
+struct Unit {
+  uint32_t template_index;
+  int gpus;
+  std::optional<double> split;
+};
+
+std::vector<Unit> units_of(const SearchSpace& s) {
+  std::vector<Unit> units;
+  for (uint32_t t = 0; t < s.templates.size(); ++t) {
+    std::vector<std::optional<double>> splits{std::nullopt};
+    if (is_mrmf(s.templates[t]) && !s.low_fractions.empty()) splits.assign(s.low_fractions.begin(), s.low_fractions.end());
+    for (int g : s.gpus)
+      for (const auto& f : splits) units.push_back({t, g, f});
+  }
+  return units;
+}
+
+// The switch points of a template: its own stops (the rule), then each forced switch.
+std::vector<std::optional<double>> points_of(const SearchSpace& s, const Plan& t) {
+  if (t.method == Method::baseline) return {std::nullopt};
+  std::vector<std::optional<double>> pts;
+  if (s.rule_points) pts.push_back(std::nullopt);
+  for (double e : s.switch_epochs) pts.push_back(e);
+  return pts;
+}
+
+Plan unit_plan(const SearchSpace& s, const Unit& u) {
+  const Plan moved = plan_at_gpus(s.templates[u.template_index], u.gpus, false);
+  return u.split ? plan_with_split(moved, *u.split) : moved;
+}
+
+void set_stage_batch(Plan& p, size_t i, int batch) {
+  for (auto& m : p.stages[i].models) m.local_batch = batch;
+}
+
+enum class Feasible { yes, no_memory, too_few_samples };
+Feasible feasible(const PreparedStage& st, const Plan& plan) {
+  for (const auto& m : st.models) {
+    if (!m.memory.fits) return Feasible::no_memory;
+    if (m.global_batch > plan.train_samples) return Feasible::too_few_samples;
+  }
+  return Feasible::yes;
+}
+
+void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, const MachineProfile& machine, Keeper& keeper) {
+  const Plan& tmpl = space.templates[u.template_index];
+  const auto points = points_of(space, tmpl);
+  const size_t axes = batch_axes(tmpl), nb = space.local_batches.size();
+  uint64_t combos = 1;
+  for (size_t a = 0; a < axes; ++a) combos *= nb;
+  auto& counts = keeper.counts();
+  if (!placeable(u.gpus, machine)) {
+    counts.bad_gpus += combos * points.size();
+    return;
+  }
+  PreparedPlan shell;
+  try {
+    Plan p = unit_plan(space, u);
+    for (size_t i = 0; i < p.stages.size(); ++i) set_stage_batch(p, i, 1);  // each stage's batch is set below
+    if (u.gpus > p.train_samples) {
+      counts.too_few_samples += combos * points.size();
+      return;
+    }
+    shell = prepare_shell(p, machine);
+  } catch (const InputError&) {  // a model left without a GPU at this count
+    counts.bad_gpus += combos * points.size();
+    return;
+  }
+  // each stage at each batch, prepared once
+  const size_t ns = tmpl.stages.size();
+  std::vector<std::vector<std::optional<PreparedStage>>> stage_at(ns, std::vector<std::optional<PreparedStage>>(nb));
+  std::vector<std::vector<Feasible>> fit(ns, std::vector<Feasible>(nb));
+  for (size_t i = 0; i < ns; ++i)
+    for (size_t b = 0; b < nb; ++b) {
+      set_stage_batch(shell.plan, i, space.local_batches[b]);
+      auto st = prepare_stage(shell, i, machine);
+      fit[i][b] = feasible(st, shell.plan);
+      if (fit[i][b] == Feasible::yes) stage_at[i][b] = std::move(st);
+    }
+  PreparedPlan scratch = shell;
+  scratch.stages.resize(ns);
+  std::vector<size_t> pick(axes, 0);
+  for (uint64_t combo = 0; combo < combos; ++combo) {
+    for (uint64_t rest = combo, a = 0; a < axes; ++a) pick[a] = rest % nb, rest /= nb;
+    Feasible why = Feasible::yes;
+    for (size_t i = 0; i < ns && why == Feasible::yes; ++i) why = fit[i][pick[axis_of_stage(tmpl, i)]];
+    if (why != Feasible::yes) {
+      (why == Feasible::no_memory ? counts.no_memory : counts.too_few_samples) += points.size();
+      continue;
+    }
+    Candidate c;
+    c.template_index = u.template_index;
+    c.gpus = u.gpus;
+    c.low_fraction = u.split;
+    double memory = 0;
+    for (size_t i = 0; i < ns; ++i) {
+      const size_t b = pick[axis_of_stage(tmpl, i)];
+      scratch.stages[i] = *stage_at[i][b];
+      set_stage_batch(scratch.plan, i, space.local_batches[b]);
+      c.local_batch[i] = space.local_batches[b];
+      for (const auto& m : scratch.stages[i].models) memory = std::max(memory, m.memory.total_bytes);
+    }
+    c.memory_bytes = memory;
+    add_startups(scratch, machine);
+    for (size_t k = 0; k < points.size(); ++k) {
+      const auto t = totals(scratch, model_epochs(scratch, points[k]));
+      c.switch_epoch = points[k];
+      c.time_s = t.time_s, c.io_s = t.io_s, c.comm_s = t.comm_s, c.compute_s = t.compute_s, c.other_s = t.eval_s + t.fusion_s;
+      c.gpu_hours = t.gpu_hours;
+      c.node_hours = node_hours(machine, u.gpus, t.time_s, t.gpu_hours);
+      c.reached_target = t.reached_target;
+      c.order = (unit_index << 40) | (combo << 12) | k;
+      keeper.offer(c);
+    }
+  }
+}
+
+void check_space(const SearchSpace& s) {
+  if (s.templates.empty()) fail_input("command line", "--methods", "no method to search");
+  if (s.gpus.empty()) fail_input("command line", "--gpus", "no GPU count to search");
+  if (s.local_batches.empty()) fail_input("command line", "--local-batch", "no local batch to search");
+  for (const auto& t : s.templates) {
+    if (t.stages.size() > kMaxSearchStages)
+      fail_input(t.source_file, "stages", fmt::format("the optimizer searches plans of at most {} stages", kMaxSearchStages));
+    if (t.method != Method::baseline && s.switch_epochs.empty() && !s.rule_points)
+      fail_input("command line", "--switch", fmt::format("no switch point to search for the {} plan", to_string(t.method)));
+  }
+  const uint64_t units = units_of(s).size(), combos = static_cast<uint64_t>(s.local_batches.size()) * s.local_batches.size();
+  if (units >= (1u << 23) || combos >= (1ull << 28) || s.switch_epochs.size() + 1 >= (1u << 12))
+    fail_input("command line", "--gpus", "the search space is too large to order (fewer GPU counts, batches or switch points)");
+}
+
+}  // namespace
+
+SearchResult merge_results(std::vector<SearchResult> parts, const Constraints& limits, Objective objective, size_t keep) {
+  SearchResult out;
+  std::map<uint32_t, Candidate> per_template;
+  for (auto& r : parts) {
+    out.best.insert(out.best.end(), r.best.begin(), r.best.end());
+    for (const auto& c : r.per_template_best)
+      if (!per_template.count(c.template_index) || ranks_before(c, per_template[c.template_index], objective)) per_template[c.template_index] = c;
+    for (const auto& c : r.front) add_to_front(out.front, c);
+    if (r.nearest) {
+      const double v = violation(*r.nearest, limits), w = out.nearest ? violation(*out.nearest, limits) : 0;
+      if (!out.nearest || v < w || (v == w && r.nearest->order < out.nearest->order)) out.nearest = r.nearest;
+    }
+    out.counts.evaluated += r.counts.evaluated, out.counts.no_memory += r.counts.no_memory;
+    out.counts.too_few_samples += r.counts.too_few_samples, out.counts.bad_gpus += r.counts.bad_gpus;
+    out.counts.not_reached += r.counts.not_reached, out.counts.violating += r.counts.violating;
+  }
+  std::sort(out.best.begin(), out.best.end(), [&](const Candidate& a, const Candidate& b) { return ranks_before(a, b, objective); });
+  if (out.best.size() > keep) out.best.resize(keep);
+  for (const auto& [t, c] : per_template) out.per_template_best.push_back(c);
+  return out;
+}
+
+SearchResult search_plans(const SearchSpace& space, const MachineProfile& machine, const Constraints& limits, Objective objective,
+                          size_t keep, SearchPart part, unsigned threads, const SearchProgress& progress) {
+  check_space(space);
+  const auto all = units_of(space);
+  std::vector<uint64_t> mine;
+  for (uint64_t u = 0; u < all.size(); ++u)
+    if (static_cast<int>(u % part.parts) == part.index) mine.push_back(u);
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(mine.size(), 1))));
+  std::vector<Keeper> keepers(n, Keeper(limits, objective, keep));
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex mu;
+  std::exception_ptr error;
+  auto worker = [&](unsigned w) {
+    try {
+      for (size_t k; (k = next.fetch_add(1)) < mine.size();) {
+        search_unit(space, all[mine[k]], mine[k], machine, keepers[w]);
+        const size_t d = ++done;
+        if (progress) {
+          std::lock_guard<std::mutex> lock(mu);
+          progress(d, mine.size());
+        }
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!error) error = std::current_exception();
+      next = mine.size();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < n; ++i) pool.emplace_back(worker, i);
+  worker(0);
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  std::vector<SearchResult> parts;
+  for (auto& k : keepers) parts.push_back(k.take());
+  return merge_results(std::move(parts), limits, objective, keep);
+}
+
+Plan plan_of(const SearchSpace& space, const Candidate& c) {
+  Plan p = unit_plan(space, {c.template_index, c.gpus, c.low_fraction});
+  for (size_t i = 0; i < p.stages.size(); ++i) set_stage_batch(p, i, c.local_batch[i]);
+  if (c.switch_epoch)
+    for (size_t i = 0; i < p.stages.size(); ++i)
+      for (size_t j = 0; j < p.stages[i].models.size(); ++j) {
+        if (!sweep_moves(p, i, j)) continue;
+        auto& stop = p.stages[i].models[j].stop;
+        const int max_epochs = std::max(stop.max_epochs, static_cast<int>(std::ceil(*c.switch_epoch)));
+        stop = StopRule{};
+        stop.kind = StopRule::Kind::epochs;
+        stop.epochs = *c.switch_epoch;
+        stop.max_epochs = max_epochs;
+      }
+  p.source_file.clear();
+  return p;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,162 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "calibrate/paper_calibration.hpp"
+#include "model/plan_yaml.hpp"
+#include "sim/builtin_plans.hpp"
+#include "sim/optimize.hpp"
+#include "sim/simulate.hpp"
+#include "tests/support/error_of.hpp"
+
+using namespace mrplan;
+using mrplan::testing::error_of;
+
+namespace {
+
+SearchSpace small_space() {
+  SearchSpace s;
+  s.templates = {builtin_plan("cosmoflow-baseline@summit"), builtin_plan("cosmoflow-mrt@summit"), builtin_plan("cosmoflow-mrmf@summit")};
+  s.gpus = {3, 4, 6, 12, 48, 1536};  // Summit has 6 GPUs a node: 4 cannot be placed, 3 is half a node
+  s.local_batches = {1, 4, 16, 64};
+  s.switch_epochs = {5, 12, 30};
+  return s;
+}
+
+// Every candidate of the space, predicted one by one from its plan.
+struct Brute {
+  Candidate c;
+  double time_s, gpu_hours;
+  bool ok;  // fits memory, batches within the dataset, reaches the target
+};
+std::vector<Brute> brute_force(const SearchSpace& s, const MachineProfile& m) {
+  std::vector<Brute> out;
+  for (uint32_t t = 0; t < s.templates.size(); ++t) {
+    const auto& tmpl = s.templates[t];
+    const bool mrmf = tmpl.method == Method::mrmf;
+    std::vector<std::optional<double>> pts{std::nullopt};
+    if (tmpl.method != Method::baseline)
+      for (double e : s.switch_epochs) pts.push_back(e);
+    for (int g : s.gpus) {
+      if (g % m.gpus_per_node != 0 && (m.whole_nodes || m.gpus_per_node % g != 0)) continue;
+      for (int b0 : s.local_batches)
+        for (int b1 : s.local_batches) {
+          if (tmpl.method == Method::baseline && b1 != s.local_batches[0]) continue;
+          for (const auto& pt : pts) {
+            Candidate c;
+            c.template_index = t, c.gpus = g, c.switch_epoch = pt;
+            for (size_t i = 0; i < tmpl.stages.size(); ++i) c.local_batch[i] = (mrmf ? i + 1 == tmpl.stages.size() : i == 1) ? b1 : b0;
+            const Plan p = plan_of(s, c);
+            bool too_big = false;
+            for (const auto& st : p.stages)
+              for (const auto& mr : st.models) too_big = too_big || mr.gpus * mr.local_batch > p.train_samples;
+            if (too_big) continue;
+            const Record r = simulate(p, m);
+            bool ok = r.totals.reached_target;
+            for (const auto& st : r.stages)
+              for (const auto& mr : st.models) ok = ok && mr.memory_fits && mr.gpus * mr.local_batch <= p.train_samples;
+            out.push_back({c, r.totals.time_to_target_s, r.totals.gpu_hours, ok});
+          }
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Optimize, EqualsBruteForceOverTheSameSpace) {
+  const auto& m = calibrated_builtin_profile("summit");
+  const auto s = small_space();
+  const auto brute = brute_force(s, m);
+  const auto r = search_plans(s, m, {}, Objective::time, 5);
+  const Brute* best = nullptr;
+  size_t ok = 0;
+  for (const auto& b : brute)
+    if (b.ok) {
+      ++ok;
+      if (!best || b.time_s < best->time_s) best = &b;
+    }
+  ASSERT_TRUE(best);
+  ASSERT_FALSE(r.best.empty());
+  EXPECT_NEAR(r.best[0].time_s, best->time_s, 1e-9 * best->time_s);
+  EXPECT_EQ(r.best[0].gpus, best->c.gpus);
+  EXPECT_EQ(r.best[0].template_index, best->c.template_index);
+  EXPECT_EQ(r.counts.evaluated - r.counts.not_reached, ok);
+  // the ranking is sorted and every kept candidate's own plan predicts its numbers
+  for (size_t i = 1; i < r.best.size(); ++i) EXPECT_LE(r.best[i - 1].time_s, r.best[i].time_s);
+  for (const auto& c : r.best) EXPECT_NEAR(simulate(plan_of(s, c), m).totals.time_to_target_s, c.time_s, 1e-9 * c.time_s);
+}
+
+TEST(Optimize, ConstraintsExcludeExactlyTheViolators) {
+  const auto& m = calibrated_builtin_profile("summit");
+  const auto s = small_space();
+  const auto brute = brute_force(s, m);
+  const auto free = search_plans(s, m, {}, Objective::gpu_hours, 1);
+  ASSERT_FALSE(free.best.empty());
+  Constraints limits;
+  limits.deadline_s = free.best[0].time_s * 0.6;  // the cheapest plan is too slow now
+  limits.budget_gpu_hours = free.best[0].gpu_hours * 3;
+  const auto r = search_plans(s, m, limits, Objective::gpu_hours, 1000);
+  size_t meeting = 0, breaking = 0;
+  for (const auto& b : brute) {
+    if (!b.ok) continue;
+    const bool meets = b.time_s <= *limits.deadline_s && b.gpu_hours <= *limits.budget_gpu_hours;
+    (meets ? meeting : breaking) += 1;
+  }
+  EXPECT_EQ(r.best.size(), meeting);
+  EXPECT_EQ(r.counts.violating, breaking);
+  for (const auto& c : r.best) {
+    EXPECT_LE(c.time_s, *limits.deadline_s);
+    EXPECT_LE(c.gpu_hours, *limits.budget_gpu_hours);
+  }
+  ASSERT_TRUE(r.nearest.has_value());
+  EXPECT_GT(std::max(r.nearest->time_s / *limits.deadline_s, r.nearest->gpu_hours / *limits.budget_gpu_hours), 1.0);
+}
+
+TEST(Optimize, PartitionedSearchEqualsOneSearch) {
+  const auto& m = calibrated_builtin_profile("summit");
+  const auto s = small_space();
+  Constraints limits;
+  limits.budget_gpu_hours = 1e9;
+  const auto whole = search_plans(s, m, limits, Objective::time, 7);
+  std::vector<SearchResult> parts;
+  for (int i = 0; i < 3; ++i) parts.push_back(search_plans(s, m, limits, Objective::time, 7, {i, 3}, 2));
+  std::swap(parts[0], parts[2]);  // the order parts arrive in does not matter
+  const auto merged = merge_results(parts, limits, Objective::time, 7);
+  ASSERT_EQ(merged.best.size(), whole.best.size());
+  for (size_t i = 0; i < whole.best.size(); ++i) EXPECT_EQ(merged.best[i].order, whole.best[i].order);
+  ASSERT_EQ(merged.front.size(), whole.front.size());
+  for (size_t i = 0; i < whole.front.size(); ++i) EXPECT_EQ(merged.front[i].order, whole.front[i].order);
+  EXPECT_EQ(merged.counts.evaluated, whole.counts.evaluated);
+  EXPECT_EQ(merged.counts.no_memory, whole.counts.no_memory);
+}
+
+TEST(Optimize, FrontIsNotDominated) {
+  const auto& m = calibrated_builtin_profile("summit");
+  const auto r = search_plans(small_space(), m, {}, Objective::time, 3);
+  ASSERT_GT(r.front.size(), 1u);
+  for (size_t i = 1; i < r.front.size(); ++i) {
+    EXPECT_GT(r.front[i].time_s, r.front[i - 1].time_s);
+    EXPECT_LT(r.front[i].gpu_hours, r.front[i - 1].gpu_hours);
+  }
+}
+
+TEST(Optimize, BestPlanRoundTripsThroughYaml) {
+  const auto& m = calibrated_builtin_profile("summit");
+  const auto s = small_space();
+  const auto r = search_plans(s, m, {}, Objective::gpu_hours, 3);
+  for (const auto& c : r.best) {
+    const Plan again = plan_from_yaml_text(plan_to_yaml(plan_of(s, c)), "best.yaml");
+    const auto t = simulate(again, m).totals;
+    EXPECT_NEAR(t.time_to_target_s, c.time_s, 1e-6 * c.time_s);
+    EXPECT_NEAR(t.gpu_hours, c.gpu_hours, 1e-6 * c.gpu_hours);
+  }
+}
+
+TEST(Optimize, RefusesAnEmptySpace) {
+  auto s = small_space();
+  s.local_batches.clear();
+  EXPECT_NE(error_of([&] { search_plans(s, calibrated_builtin_profile("summit"), {}, Objective::time, 1); }).find("--local-batch"),
+            std::string::npos);
+}
