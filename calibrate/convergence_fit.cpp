@@ -26,7 +26,7 @@ CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& pts, c
   for (size_t i = 0; i < pts.size(); ++i) obs(static_cast<Eigen::Index>(i)) = pts[i].second;
   auto curve_of = [](const Eigen::VectorXd& x) {
     LearningCurve c;
-    c.form = "exp", c.floor = x(0), c.amplitude = x(1), c.scale = std::exp(x(2));
+    c.form = CurveForm::exp, c.floor = x(0), c.amplitude = x(1), c.scale = std::exp(x(2));
     return c;
   };
   auto residuals = [&](const Eigen::VectorXd& x) {

@@ -102,9 +102,9 @@ ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<Fitt
     window = 1.0;
     target = 0.0025;
     const double m0 = 1.0 / 3.0;  // MSE of predicting 0 for labels uniform in [-1, 1]
-    p.dense_metric = {"exp", 0.95 * target, m0 - 0.95 * target, 1};
+    p.dense_metric = {CurveForm::exp, 0.95 * target, m0 - 0.95 * target, 1};
     note("dense_metric.floor", p.dense_metric.floor, "prior: the best-tuned model ends just below the target (MRT IV-B)");
-    p.coarse_loss = {"exp", 0.0066, m0 - 0.0066, 1};
+    p.coarse_loss = {CurveForm::exp, 0.0066, m0 - 0.0066, 1};
     note("coarse_loss.floor", 0.0066, "MRT Table I coarse validation MSE");
     p.reference_global_batch = 256;
   } else {
@@ -117,10 +117,10 @@ ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<Fitt
     rule = {250, 0.001};
     window = coarse_b / N;  // one iteration of the coarse stage
     target = 0.82;
-    p.dense_metric = {"exp", target + 0.01, -(target + 0.01), 1};
+    p.dense_metric = {CurveForm::exp, target + 0.01, -(target + 0.01), 1};
     note("dense_metric.floor", p.dense_metric.floor, "prior: IoU asymptote just above the MLPerf target");
     // weighted cross-entropy of 3 classes: ln 3 at chance, converging to a tenth of it
-    p.coarse_loss = {"exp", 0.1 * std::log(3.0), 0.9 * std::log(3.0), 1};
+    p.coarse_loss = {CurveForm::exp, 0.1 * std::log(3.0), 0.9 * std::log(3.0), 1};
     note("coarse_loss.amplitude", p.coarse_loss.amplitude, "prior: cross-entropy at chance (ln 3) minus the floor");
     note("coarse_loss.floor", p.coarse_loss.floor, "prior: a tenth of the loss at chance");
     p.reference_global_batch = dense_b;
@@ -135,7 +135,7 @@ ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<Fitt
   p.coarse_loss.scale = tau_for_switch(p.coarse_loss, rule, window, switch_e);
   note("coarse_loss.scale", p.coarse_loss.scale, src + ": switch epoch of the rule in the MRT row");
   p.coarse_metric = p.coarse_loss;
-  if (app == "deepcam") p.coarse_metric = {"exp", 0.75, -0.75, p.coarse_loss.scale};
+  if (app == "deepcam") p.coarse_metric = {CurveForm::exp, 0.75, -0.75, p.coarse_loss.scale};
   p.overtrain_epochs = coarse_only_e;
   note("overtrain_epochs", coarse_only_e, src + ": coarse-only epochs (its loss stops improving)");
   const double s = app == "deepcam" ? std::ceil(switch_e) : switch_e;

@@ -7,7 +7,7 @@
 namespace mrplan {
 
 double curve_value(const LearningCurve& c, double e) {
-  if (c.form == "power") return c.floor + c.amplitude * std::pow(1.0 + e, -c.scale);
+  if (c.form == CurveForm::power) return c.floor + c.amplitude * std::pow(1.0 + e, -c.scale);
   return c.floor + c.amplitude * std::exp(-e / c.scale);
 }
 
@@ -16,7 +16,7 @@ std::optional<double> crossing_epoch(const LearningCurve& c, double target) {
   const double ratio = (target - c.floor) / c.amplitude;
   if (ratio >= 1) return 0.0;
   if (ratio <= 0) return std::nullopt;
-  return c.form == "power" ? std::pow(ratio, -1.0 / c.scale) - 1.0 : -c.scale * std::log(ratio);
+  return c.form == CurveForm::power ? std::pow(ratio, -1.0 / c.scale) - 1.0 : -c.scale * std::log(ratio);
 }
 
 std::optional<int> epochs_to_reach(const LearningCurve& c, double target, int max_epochs) {
@@ -28,7 +28,7 @@ std::optional<int> epochs_to_reach(const LearningCurve& c, double target, int ma
   // both forms are monotone: invert them in closed form, then settle the rounding by evaluation
   const double ratio = (target - c.floor) / c.amplitude;
   if (c.amplitude != 0 && ratio > 0 && ratio < 1) {
-    const double exact = c.form == "power" ? std::pow(ratio, -1.0 / c.scale) - 1.0 : -c.scale * std::log(ratio);
+    const double exact = c.form == CurveForm::power ? std::pow(ratio, -1.0 / c.scale) - 1.0 : -c.scale * std::log(ratio);
     int e = std::max(1, static_cast<int>(std::ceil(exact)));
     while (e > 1 && reached(e - 1)) --e;
     while (e <= max_epochs && !reached(e)) ++e;
@@ -93,7 +93,10 @@ double coarse_progress(const LearningCurve& loss, double s) {
 }
 
 double dense_epochs_after_transfer(const ConvergenceParams& p, double e0, double s) {
-  const double k = coarse_progress(p.coarse_loss, s);
+  return dense_epochs_after_transfer(p, e0, s, coarse_progress(p.coarse_loss, s));
+}
+
+double dense_epochs_after_transfer(const ConvergenceParams& p, double e0, double s, double k) {
   return std::max(1.0, e0 * (1.0 - p.transfer_efficiency * k)) + p.overtrain_penalty * std::max(0.0, s - p.overtrain_epochs);
 }
 

@@ -40,6 +40,8 @@ double coarse_progress(const LearningCurve& loss, double s);
 // Dense epochs still needed after s coarse epochs (U-shape of MRT Fig. 6b/7b):
 // E(s) = max(1, E0 (1 - eta k(s))) + omega max(0, s - s_over).
 double dense_epochs_after_transfer(const ConvergenceParams& p, double baseline_dense_epochs, double s);
+// The same with the coarse progress k = coarse_progress(p.coarse_loss, s) already known.
+double dense_epochs_after_transfer(const ConvergenceParams& p, double baseline_dense_epochs, double s, double k);
 
 // MRMF: a model's progress towards what training at its resolution gives, 0..1, after `epochs`: a
 // coarse model's by the coarse loss curve (coarse_progress; one curve stands for every coarse

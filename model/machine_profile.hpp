@@ -102,8 +102,9 @@ struct IoParams {
 
 // Learning curve of one metric against epochs. exp: m(e) = floor + amplitude*exp(-e/scale);
 // power: m(e) = floor + amplitude*(1+e)^-scale. For a metric to maximise, amplitude < 0.
+enum class CurveForm { exp, power };
 struct LearningCurve {
-  std::string form = "exp";
+  CurveForm form = CurveForm::exp;
   double floor = 0;
   double amplitude = 1;
   double scale = 10;

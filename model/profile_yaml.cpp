@@ -17,8 +17,9 @@ LinkLevel read_link(const YamlFields& f) {
 LearningCurve read_curve(const YamlFields& f) {
   f.only({"form", "floor", "amplitude", "scale"});
   LearningCurve c;
-  c.form = f.text("form", "exp");
-  if (c.form != "exp" && c.form != "power") fail_input(f.file(), f.key_path("form"), "expected exp or power");
+  const auto form = f.text("form", "exp");
+  if (form != "exp" && form != "power") fail_input(f.file(), f.key_path("form"), "expected exp or power");
+  c.form = form == "power" ? CurveForm::power : CurveForm::exp;
   c.floor = f.number("floor");
   c.amplitude = f.number("amplitude");
   c.scale = f.positive("scale");
@@ -165,7 +166,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
 }
 
 void curve_out(YAML::Emitter& e, const char* key, const LearningCurve& c) {
-  e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "form" << YAML::Value << c.form
+  e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "form" << YAML::Value << (c.form == CurveForm::power ? "power" : "exp")
     << YAML::Key << "floor" << YAML::Value << c.floor << YAML::Key << "amplitude" << YAML::Value << c.amplitude
     << YAML::Key << "scale" << YAML::Value << c.scale << YAML::EndMap;
 }

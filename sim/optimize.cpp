@@ -191,9 +191,9 @@ Feasible feasible(const PreparedStage& st, const Plan& plan) {
 void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, const MachineProfile& machine, Keeper& keeper) {
   const Plan& tmpl = space.templates[u.template_index];
   const auto points = points_of(space, tmpl);
-  const size_t axes = batch_axes(tmpl), nb = space.local_batches.size();
+  const size_t nb = space.local_batches.size();
   uint64_t combos = 1;
-  for (size_t a = 0; a < axes; ++a) combos *= nb;
+  for (size_t a = 0; a < batch_axes(tmpl); ++a) combos *= nb;
   auto& counts = keeper.counts();
   if (!placeable(u.gpus, machine)) {
     counts.bad_gpus += combos * points.size();
@@ -223,40 +223,89 @@ void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, c
       fit[i][b] = feasible(st, shell.plan);
       if (fit[i][b] == Feasible::yes) stage_at[i][b] = std::move(st);
     }
+  // the head (the stages on batch axis 0) is evaluated once per batch and point, the tail (the
+  // stages on axis 1: the last stage) once per tail batch on top of it
+  size_t head = 0;
+  while (head < ns && axis_of_stage(tmpl, head) == 0) ++head;
+  const size_t tail_nb = head < ns ? nb : 1;
+  auto why_not = [&](size_t from, size_t to, size_t b) {
+    for (size_t i = from; i < to; ++i)
+      if (fit[i][b] != Feasible::yes) return fit[i][b];
+    return Feasible::yes;
+  };
+  auto count_out = [&](Feasible why, uint64_t n) { (why == Feasible::no_memory ? counts.no_memory : counts.too_few_samples) += n; };
   PreparedPlan scratch = shell;
-  scratch.stages.resize(ns);
-  std::vector<size_t> pick(axes, 0);
-  for (uint64_t combo = 0; combo < combos; ++combo) {
-    for (uint64_t rest = combo, a = 0; a < axes; ++a) pick[a] = rest % nb, rest /= nb;
-    Feasible why = Feasible::yes;
-    for (size_t i = 0; i < ns && why == Feasible::yes; ++i) why = fit[i][pick[axis_of_stage(tmpl, i)]];
-    if (why != Feasible::yes) {
-      (why == Feasible::no_memory ? counts.no_memory : counts.too_few_samples) += points.size();
+  std::vector<std::vector<PreparedStage>> tail_at(tail_nb);  // per tail batch, with its start-up
+  std::vector<double> tail_memory(tail_nb, 0.0);
+  std::vector<ModelEpochs> head_epochs, epochs;
+  for (size_t b0 = 0; b0 < nb; ++b0) {
+    if (const auto why = why_not(0, head, b0); why != Feasible::yes) {
+      count_out(why, tail_nb * points.size());
       continue;
     }
-    Candidate c;
-    c.template_index = u.template_index;
-    c.gpus = u.gpus;
-    c.low_fraction = u.split;
-    double memory = 0;
-    for (size_t i = 0; i < ns; ++i) {
-      const size_t b = pick[axis_of_stage(tmpl, i)];
-      scratch.stages[i] = *stage_at[i][b];
-      set_stage_batch(scratch.plan, i, space.local_batches[b]);
-      c.local_batch[i] = space.local_batches[b];
-      for (const auto& m : scratch.stages[i].models) memory = std::max(memory, m.memory.total_bytes);
+    // every stage's start-up depends on the stages before it: the tail's on this head batch
+    std::vector<bool> tail_ok(tail_nb, false);
+    double head_memory = 0;
+    for (size_t b1 = 0; b1 < tail_nb; ++b1) {
+      if (head < ns && why_not(head, ns, b1) != Feasible::yes) continue;
+      scratch.stages.clear();
+      for (size_t i = 0; i < ns; ++i) {
+        const size_t b = i < head ? b0 : b1;
+        scratch.stages.push_back(*stage_at[i][b]);
+        set_stage_batch(scratch.plan, i, space.local_batches[b]);
+      }
+      add_startups(scratch, machine);
+      tail_at[b1].assign(std::make_move_iterator(scratch.stages.begin() + head), std::make_move_iterator(scratch.stages.end()));
+      tail_memory[b1] = 0;
+      for (const auto& st : tail_at[b1])
+        for (const auto& m : st.models) tail_memory[b1] = std::max(tail_memory[b1], m.memory.total_bytes);
+      tail_ok[b1] = true;
     }
-    c.memory_bytes = memory;
-    add_startups(scratch, machine);
+    if (std::find(tail_ok.begin(), tail_ok.end(), true) == tail_ok.end()) {
+      count_out(why_not(head, ns, 0), tail_nb * points.size());  // no tail batch fits this head
+      continue;
+    }
+    scratch.stages.resize(ns);
+    for (size_t i = 0; i < head; ++i)
+      for (const auto& m : scratch.stages[i].models) head_memory = std::max(head_memory, m.memory.total_bytes);
     for (size_t k = 0; k < points.size(); ++k) {
-      const auto t = totals(scratch, model_epochs(scratch, points[k]));
-      c.switch_epoch = points[k];
-      c.time_s = t.time_s, c.io_s = t.io_s, c.comm_s = t.comm_s, c.compute_s = t.compute_s, c.other_s = t.eval_s + t.fusion_s;
-      c.gpu_hours = t.gpu_hours;
-      c.node_hours = node_hours(machine, u.gpus, t.time_s, t.gpu_hours);
-      c.reached_target = t.reached_target;
-      c.order = (unit_index << 40) | (combo << 12) | k;
-      keeper.offer(c);
+      double head_handed = 0;
+      Totals head_totals;
+      for (size_t i = 0; i < head; ++i) {
+        stage_epochs(scratch, i, points[k], head_epochs, head_handed);
+        add_stage(scratch.stages[i], head_epochs, head_totals);
+      }
+      for (size_t b1 = 0; b1 < tail_nb; ++b1) {
+        if (!tail_ok[b1]) {
+          count_out(why_not(head, ns, b1), 1);
+          continue;
+        }
+        Totals t = head_totals;
+        if (head < ns) {
+          epochs = head_epochs;
+          double handed = head_handed;
+          for (size_t i = head; i < ns; ++i) {
+            std::swap(scratch.stages[i], tail_at[b1][i - head]);
+            set_stage_batch(scratch.plan, i, space.local_batches[b1]);
+            stage_epochs(scratch, i, points[k], epochs, handed);
+            add_stage(scratch.stages[i], epochs, t);
+            std::swap(scratch.stages[i], tail_at[b1][i - head]);
+          }
+        }
+        Candidate c;
+        c.template_index = u.template_index;
+        c.gpus = u.gpus;
+        c.low_fraction = u.split;
+        for (size_t i = 0; i < ns; ++i) c.local_batch[i] = space.local_batches[i < head ? b0 : b1];
+        c.memory_bytes = std::max(head_memory, head < ns ? tail_memory[b1] : 0.0);
+        c.switch_epoch = points[k];
+        c.time_s = t.time_s, c.io_s = t.io_s, c.comm_s = t.comm_s, c.compute_s = t.compute_s, c.other_s = t.eval_s + t.fusion_s;
+        c.gpu_hours = t.gpu_hours;
+        c.node_hours = node_hours(machine, u.gpus, t.time_s, t.gpu_hours);
+        c.reached_target = t.reached_target;
+        c.order = (unit_index << 40) | (uint64_t(b0 + nb * b1) << 12) | k;
+        keeper.offer(c);
+      }
     }
   }
 }

@@ -111,7 +111,10 @@ PreparedPlan prepare_shell(const Plan& plan, const MachineProfile& machine) {
   PreparedPlan p;
   p.plan = plan;
   p.spec = plan_network(plan);
-  if (auto it = machine.convergence.find(p.spec.name); it != machine.convergence.end()) p.convergence = it->second;
+  if (auto it = machine.convergence.find(p.spec.name); it != machine.convergence.end()) {
+    p.convergence = it->second;
+    p.dense_target_epochs = crossing_epoch(p.convergence->dense_metric, plan.target_value);
+  }
   return p;
 }
 
@@ -162,8 +165,7 @@ const ConvergenceParams& need_convergence(const PreparedPlan& p, size_t stage) {
 
 // The baseline's dense epochs to target at the reference batch (what progress is measured against).
 double baseline_epochs(const PreparedPlan& p) {
-  const auto& cv = *p.convergence;
-  const auto e = crossing_epoch(cv.dense_metric, p.plan.target_value);
+  const auto& e = p.dense_target_epochs;
   return e ? std::max(*e, 1e-9) : 1e9;
 }
 
@@ -178,7 +180,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
   const double max_e = m.stop.max_epochs;
   const double scale = epoch_scale_for_batch(cv, costs.global_batch);
   const auto& curve = m.resolution == 1 ? cv.dense_metric : cv.coarse_metric;
-  auto e = crossing_epoch(curve, plan.target_value);
+  auto e = m.resolution == 1 ? p.dense_target_epochs : crossing_epoch(curve, plan.target_value);
   if (!e || *e * scale > max_e) {
     se.epochs = max_e;
     se.reached_target = false;
@@ -188,7 +190,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
   double base = std::max(*e, 1e-9) * scale;
   if (plan.method == Method::mrt && i == 1 && m.from_previous) {
     const double s = out[0].epochs / epoch_scale_for_batch(cv, p.stages[0].models[0].global_batch);
-    const double after = dense_epochs_after_transfer(cv, *e, s);
+    const double after = dense_epochs_after_transfer(cv, *e, s, out[0].progress);
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
   } else if (k0 != 0 && m.resolution == 1) {  // MRMF: fine-tuning the fused model (k0 < 0: it set the model back)
@@ -262,6 +264,9 @@ ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const st
   if (p.plan.method == Method::mrmf && p.convergence) {
     const auto& cv = *p.convergence;
     se.progress = progress_after(cv, m.resolution, baseline_epochs(p), k0, se.epochs / epoch_scale_for_batch(cv, costs.global_batch));
+  } else if (p.plan.method == Method::mrt && i == 0 && p.convergence) {  // what the transfer carries (once per switch point)
+    const auto& cv = *p.convergence;
+    se.progress = coarse_progress(cv.coarse_loss, se.epochs / epoch_scale_for_batch(cv, costs.global_batch));
   }
   return se;
 }
@@ -270,22 +275,30 @@ ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const st
 
 std::vector<ModelEpochs> model_epochs(const PreparedPlan& p, std::optional<double> forced) {
   std::vector<ModelEpochs> out;
-  out.reserve(p.model_count);
-  const auto& plan = p.plan;
-  double handed = 0;  // MRMF: the progress of what the previous stage handed on
-  for (size_t i = 0; i < plan.stages.size(); ++i) {
-    const auto& st = plan.stages[i];
-    for (size_t j = 0; j < st.models.size(); ++j) {
-      const double k0 = start_progress(plan, i, j, handed);
-      const bool moved = forced && sweep_moves(plan, i, j);
-      out.push_back(one_model_epochs(p, i, j, out, k0, moved ? forced : std::nullopt));
-    }
-    if (plan.method == Method::mrmf && st.handoff.kind == Handoff::Kind::fuse && p.convergence) {
-      const double progress[2] = {out[p.stages[i].first].progress, out[p.stages[i].first + 1].progress};  // two models (method_rules)
-      handed = handed_on_progress(*p.convergence, st, progress);
-    }
-  }
+  model_epochs(p, forced, out);
   return out;
+}
+
+void model_epochs(const PreparedPlan& p, std::optional<double> forced, std::vector<ModelEpochs>& out) {
+  out.clear();
+  out.reserve(p.model_count);
+  double handed = 0;
+  for (size_t i = 0; i < p.plan.stages.size(); ++i) stage_epochs(p, i, forced, out, handed);
+}
+
+void stage_epochs(const PreparedPlan& p, size_t i, std::optional<double> forced, std::vector<ModelEpochs>& out, double& handed) {
+  const auto& plan = p.plan;
+  const auto& st = plan.stages[i];
+  out.resize(p.stages[i].first);
+  for (size_t j = 0; j < st.models.size(); ++j) {
+    const double k0 = start_progress(plan, i, j, handed);
+    const bool moved = forced && sweep_moves(plan, i, j);
+    out.push_back(one_model_epochs(p, i, j, out, k0, moved ? forced : std::nullopt));
+  }
+  if (plan.method == Method::mrmf && st.handoff.kind == Handoff::Kind::fuse && p.convergence) {
+    const double progress[2] = {out[p.stages[i].first].progress, out[p.stages[i].first + 1].progress};  // two models (method_rules)
+    handed = handed_on_progress(*p.convergence, st, progress);
+  }
 }
 
 EpochCost model_time(const ModelCosts& c, double epochs) {
@@ -299,25 +312,27 @@ EpochCost model_time(const ModelCosts& c, double epochs) {
   return e;
 }
 
-Totals totals(const PreparedPlan& p, const std::vector<ModelEpochs>& epochs) {
-  Totals t;
+void add_stage(const PreparedStage& st, const std::vector<ModelEpochs>& epochs, Totals& t) {
   constexpr size_t kInline = 8;  // sweeps call this millions of times: no allocation for usual stages
   TimeSplit inline_splits[kInline];
   std::vector<TimeSplit> many;
-  for (const auto& st : p.stages) {
-    const size_t n = st.models.size();
-    TimeSplit* splits = n <= kInline ? inline_splits : (many.resize(n), many.data());
-    for (size_t j = 0; j < n; ++j) {
-      const auto e = model_time(st.models[j], epochs[st.first + j].epochs);
-      splits[j] = {e.io_s, e.comm_s, e.compute_s, e.eval_s};
-      t.reached_target = t.reached_target && epochs[st.first + j].reached_target;
-    }
-    const auto& slow = splits[slowest_model({splits, n})];
-    t.io_s += slow.io_s, t.comm_s += slow.comm_s, t.compute_s += slow.compute_s, t.eval_s += slow.eval_s;
-    t.fusion_s += st.fusion_s;
-    t.gpu_hours += (slow.time_s() + st.fusion_s) * st.gpus / 3600.0;
+  const size_t n = st.models.size();
+  TimeSplit* splits = n <= kInline ? inline_splits : (many.resize(n), many.data());
+  for (size_t j = 0; j < n; ++j) {
+    const auto e = model_time(st.models[j], epochs[st.first + j].epochs);
+    splits[j] = {e.io_s, e.comm_s, e.compute_s, e.eval_s};
+    t.reached_target = t.reached_target && epochs[st.first + j].reached_target;
   }
+  const auto& slow = splits[slowest_model({splits, n})];
+  t.io_s += slow.io_s, t.comm_s += slow.comm_s, t.compute_s += slow.compute_s, t.eval_s += slow.eval_s;
+  t.fusion_s += st.fusion_s;
+  t.gpu_hours += (slow.time_s() + st.fusion_s) * st.gpus / 3600.0;
   t.time_s = t.io_s + t.comm_s + t.compute_s + t.eval_s + t.fusion_s;
+}
+
+Totals totals(const PreparedPlan& p, const std::vector<ModelEpochs>& epochs) {
+  Totals t;
+  for (const auto& st : p.stages) add_stage(st, epochs, t);
   return t;
 }
 

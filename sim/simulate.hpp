@@ -34,6 +34,7 @@ struct PreparedPlan {
   Plan plan;
   NetworkSpec spec;
   std::optional<ConvergenceParams> convergence;
+  std::optional<double> dense_target_epochs;  // where the dense curve crosses the target (reference batch)
   std::vector<PreparedStage> stages;
   size_t model_count = 0;
 };
@@ -58,14 +59,24 @@ struct ModelEpochs {
 // says where a stage's models start). `forced_switch_epochs` overrides the stop of every pre-training
 // model a sweep moves (model/method_rules: sweep_moves).
 std::vector<ModelEpochs> model_epochs(const PreparedPlan& p, std::optional<double> forced_switch_epochs = {});
+// The same into `out` (its capacity reused: searches call this millions of times).
+void model_epochs(const PreparedPlan& p, std::optional<double> forced_switch_epochs, std::vector<ModelEpochs>& out);
 
 struct Totals {
   double time_s = 0, io_s = 0, comm_s = 0, compute_s = 0, eval_s = 0, fusion_s = 0, gpu_hours = 0;
   bool reached_target = true;
 };
+// model_epochs one stage at a time (searches re-evaluate only the stages that changed): stage i's
+// models appended to `out` after what the stages before it left there (`out` is cut back to them);
+// `handed`: what the stage before handed on (MRMF: its progress), updated to what stage i hands on.
+void stage_epochs(const PreparedPlan& p, size_t stage, std::optional<double> forced_switch_epochs, std::vector<ModelEpochs>& out,
+                  double& handed);
+
 // Time of a model that trains `epochs` (possibly fractional) epochs.
 EpochCost model_time(const ModelCosts& c, double epochs);
 Totals totals(const PreparedPlan& p, const std::vector<ModelEpochs>& epochs);
+// One stage's share of the totals, added to `t` (totals adds every stage's).
+void add_stage(const PreparedStage& stage, const std::vector<ModelEpochs>& epochs, Totals& t);
 
 // Full prediction with per-epoch breakdown.
 Record simulate(const Plan& plan, const MachineProfile& machine);

@@ -4,6 +4,8 @@
 
 #include "calibrate/paper_calibration.hpp"
 #include "sim/builtin_plans.hpp"
+#include "sim/optimize.hpp"
+#include "sim/search_space.hpp"
 #include "sim/simulate.hpp"
 #include "sim/sweep.hpp"
 
@@ -70,5 +72,34 @@ static void BM_RunSweep100kOneThread(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 100000);
 }
 BENCHMARK(BM_RunSweep100kOneThread)->Unit(benchmark::kMillisecond);
+
+// A whole optimizer search on one thread, with the candidates it covered and evaluated.
+static void run_search(benchmark::State& state, const SearchSpace& space, const MachineProfile& m) {
+  SearchCounts counts;
+  for (auto _ : state) counts = search_plans(space, m, {}, Objective::time, 100).counts;
+  const double all = double(counts.evaluated + counts.no_memory + counts.too_few_samples + counts.bad_gpus);
+  state.counters["candidates"] = all;
+  state.counters["evaluated"] = double(counts.evaluated);
+  state.counters["candidates_per_s"] = benchmark::Counter(all, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// `mrplan optimize cosmoflow@perlmutter`'s default space: baseline, MRT, MRMF with one and two
+// fusions x 4..4096 GPUs x local batch 1..64 per stage x 200 switch points and the rule's own.
+static void BM_OptimizeDefaultSpaceOneThread(benchmark::State& state) {
+  const auto& m = calibrated_builtin_profile("perlmutter");
+  run_search(state, default_space(builtin_templates("cosmoflow", "perlmutter", {Method::baseline, Method::mrt, Method::mrmf}), m), m);
+}
+BENCHMARK(BM_OptimizeDefaultSpaceOneThread)->Unit(benchmark::kMillisecond);
+
+// The space issue 18 sizes at about 10^7: baseline, MRT, one-fusion MRMF x 8..4096 GPUs x local
+// batch 1..64 per stage x 200 switch points.
+static void BM_OptimizeTenMillionOneThread(benchmark::State& state) {
+  const auto& m = calibrated_builtin_profile("perlmutter");
+  auto space = default_space({builtin_plan("cosmoflow-baseline@perlmutter"), builtin_plan("cosmoflow-mrt@perlmutter"),
+                              builtin_plan("cosmoflow-mrmf@perlmutter")}, m);
+  space.gpus = doubling(8, 4096);
+  run_search(state, space, m);
+}
+BENCHMARK(BM_OptimizeTenMillionOneThread)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

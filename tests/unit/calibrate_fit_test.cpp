@@ -354,9 +354,9 @@ StageRecord stage_from(const LearningCurve& metric, const LearningCurve* loss, i
 
 TEST(ConvergenceFit, RecoversLearningCurvesAndTransferEfficiency) {
   ConvergenceParams truth;
-  truth.dense_metric = {"exp", 0.1, 0.5, 4.0};
-  truth.coarse_loss = {"exp", 0.2, 0.6, 2.0};
-  truth.coarse_metric = {"exp", 0.25, 0.4, 2.5};
+  truth.dense_metric = {CurveForm::exp, 0.1, 0.5, 4.0};
+  truth.coarse_loss = {CurveForm::exp, 0.2, 0.6, 2.0};
+  truth.coarse_metric = {CurveForm::exp, 0.25, 0.4, 2.5};
   truth.transfer_efficiency = 0.6;
   const double target = 0.14;
   const double e0 = *crossing_epoch(truth.dense_metric, target);
@@ -452,9 +452,9 @@ TEST(ConvergenceFit, NoisyMetricIsFittedAsItsBestSoFar) {
 TEST(ConvergenceFit, RefusesRecordsWithoutABaselineOrMissingMetrics) {
   Record m;
   m.source = Source::measured, m.workload = "w";
-  m.stages = {stage_from({"exp", 0.2, 0.5, 2}, nullptr, 5, 2), stage_from({"exp", 0.1, 0.5, 4}, nullptr, 3, 1)};
+  m.stages = {stage_from({CurveForm::exp, 0.2, 0.5, 2}, nullptr, 5, 2), stage_from({CurveForm::exp, 0.1, 0.5, 4}, nullptr, 3, 1)};
   EXPECT_NE(error_of([&] { fit_convergence({{"m.json", m}}); }).find("no training loss"), std::string::npos);
-  LearningCurve l{"exp", 0.2, 0.5, 2};
+  LearningCurve l{CurveForm::exp, 0.2, 0.5, 2};
   m.stages[0] = stage_from(l, &l, 5, 2);
   EXPECT_NE(error_of([&] { fit_convergence({{"m.json", m}}); }).find("no baseline run"), std::string::npos);
 }
@@ -463,9 +463,9 @@ TEST(ConvergenceFit, RefusesRecordsWithoutABaselineOrMissingMetrics) {
 // (from the progress its two parents made) give back the fusion efficiency.
 TEST(ConvergenceFit, RecoversTheFusionEfficiencyFromMrmfRuns) {
   ConvergenceParams truth;
-  truth.dense_metric = {"exp", 0.1, 0.5, 6.0};
-  truth.coarse_loss = {"exp", 0.2, 0.6, 2.0};
-  truth.coarse_metric = {"exp", 0.25, 0.4, 2.5};
+  truth.dense_metric = {CurveForm::exp, 0.1, 0.5, 6.0};
+  truth.coarse_loss = {CurveForm::exp, 0.2, 0.6, 2.0};
+  truth.coarse_metric = {CurveForm::exp, 0.25, 0.4, 2.5};
   truth.transfer_efficiency = 0.3;
   truth.fusion_efficiency = 1.5;
   const double target = 0.12;

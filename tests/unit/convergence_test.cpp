@@ -29,7 +29,7 @@ TEST(SwitchRule, FiresExactlyWhereTheDefinitionSays) {
 }
 TEST(SwitchRule, ModelledCurveMatchesClosedForm) {
   // exp curve: reduction over T epochs at e is A e^{-e/tau} (e^{T/tau} - 1)
-  LearningCurve c{"exp", 0.0, 1.0, 10.0};
+  LearningCurve c{CurveForm::exp, 0.0, 1.0, 10.0};
   const SwitchRule rule{5, 1e-3};
   const auto s = predicted_switch_epoch(c, rule, 1.0, 500);
   ASSERT_TRUE(s);
@@ -38,8 +38,8 @@ TEST(SwitchRule, ModelledCurveMatchesClosedForm) {
 }
 TEST(LearningCurve, EpochsToReachAndTransferUShape) {
   ConvergenceParams p;
-  p.dense_metric = {"exp", 0.0, 1.0, 10.0};
-  p.coarse_loss = {"exp", 0.0, 1.0, 5.0};
+  p.dense_metric = {CurveForm::exp, 0.0, 1.0, 10.0};
+  p.coarse_loss = {CurveForm::exp, 0.0, 1.0, 5.0};
   p.transfer_efficiency = 0.5;
   p.overtrain_epochs = 30;
   p.overtrain_penalty = 1.0;
@@ -63,7 +63,7 @@ TEST(LeastSquares, LevenbergMarquardtRecoversPowerLaw) {
   }
   auto res = [&](const Eigen::VectorXd& x) {
     Eigen::VectorXd r(n);
-    for (int i = 0; i < n; ++i) r[i] = curve_value({"power", x[0], x[1], x[2]}, e[i]) - y[i];
+    for (int i = 0; i < n; ++i) r[i] = curve_value({CurveForm::power, x[0], x[1], x[2]}, e[i]) - y[i];
     return r;
   };
   Eigen::VectorXd x0(3);

@@ -136,7 +136,7 @@ TEST(Fusion, BroadcastCostIsTheFasterOfTreeAndScatterAllgather) {
 
 TEST(Fusion, TheFusedModelCarriesTheBottomsProgressAsATransferAndAddsTheTops) {
   ConvergenceParams p;
-  p.coarse_loss = {"exp", 0.1, 1.0, 5.0};
+  p.coarse_loss = {CurveForm::exp, 0.1, 1.0, 5.0};
   p.transfer_efficiency = 0.4;
   p.fusion_efficiency = 2.0;
   EXPECT_DOUBLE_EQ(fused_progress(p, 0.5, 0.1), 0.4 * 0.5 + 2.0 * 0.1);

@@ -1,0 +1,45 @@
+#include "sim/search_space.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "model/errors.hpp"
+#include "sim/builtin_plans.hpp"
+
+namespace mrplan {
+
+std::vector<Plan> builtin_templates(const std::string& app, const std::string& machine, const std::vector<Method>& methods) {
+  const auto names = builtin_plan_names();
+  auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  std::vector<Plan> out;
+  for (Method m : methods) {
+    std::vector<std::string> variants{app + "-" + to_string(m)};
+    if (m == Method::mrmf) variants.push_back(app + "-mrmf2");
+    size_t found = 0;
+    for (const auto& v : variants)
+      if (known(v)) out.push_back(builtin_plan(v + "@" + machine)), ++found;
+    if (found == 0)
+      fail_input("command line", "--methods",
+                 fmt::format("'{}' has no built-in {} plan (built-in plans: {})", app, to_string(m), fmt::join(names, ", ")));
+  }
+  return out;
+}
+
+std::vector<int> doubling(int from, int to) {
+  std::vector<int> out;
+  for (long g = std::max(1, from); g <= to; g *= 2) out.push_back(static_cast<int>(g));
+  return out;
+}
+
+SearchSpace default_space(std::vector<Plan> templates, const MachineProfile& machine) {
+  SearchSpace s;
+  s.templates = std::move(templates);
+  s.gpus = doubling(machine.gpus_per_node, 4096);
+  for (int b = 1; b <= 64; ++b) s.local_batches.push_back(b);
+  for (int e = 1; e <= 200; ++e) s.switch_epochs.push_back(e);
+  return s;
+}
+
+}  // namespace mrplan
