@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "model/profile_parameters.hpp"
 #include "model/errors.hpp"
 #include "model/least_squares.hpp"
 
@@ -58,8 +59,8 @@ void apply_allreduce_fit(MachineProfile& profile, const AllreduceFit& fit, const
   profile.comm.bandwidth_efficiency = 1.0;
   profile.comm.call_overhead_s = 0.0;
   std::erase_if(profile.fitted, [](const FittedParameter& p) { return p.key.rfind("comm.", 0) == 0; });
-  profile.fitted.push_back({"comm.intra_node.alpha_s", fit.link.alpha_s, fit.alpha_std_error_s, source});
-  profile.fitted.push_back({"comm.intra_node.bandwidth_Bps", fit.link.bandwidth_Bps, fit.bandwidth_std_error_Bps, source});
+  record_fit(profile, {"comm.intra_node.alpha_s", fit.link.alpha_s, fit.alpha_std_error_s, source});
+  record_fit(profile, {"comm.intra_node.bandwidth_Bps", fit.link.bandwidth_Bps, fit.bandwidth_std_error_Bps, source});
 }
 
 }  // namespace mrplan

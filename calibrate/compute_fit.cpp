@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "model/profile_parameters.hpp"
 #include "model/compute_cost.hpp"
 #include "model/error_summary.hpp"
 #include "model/errors.hpp"
@@ -251,9 +252,9 @@ void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std
   profile.compute = fit.compute;
   profile.compute.peak_fp16_flops = fit.compute.peak_fp32_flops * fp16_ratio;  // not measured: fp32 runs only
   std::erase_if(profile.fitted, [](const FittedParameter& p) { return p.key.rfind("compute.", 0) == 0; });
-  auto add = [&](const std::string& key, double v, double e) { profile.fitted.push_back({key, v, e, source}); };
-  profile.fitted.push_back({"compute.peak_fp32_flops", fit.compute.peak_fp32_flops, 0, source + " (best matmul)"});
-  profile.fitted.push_back({"compute.mem_bandwidth_Bps", fit.compute.mem_bandwidth_Bps, 0, source + " (best copy)"});
+  auto add = [&](const std::string& key, double v, double e) { record_fit(profile, {key, v, e, source}); };
+  record_fit(profile, {"compute.peak_fp32_flops", fit.compute.peak_fp32_flops, 0, source + " (best matmul)"});
+  record_fit(profile, {"compute.mem_bandwidth_Bps", fit.compute.mem_bandwidth_Bps, 0, source + " (best copy)"});
   for (const auto& [k, v] : fit.compute.efficiency) add("compute.efficiency." + k, v, fit.efficiency_std_error.at(k));
   for (const auto& [k, v] : fit.compute.mem_efficiency_by_kind)
     add("compute.mem_efficiency_by_kind." + k, v, fit.mem_efficiency_by_kind_std_error.at(k));
@@ -268,12 +269,12 @@ void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std
   {
     for (const auto& [name, v, e] : {std::tuple{"step_forward", fit.compute.step_forward, fit.step_forward_std_error},
                                      std::tuple{"step_backward", fit.compute.step_backward, fit.step_backward_std_error}}) {
-      profile.fitted.push_back({fmt::format("compute.{}.factor", name), v.factor, e.factor, source + " (whole steps)"});
-      profile.fitted.push_back({fmt::format("compute.{}.bytes_per_param", name), v.bytes_per_param, e.bytes_per_param, source + " (whole steps)"});
+      record_fit(profile, {fmt::format("compute.{}.factor", name), v.factor, e.factor, source + " (whole steps)"});
+      record_fit(profile, {fmt::format("compute.{}.bytes_per_param", name), v.bytes_per_param, e.bytes_per_param, source + " (whole steps)"});
     }
-    profile.fitted.push_back({"compute.step_time_cv", fit.compute.step_time_cv, fit.step_time_cv_std_error, source + " (whole steps)"});
+    record_fit(profile, {"compute.step_time_cv", fit.compute.step_time_cv, fit.step_time_cv_std_error, source + " (whole steps)"});
     if (fit.compute.inference_factor > 0)
-      profile.fitted.push_back({"compute.inference_factor", fit.compute.inference_factor, fit.inference_factor_std_error,
+      record_fit(profile, {"compute.inference_factor", fit.compute.inference_factor, fit.inference_factor_std_error,
                                 source + " (forward without autograd)"});
   }
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 
+#include "model/profile_parameters.hpp"
 #include "model/errors.hpp"
 #include "model/learning_curve.hpp"
 #include "model/least_squares.hpp"
@@ -194,16 +195,16 @@ void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
   });
   const std::string source = fmt::format("calibrate convergence: {}", fmt::join(fit.files, ", "));
   auto add_curve = [&](const std::string& name, const CurveFit& c) {
-    profile.fitted.push_back({prefix + name + ".floor", c.curve.floor, c.floor_std_error, source});
-    profile.fitted.push_back({prefix + name + ".amplitude", c.curve.amplitude, c.amplitude_std_error, source});
-    profile.fitted.push_back({prefix + name + ".scale", c.curve.scale, c.scale_std_error, source});
+    record_fit(profile, {prefix + name + ".floor", c.curve.floor, c.floor_std_error, source});
+    record_fit(profile, {prefix + name + ".amplitude", c.curve.amplitude, c.amplitude_std_error, source});
+    record_fit(profile, {prefix + name + ".scale", c.curve.scale, c.scale_std_error, source});
   };
   add_curve("dense_metric", fit.dense_metric);
   add_curve("coarse_loss", fit.coarse_loss);
   add_curve("coarse_metric", fit.coarse_metric);
-  profile.fitted.push_back({prefix + "transfer_efficiency", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error, source});
+  record_fit(profile, {prefix + "transfer_efficiency", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error, source});
   if (fit.fusion_fitted)
-    profile.fitted.push_back({prefix + "fusion_efficiency", fit.params.fusion_efficiency, fit.fusion_efficiency_std_error, source});
+    record_fit(profile, {prefix + "fusion_efficiency", fit.params.fusion_efficiency, fit.fusion_efficiency_std_error, source});
 }
 
 }  // namespace mrplan

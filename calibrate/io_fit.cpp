@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/profile_parameters.hpp"
 #include "model/errors.hpp"
 #include "model/least_squares.hpp"
 
@@ -56,12 +57,12 @@ void apply_io_fit(MachineProfile& p, const IoMeasurements& m, const IoFit& fit, 
   p.io.host_to_device_Bps = m.copy_bytes_per_s;
   p.io.host_to_device_efficiency = 1.0;
   std::erase_if(p.fitted, [](const FittedParameter& f) { return f.key.rfind("io.", 0) == 0; });
-  p.fitted.push_back({"io.pfs.per_file_latency_s", fit.per_file_latency_s, fit.latency_std_error_s, source + " (" + m.tier_name + ", cold)"});
-  p.fitted.push_back({"io.pfs.per_node_bandwidth_Bps", fit.bandwidth_Bps, fit.bandwidth_std_error_Bps, source + " (" + m.tier_name + ", cold)"});
-  p.fitted.push_back({"io.host_memcpy_Bps", fit.page_cache_Bps, 0,
+  record_fit(p, {"io.pfs.per_file_latency_s", fit.per_file_latency_s, fit.latency_std_error_s, source + " (" + m.tier_name + ", cold)"});
+  record_fit(p, {"io.pfs.per_node_bandwidth_Bps", fit.bandwidth_Bps, fit.bandwidth_std_error_Bps, source + " (" + m.tier_name + ", cold)"});
+  record_fit(p, {"io.host_memcpy_Bps", fit.page_cache_Bps, 0,
                       fmt::format("{} (page cache, best of the thread counts: {} threads)", source, fit.page_cache_threads)});
-  p.fitted.push_back({"io.host_decode_Bps", m.decode_bytes_per_s, 0, source + " (log1p, one thread)"});
-  p.fitted.push_back({"io.host_to_device_Bps", m.copy_bytes_per_s, 0, source + " (host copy of a batch)"});
+  record_fit(p, {"io.host_decode_Bps", m.decode_bytes_per_s, 0, source + " (log1p, one thread)"});
+  record_fit(p, {"io.host_to_device_Bps", m.copy_bytes_per_s, 0, source + " (host copy of a batch)"});
 }
 
 }  // namespace mrplan

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/profile_parameters.hpp"
 #include "model/errors.hpp"
 #include "model/least_squares.hpp"
 #include "model/straggler.hpp"
@@ -55,9 +56,9 @@ NodeSharingFit fit_node_sharing(const std::vector<NodeSharingTiming>& timings) {
 void apply_node_sharing_fit(MachineProfile& profile, const NodeSharingFit& fit, const std::string& source) {
   profile.node_sharing = {fit.slowdown, fit.comm_steal, fit.step_time_cv};
   std::erase_if(profile.fitted, [](const FittedParameter& p) { return p.key.rfind("node_sharing.", 0) == 0; });
-  profile.fitted.push_back({"node_sharing.slowdown", fit.slowdown, fit.slowdown_std_error, source});
-  profile.fitted.push_back({"node_sharing.comm_steal_fraction", fit.comm_steal, fit.comm_steal_std_error, source});
-  profile.fitted.push_back({"node_sharing.step_time_cv", fit.step_time_cv, fit.step_time_cv_std_error, source});
+  record_fit(profile, {"node_sharing.slowdown", fit.slowdown, fit.slowdown_std_error, source});
+  record_fit(profile, {"node_sharing.comm_steal_fraction", fit.comm_steal, fit.comm_steal_std_error, source});
+  record_fit(profile, {"node_sharing.step_time_cv", fit.step_time_cv, fit.step_time_cv_std_error, source});
 }
 
 }  // namespace mrplan

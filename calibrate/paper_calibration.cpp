@@ -11,6 +11,7 @@
 #include "calibrate/mrmf_paper.hpp"
 #include "calibrate/mrt_paper_tables.hpp"
 #include "calibrate/public_curves.hpp"
+#include "model/profile_parameters.hpp"
 #include "model/builtin_profiles.hpp"
 #include "model/errors.hpp"
 #include "model/least_squares.hpp"
@@ -187,7 +188,7 @@ MachineProfile fit_paper_machine(MachineProfile m, const std::string& pm) {
   };
   const std::string src = fmt::format("MRT Tables {}/{} calibration rows (CosmoFlow 32 GPUs, DeepCAM 64 GPUs)", tables[row][0], tables[row][1]);
   auto record = [&](const std::string& key, double value, double se_log) {
-    m.fitted.push_back({key, value, std::abs(value * se_log), src});
+    record_fit(m, {key, value, std::abs(value * se_log), src});
   };
   const Eigen::Index n = static_cast<Eigen::Index>(points.size());
 
@@ -311,7 +312,7 @@ MachineProfile paper_profile(const std::string& key) {
         fitted.fitted.push_back(f);
       }
   }
-  fitted.fitted.insert(fitted.fitted.end(), conv_prov.begin(), conv_prov.end());
+  for (auto& f : conv_prov) record_fit(fitted, std::move(f));
   return fitted;
 }
 
@@ -345,7 +346,7 @@ const MachineProfile& calibrated_builtin_profile(const std::string& name) {
   static const FittedParameter fusion = fusion_prior();
   MachineProfile p = paper_profile_once(key);
   for (auto& [w, cv] : p.convergence) cv.fusion_efficiency = fusion.value;
-  p.fitted.push_back(fusion);
+  record_fit(p, fusion);
   return cache.emplace(key, std::move(p)).first->second;
 }
 

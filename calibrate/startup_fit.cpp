@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "model/profile_parameters.hpp"
 #include "model/errors.hpp"
 #include "model/least_squares.hpp"
 
@@ -56,9 +57,9 @@ void apply_first_touch_fit(MachineProfile& profile, const FirstTouchFit& fit, co
   std::erase_if(profile.fitted, [](const FittedParameter& p) { return p.key.rfind("compute.first_touch.", 0) == 0; });
   if (!(fit.params.bandwidth_Bps > 0)) return;
   const auto src = source + " (fresh networks' first two steps)";
-  profile.fitted.push_back({"compute.first_touch.activation_factor", fit.params.activation_factor, fit.activation_factor_std_error, src});
-  profile.fitted.push_back({"compute.first_touch.param_factor", fit.params.param_factor, fit.param_factor_std_error, src});
-  profile.fitted.push_back({"compute.first_touch.bandwidth_Bps", fit.params.bandwidth_Bps, fit.bandwidth_std_error_Bps, src});
+  record_fit(profile, {"compute.first_touch.activation_factor", fit.params.activation_factor, fit.activation_factor_std_error, src});
+  record_fit(profile, {"compute.first_touch.param_factor", fit.params.param_factor, fit.param_factor_std_error, src});
+  record_fit(profile, {"compute.first_touch.bandwidth_Bps", fit.params.bandwidth_Bps, fit.bandwidth_std_error_Bps, src});
 }
 
 }  // namespace mrplan

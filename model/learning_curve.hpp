@@ -59,7 +59,8 @@ double fused_progress(const ConvergenceParams& p, double bottom, double top);
 // Dense epochs still needed from a model with progress k: max(1, e0 (1 - k)), as after a transfer.
 double dense_epochs_after_progress(double e0, double k);
 
-// Batch-size dependence of epochs to target (McCandlish et al. 2018, gradient noise scale).
+// Batch-size dependence of epochs to target (McCandlish et al. 2018, gradient noise scale), times
+// the seed's draw (ConvergenceParams::seed_epoch_factor).
 double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch);
 
 }  // namespace mrplan

@@ -124,6 +124,11 @@ struct ConvergenceParams {
   double fusion_efficiency = 0;
   double reference_global_batch = 256;  // batch the curves were measured at
   double critical_batch = 0;  // epochs grow as (1 + B/critical)/(1 + B_ref/critical); 0 = no growth
+  // Seed-to-seed spread, fitted by calibrate convergence from several seeds of one plan: relative
+  // standard deviation of the epochs to target and of the switch epoch (0: not measured).
+  double seed_epochs_cv = 0, seed_switch_cv = 0;
+  // One seed's draw (sim/monte_carlo): every epoch count of the workload scaled by it (1: the curves' own).
+  double seed_epoch_factor = 1;
 };
 
 struct FittedParameter {

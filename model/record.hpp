@@ -86,6 +86,16 @@ struct RecordTotals {
   bool reached_target = false;
 };
 
+struct Quantiles {
+  double p10 = 0, p50 = 0, p90 = 0;
+};
+// A prediction's spread (sim/monte_carlo): over draws of the profile's fitted parameters and seeds.
+struct RecordSpread {
+  Quantiles time_to_target_s, gpu_hours;
+  int samples = 0, reached = 0;  // draws, and how many reach the target
+  uint64_t seed = 0;             // the draws are reproducible from it
+};
+
 struct Record {
   static constexpr const char* current_schema = "mrplan.record/2";
   std::string schema = current_schema;
@@ -100,6 +110,7 @@ struct Record {
   std::vector<StageRecord> stages;
   RecordTotals totals;
   std::vector<std::string> warnings;
+  std::optional<RecordSpread> spread;  // predictions with --samples
   std::string plan_spec;  // the plan it ran or predicts, as YAML (what `validate` re-predicts)
   // Measured runs: the best fp32 matmul at the run's start, timed as `calibrate compute` times
   // the profile's peak_fp32_flops (on rank 0 alone): the machine's drift since calibration.

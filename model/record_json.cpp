@@ -64,6 +64,11 @@ json to_j(const Record& r) {
                  {"comm_s", t.comm_s}, {"compute_s", t.compute_s}, {"epochs", t.epochs},
                  {"reached_target", t.reached_target}};
   j["warnings"] = r.warnings;
+  if (r.spread) {
+    auto q = [](const Quantiles& x) { return json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}}; };
+    j["spread"] = {{"time_to_target_s", q(r.spread->time_to_target_s)}, {"gpu_hours", q(r.spread->gpu_hours)},
+                   {"samples", r.spread->samples}, {"reached", r.spread->reached}, {"seed", r.spread->seed}};
+  }
   if (!r.plan_spec.empty()) j["plan_spec"] = r.plan_spec;
   if (r.device_matmul_flops_per_s) j["device_matmul_flops_per_s"] = *r.device_matmul_flops_per_s;
   return j;
@@ -260,6 +265,23 @@ Record record_from_json(const std::string& text, const std::string& file) {
   if (auto it = j.find("warnings"); it != j.end() && it->is_array())
     for (const auto& w : *it) r.warnings.push_back(w.get<std::string>());
   if (auto it = j.find("plan_spec"); it != j.end() && it->is_string()) r.plan_spec = *it;
+  if (j.contains("spread")) {
+    const auto& s = R.at(j, "spread", "");
+    auto q = [&](const char* key) {
+      const auto& x = R.at(s, key, "spread");
+      const auto path = fmt::format("spread.{}", key);
+      Quantiles out{R.time(x, "p10", path), R.time(x, "p50", path), R.time(x, "p90", path)};
+      if (!(out.p10 <= out.p50 && out.p50 <= out.p90)) R.fail(path, "expected p10 <= p50 <= p90");
+      return out;
+    };
+    RecordSpread sp;
+    sp.time_to_target_s = q("time_to_target_s");
+    sp.gpu_hours = q("gpu_hours");
+    sp.samples = static_cast<int>(R.time(s, "samples", "spread"));
+    sp.reached = static_cast<int>(R.time(s, "reached", "spread"));
+    if (auto it = s.find("seed"); it != s.end() && it->is_number_unsigned()) sp.seed = *it;
+    r.spread = sp;
+  }
   r.device_matmul_flops_per_s = R.optnum(j, "device_matmul_flops_per_s", "");
   if (r.device_matmul_flops_per_s && !(*r.device_matmul_flops_per_s > 0))
     R.fail("device_matmul_flops_per_s", "expected a rate > 0");

@@ -1,0 +1,168 @@
+#include "model/profile_parameters.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+
+namespace mrplan {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A pattern's slot: '*' in the pattern matches one dot-free name, passed to `at`.
+struct Entry {
+  std::string pattern;
+  std::string unit;
+  double to_internal, lower, upper;
+  std::function<double*(MachineProfile&, const std::string& name)> at;
+};
+
+double* in_map(std::map<std::string, double>& m, const std::string& k) {
+  auto it = m.find(k);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+ConvergenceParams* workload(MachineProfile& m, const std::string& w) {
+  auto it = m.convergence.find(w);
+  return it == m.convergence.end() ? nullptr : &it->second;
+}
+
+LearningCurve* curve(ConvergenceParams& p, const std::string& name) {
+  if (name == "dense_metric") return &p.dense_metric;
+  if (name == "coarse_loss") return &p.coarse_loss;
+  if (name == "coarse_metric") return &p.coarse_metric;
+  return nullptr;
+}
+
+template <class F>
+Entry field(std::string pattern, std::string unit, double scale, double lo, double hi, F f) {
+  return {std::move(pattern), std::move(unit), scale, lo, hi, [f](MachineProfile& m, const std::string&) { return f(m); }};
+}
+
+// Older fitters spell a key in MachineProfile's units (_s, _Bps, _flops), the paper calibration in
+// the YAML's (_us, _ms, _GBps, _GFLOP): both name the same number.
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> table = [] {
+    std::vector<Entry> t;
+    auto both = [&](const std::string& base, const std::string& unit, const std::string& yaml_unit, double yaml_scale, double hi,
+                    std::function<double*(MachineProfile&)> f) {
+      t.push_back(field(base + "_" + unit, unit, 1, 0, hi, f));
+      t.push_back(field(base + "_" + yaml_unit, yaml_unit, yaml_scale, 0, hi / yaml_scale, f));
+    };
+    both("compute.peak_fp32", "flops", "TFLOPS", 1e12, kInf, [](MachineProfile& m) { return &m.compute.peak_fp32_flops; });
+    both("compute.mem_bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.compute.mem_bandwidth_Bps; });
+    t.push_back({"compute.efficiency.*", "", 1, 0, 10, [](MachineProfile& m, const std::string& k) { return in_map(m.compute.efficiency, k); }});
+    t.push_back({"compute.mem_efficiency_by_kind.*", "", 1, 0, 10,
+                 [](MachineProfile& m, const std::string& k) { return in_map(m.compute.mem_efficiency_by_kind, k); }});
+    t.push_back({"compute.backward_efficiency.*", "", 1, 0, 100,
+                 [](MachineProfile& m, const std::string& k) { return in_map(m.compute.backward_efficiency, k); }});
+    t.push_back({"compute.half_work_flops_by_family.*", "flops", 1, 0, kInf,
+                 [](MachineProfile& m, const std::string& k) { return in_map(m.compute.half_work_flops_by_family, k); }});
+    both("compute.half_work", "flops", "GFLOP", 1e9, kInf, [](MachineProfile& m) { return &m.compute.half_work_flops; });
+    t.push_back(field("compute.mem_efficiency", "", 1, 0, 10, [](MachineProfile& m) { return &m.compute.mem_efficiency; }));
+    both("compute.kernel_overhead", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.compute.kernel_overhead_s; });
+    both("compute.optimizer_tensor", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.compute.optimizer_tensor_s; });
+    for (auto [name, phase] : {std::pair{"step_forward", &ComputeParams::step_forward}, std::pair{"step_backward", &ComputeParams::step_backward}}) {
+      t.push_back(field(fmt::format("compute.{}.factor", name), "", 1, 0, 10, [phase](MachineProfile& m) { return &(m.compute.*phase).factor; }));
+      t.push_back(field(fmt::format("compute.{}.bytes_per_param", name), "bytes", 1, 0, kInf,
+                        [phase](MachineProfile& m) { return &(m.compute.*phase).bytes_per_param; }));
+    }
+    t.push_back(field("compute.step_time_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.compute.step_time_cv; }));
+    t.push_back(field("compute.inference_factor", "", 1, 0, 10, [](MachineProfile& m) { return &m.compute.inference_factor; }));
+    t.push_back(field("compute.first_touch.activation_factor", "", 1, 0, kInf, [](MachineProfile& m) { return &m.compute.first_touch.activation_factor; }));
+    t.push_back(field("compute.first_touch.param_factor", "", 1, 0, kInf, [](MachineProfile& m) { return &m.compute.first_touch.param_factor; }));
+    both("compute.first_touch.bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.compute.first_touch.bandwidth_Bps; });
+    t.push_back(field("node_sharing.slowdown", "", 1, 0, 10, [](MachineProfile& m) { return &m.node_sharing.slowdown; }));
+    t.push_back(field("node_sharing.comm_steal_fraction", "", 1, 0, 10, [](MachineProfile& m) { return &m.node_sharing.comm_steal_fraction; }));
+    t.push_back(field("node_sharing.step_time_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.node_sharing.step_time_cv; }));
+    for (auto [name, level] : {std::pair{"intra_node", &CommParams::intra_node}, std::pair{"inter_node", &CommParams::inter_node}}) {
+      t.push_back(field(fmt::format("comm.{}.alpha_s", name), "s", 1, 0, kInf, [level](MachineProfile& m) { return &(m.comm.*level).alpha_s; }));
+      both(fmt::format("comm.{}.bandwidth", name), "Bps", "GBps", 1e9, kInf, [level](MachineProfile& m) { return &(m.comm.*level).bandwidth_Bps; });
+    }
+    t.push_back(field("comm.bandwidth_efficiency", "", 1, 0, 1, [](MachineProfile& m) { return &m.comm.bandwidth_efficiency; }));
+    both("comm.call_overhead", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.comm.call_overhead_s; });
+    both("io.pfs.per_file_latency", "s", "ms", 1e-3, kInf, [](MachineProfile& m) { return &m.io.pfs.per_file_latency_s; });
+    both("io.pfs.per_node_bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.pfs.per_node_bandwidth_Bps; });
+    both("io.host_memcpy", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_memcpy_Bps; });
+    both("io.host_decode", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_decode_Bps; });
+    both("io.host_to_device", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_to_device_Bps; });
+    t.push_back(field("io.host_to_device_efficiency", "", 1, 0, 1, [](MachineProfile& m) { return &m.io.host_to_device_efficiency; }));
+    // convergence.W.*: per workload; the learning curves' floor and amplitude may be negative
+    for (const char* c : {"dense_metric", "coarse_loss", "coarse_metric"})
+      for (const char* part : {"floor", "amplitude", "scale"}) {
+        const std::string which = c, what = part;
+        const double lo = what == "scale" ? 0 : -kInf;
+        t.push_back({fmt::format("convergence.*.{}.{}", c, part), what == "scale" ? "epochs" : "", 1, lo, kInf,
+                     [which, what](MachineProfile& m, const std::string& w) -> double* {
+                       auto* p = workload(m, w);
+                       if (!p) return nullptr;
+                       auto* cv = curve(*p, which);
+                       return what == "floor" ? &cv->floor : what == "amplitude" ? &cv->amplitude : &cv->scale;
+                     }});
+      }
+    for (auto [name, member, lo, hi] : {std::tuple{"transfer_efficiency", &ConvergenceParams::transfer_efficiency, -kInf, kInf},
+                                        std::tuple{"fusion_efficiency", &ConvergenceParams::fusion_efficiency, -kInf, kInf},
+                                        std::tuple{"overtrain_epochs", &ConvergenceParams::overtrain_epochs, 0.0, kInf},
+                                        std::tuple{"overtrain_penalty", &ConvergenceParams::overtrain_penalty, 0.0, kInf},
+                                        std::tuple{"critical_batch", &ConvergenceParams::critical_batch, 0.0, kInf},
+                                        std::tuple{"seed_epochs_cv", &ConvergenceParams::seed_epochs_cv, 0.0, 1.0},
+                                        std::tuple{"seed_switch_cv", &ConvergenceParams::seed_switch_cv, 0.0, 1.0}})
+      t.push_back({fmt::format("convergence.*.{}", name), "", 1, lo, hi, [member](MachineProfile& m, const std::string& w) -> double* {
+                     auto* p = workload(m, w);
+                     return p ? &(p->*member) : nullptr;
+                   }});
+    return t;
+  }();
+  return table;
+}
+
+// `key` against `pattern`: the name '*' stands for, or nullopt.
+std::optional<std::string> match(const std::string& pattern, const std::string& key) {
+  const auto star = pattern.find('*');
+  if (star == std::string::npos) return pattern == key ? std::optional<std::string>("") : std::nullopt;
+  const auto head = pattern.substr(0, star), tail = pattern.substr(star + 1);
+  if (key.size() <= head.size() + tail.size() || key.compare(0, head.size(), head) != 0 ||
+      key.compare(key.size() - tail.size(), tail.size(), tail) != 0)
+    return std::nullopt;
+  auto name = key.substr(head.size(), key.size() - head.size() - tail.size());
+  if (name.find('.') != std::string::npos) return std::nullopt;
+  return name;
+}
+
+}  // namespace
+
+std::optional<ParameterSlot> find_parameter(MachineProfile& m, const std::string& key) {
+  for (const auto& e : entries()) {
+    const auto name = match(e.pattern, key);
+    if (!name) continue;
+    ParameterSlot s{{}, e.to_internal, e.lower, e.upper, e.unit};
+    if (*name == "*" && e.pattern.rfind("convergence.", 0) == 0) {  // one number for every workload
+      for (auto& [w, p] : m.convergence)
+        if (double* v = e.at(m, w)) s.values.push_back(v);
+    } else if (double* v = e.at(m, *name)) {
+      s.values.push_back(v);
+    }
+    if (s.values.empty()) return std::nullopt;
+    return s;
+  }
+  return std::nullopt;
+}
+
+void record_fit(MachineProfile& m, FittedParameter f) {
+  if (!find_parameter(m, f.key)) throw std::logic_error(fmt::format("fit of '{}': no such parameter in the profile registry", f.key));
+  std::erase_if(m.fitted, [&](const FittedParameter& p) { return p.key == f.key; });
+  m.fitted.push_back(std::move(f));
+}
+
+std::vector<std::string> parameter_patterns() {
+  std::vector<std::string> out;
+  for (const auto& e : entries()) out.push_back(e.pattern);
+  return out;
+}
+
+}  // namespace mrplan

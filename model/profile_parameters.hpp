@@ -1,0 +1,32 @@
+#pragma once
+// The registry of a profile's fitted numbers: every key a fit may record (as the profile's `fitted`
+// list spells it), where its value lives in MachineProfile, its unit and the bounds a draw stays in.
+// The fitters record through it and the sampler (sim/monte_carlo) draws from it, so neither keeps
+// its own list.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/machine_profile.hpp"
+
+namespace mrplan {
+
+struct ParameterSlot {
+  std::vector<double*> values;  // in MachineProfile's units; several for a wildcard (convergence.*.x)
+  double to_internal = 1;       // the key's unit -> MachineProfile's (us -> s: 1e-6)
+  double lower = 0, upper = 0;  // bounds in the key's unit
+  std::string unit;             // the key's unit
+};
+
+// The slot of `key` in `m`; nullopt for a key that names no parameter (a provenance note such as
+// "hardware"). Map entries (compute.efficiency.conv3d, convergence.W.x) must exist in `m`.
+std::optional<ParameterSlot> find_parameter(MachineProfile& m, const std::string& key);
+
+// Records a fit in `m.fitted` (replacing an earlier entry of the same key) after checking that the
+// key names a parameter of `m` (std::logic_error otherwise: a fitter's key out of step).
+void record_fit(MachineProfile& m, FittedParameter f);
+
+// The keys the registry knows, as patterns ('*': a family, kind or workload name).
+std::vector<std::string> parameter_patterns();
+
+}  // namespace mrplan

@@ -1,0 +1,87 @@
+#include "sim/monte_carlo.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "model/profile_parameters.hpp"
+#include "sim/simulate.hpp"
+
+namespace mrplan {
+
+namespace {
+
+// A normal draw held within [lower, upper] by redrawing (a few tries, then the nearest bound).
+double truncated_normal(std::mt19937_64& rng, double mean, double sd, double lower, double upper) {
+  std::normal_distribution<double> n(mean, sd);
+  for (int i = 0; i < 64; ++i)
+    if (const double v = n(rng); v >= lower && v <= upper) return v;
+  return std::clamp(mean, lower, upper);
+}
+
+}  // namespace
+
+ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed) {
+  ProfileDraws d;
+  d.seed = seed;
+  std::vector<std::string> unidentified;
+  MachineProfile probe = m;
+  for (const auto& f : m.fitted)
+    if (std::isinf(f.std_error) && find_parameter(probe, f.key)) unidentified.push_back(f.key);
+  if (!unidentified.empty())
+    d.notes.push_back(fmt::format("not identified by its fit, held at its value: {}", fmt::join(unidentified, ", ")));
+  if (auto it = m.convergence.find(workload); it != m.convergence.end() && it->second.seed_epochs_cv <= 0)
+    d.notes.push_back(fmt::format("seed-to-seed spread of {} not measured: {:.0f}% assumed (measure it: calibrate convergence with "
+                                  "records of several seeds)", workload, kDefaultSeedEpochsCv * 100));
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < n; ++i) {
+    MachineProfile p = m;
+    for (const auto& f : m.fitted) {
+      if (!(f.std_error > 0) || std::isinf(f.std_error)) continue;
+      auto slot = find_parameter(p, f.key);
+      if (!slot) continue;
+      const double mean = *slot->values.front() / slot->to_internal;
+      const double v = truncated_normal(rng, mean, f.std_error, slot->lower, slot->upper) * slot->to_internal;
+      for (double* x : slot->values) *x = v;
+    }
+    for (auto& [w, cv] : p.convergence) {
+      const double spread = cv.seed_epochs_cv > 0 ? cv.seed_epochs_cv : kDefaultSeedEpochsCv;
+      cv.seed_epoch_factor = truncated_normal(rng, 1.0, spread, 0.1, 10.0);
+    }
+    d.profiles.push_back(std::move(p));
+  }
+  return d;
+}
+
+Quantiles quantiles_of(std::vector<double> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) {
+    const double x = q * static_cast<double>(v.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(x));
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (x - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  };
+  return {at(0.1), at(0.5), at(0.9)};
+}
+
+Spread plan_spread(const Plan& plan, const ProfileDraws& draws, std::optional<double> forced) {
+  std::vector<double> time_s, gpu_hours;
+  Spread s;
+  for (const auto& profile : draws.profiles) {
+    const auto pp = prepare(plan, profile);
+    const auto t = totals(pp, model_epochs(pp, forced));
+    time_s.push_back(t.time_s);
+    gpu_hours.push_back(t.gpu_hours);
+    s.reached += t.reached_target ? 1 : 0;
+  }
+  s.samples = draws.profiles.size();
+  s.time_to_target_s = quantiles_of(time_s);
+  s.gpu_hours = quantiles_of(gpu_hours);
+  return s;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,42 @@
+#pragma once
+// Monte Carlo over a profile: its fitted parameters drawn from their standard errors (through the
+// registry, model/profile_parameters) and each draw one seed of training (the seed-to-seed spread of
+// epochs to target), so that a prediction is a distribution, not a point.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/machine_profile.hpp"
+#include "model/plan.hpp"
+#include "model/record.hpp"
+
+namespace mrplan {
+
+// Where the seed-to-seed spread of a workload is not measured: a wide default, flagged in the output.
+constexpr double kDefaultSeedEpochsCv = 0.2;
+
+struct ProfileDraws {
+  std::vector<MachineProfile> profiles;
+  std::vector<std::string> notes;  // what the draws leave out or assume (said with the prediction)
+  uint64_t seed = 0;
+};
+
+// `n` profiles around `m`, reproducible from `seed`: every fitted parameter with a finite standard
+// error drawn from a normal truncated to its bounds (independently: the fits' covariances are not
+// kept), and every workload's epochs scaled by a seed factor drawn from N(1, seed_epochs_cv).
+// Notes name `workload`'s unmeasured seed spread and the parameters no fit identified.
+ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed);
+
+// P10, P50, P90 by linear interpolation between order statistics.
+Quantiles quantiles_of(std::vector<double> values);
+
+struct Spread {
+  Quantiles time_to_target_s, gpu_hours;
+  size_t samples = 0, reached = 0;  // draws, and how many of them reach the target
+};
+// The plan under every draw; `forced`: a search's switch point (sim/simulate model_epochs).
+Spread plan_spread(const Plan& plan, const ProfileDraws& draws, std::optional<double> forced = {});
+
+}  // namespace mrplan

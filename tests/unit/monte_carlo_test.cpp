@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "calibrate/paper_calibration.hpp"
+#include "model/profile_parameters.hpp"
+#include "model/profile_yaml.hpp"
+#include "model/record.hpp"
+#include "sim/builtin_plans.hpp"
+#include "sim/monte_carlo.hpp"
+#include "sim/simulate.hpp"
+
+using namespace mrplan;
+
+namespace {
+
+constexpr double kZ90 = 1.2815515655446004;  // the standard normal's 90th percentile
+
+MachineProfile one_uncertain_parameter(double value_us, double se_us) {
+  MachineProfile m = calibrated_builtin_profile("summit");
+  m.fitted.clear();
+  m.comm.call_overhead_s = value_us * 1e-6;
+  record_fit(m, {"comm.call_overhead_us", value_us, se_us, "test"});
+  return m;
+}
+
+}  // namespace
+
+TEST(MonteCarlo, LinearFunctionOfOneNormalParameterHasTheNormalsQuantiles) {
+  const double mu = 100, sd = 10;  // far from the bound at 0: the truncation does not show
+  const auto draws = draw_profiles(one_uncertain_parameter(mu, sd), "cosmoflow-mrt", 20000, 7);
+  std::vector<double> f;
+  for (const auto& p : draws.profiles) f.push_back(3.0 + 2.0 * p.comm.call_overhead_s * 1e6);
+  const auto q = quantiles_of(f);
+  const double tol = 0.05 * 2.0 * sd;  // sampling error of a quantile of 20,000 draws is ~0.012 sd
+  EXPECT_NEAR(q.p50, 3.0 + 2.0 * mu, tol);
+  EXPECT_NEAR(q.p10, 3.0 + 2.0 * (mu - kZ90 * sd), tol);
+  EXPECT_NEAR(q.p90, 3.0 + 2.0 * (mu + kZ90 * sd), tol);
+}
+
+TEST(MonteCarlo, SeedFactorFollowsTheMeasuredSpreadOrTheFlaggedDefault) {
+  MachineProfile m = one_uncertain_parameter(100, 0);
+  m.convergence["cosmoflow-mrt"].seed_epochs_cv = 0.05;
+  const auto measured = draw_profiles(m, "cosmoflow-mrt", 20000, 3);
+  std::vector<double> f;
+  for (const auto& p : measured.profiles) f.push_back(p.convergence.at("cosmoflow-mrt").seed_epoch_factor);
+  const auto q = quantiles_of(f);
+  EXPECT_NEAR(q.p90 - q.p10, 2 * kZ90 * 0.05, 0.005);
+  for (const auto& n : measured.notes) EXPECT_EQ(n.find("cosmoflow-mrt not measured"), std::string::npos) << n;
+  const auto unknown = draw_profiles(m, "deepcam", 10, 3);
+  ASSERT_FALSE(unknown.notes.empty());
+  EXPECT_NE(unknown.notes.back().find("deepcam not measured: 20% assumed"), std::string::npos) << unknown.notes.back();
+}
+
+TEST(MonteCarlo, DrawsAreReproducibleFromTheirSeed) {
+  const auto& m = calibrated_builtin_profile("perlmutter");
+  const Plan plan = builtin_plan("cosmoflow-mrt@perlmutter");
+  const auto a = plan_spread(plan, draw_profiles(m, "cosmoflow-mrt", 50, 11));
+  const auto b = plan_spread(plan, draw_profiles(m, "cosmoflow-mrt", 50, 11));
+  const auto c = plan_spread(plan, draw_profiles(m, "cosmoflow-mrt", 50, 12));
+  EXPECT_EQ(a.time_to_target_s.p50, b.time_to_target_s.p50);
+  EXPECT_NE(a.time_to_target_s.p50, c.time_to_target_s.p50);
+  EXPECT_LT(a.time_to_target_s.p10, a.time_to_target_s.p50);
+  EXPECT_LT(a.time_to_target_s.p50, a.time_to_target_s.p90);
+  // the point prediction sits inside its own spread
+  const double point = simulate(plan, m).totals.time_to_target_s;
+  EXPECT_GT(point, a.time_to_target_s.p10);
+  EXPECT_LT(point, a.time_to_target_s.p90);
+}
+
+TEST(ProfileParameters, EveryFittedKeyOfTheBuiltinProfilesIsRegisteredOrANote) {
+  for (const auto* name : {"summit", "cori-gpu", "perlmutter"}) {
+    MachineProfile m = calibrated_builtin_profile(name);
+    for (const auto& f : m.fitted) {
+      const bool note = f.key == "hardware" || f.key.find(' ') != std::string::npos;
+      EXPECT_TRUE(note || find_parameter(m, f.key).has_value()) << name << ": " << f.key;
+    }
+  }
+  MachineProfile m = calibrated_builtin_profile("summit");
+  EXPECT_THROW(record_fit(m, {"comm.no_such_thing", 1, 0, "test"}), std::logic_error);
+  const auto slot = find_parameter(m, "comm.call_overhead_us");
+  ASSERT_TRUE(slot);
+  EXPECT_EQ(slot->to_internal, 1e-6);
+  EXPECT_EQ(*slot->values.front(), m.comm.call_overhead_s);
+  EXPECT_EQ(find_parameter(m, "convergence.*.fusion_efficiency")->values.size(), m.convergence.size());
+}
+
+TEST(ProfileParameters, SeedSpreadRoundTripsThroughYaml) {
+  MachineProfile m = calibrated_builtin_profile("summit");
+  m.convergence["deepcam"].seed_epochs_cv = 0.12;
+  m.convergence["deepcam"].seed_switch_cv = 0.3;
+  const auto again = profile_from_yaml_text(profile_to_yaml(m), "p.yaml");
+  EXPECT_DOUBLE_EQ(again.convergence.at("deepcam").seed_epochs_cv, 0.12);
+  EXPECT_DOUBLE_EQ(again.convergence.at("deepcam").seed_switch_cv, 0.3);
+  EXPECT_DOUBLE_EQ(again.convergence.at("cosmoflow-mrt").seed_epochs_cv, 0.0);
+}
