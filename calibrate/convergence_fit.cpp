@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <numeric>
 #include <optional>
 
 #include "model/profile_parameters.hpp"
@@ -181,7 +183,46 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   p.transfer_efficiency = f.params(0);
   fit.transfer_efficiency_std_error = f.std_errors(0);
   if (!mrmf.empty()) fit_fusion(fit, mrmf);
+  fit.seeds = fit_seed_spread(records);
+  p.seed_epochs_cv = fit.seeds.epochs_cv;
+  p.seed_switch_cv = fit.seeds.switch_cv;
   return fit;
+}
+
+SeedSpread fit_seed_spread(const std::vector<NamedRecord>& records) {
+  std::map<std::string, std::vector<const Record*>> by_plan;
+  for (const auto& [file, r] : records)
+    if (r.totals.reached_target && !r.stages.empty()) by_plan[r.plan_spec.empty() ? r.plan : r.plan_spec].push_back(&r);
+  // pooled relative variance: sum over plans of (n-1) s^2 / mean^2, over sum of (n-1)
+  struct Pool {
+    double sum = 0;
+    int dof = 0;
+    void add(const std::vector<double>& v) {
+      if (v.size() < 2) return;
+      const double n = static_cast<double>(v.size()), mean = std::accumulate(v.begin(), v.end(), 0.0) / n;
+      if (mean <= 0) return;
+      double ss = 0;
+      for (double x : v) ss += (x - mean) * (x - mean);
+      sum += ss / (mean * mean), dof += static_cast<int>(v.size()) - 1;
+    }
+    double cv() const { return dof > 0 ? std::sqrt(sum / dof) : 0; }
+    double se() const { return dof > 0 ? cv() / std::sqrt(2.0 * dof) : 0; }  // of a normal sample's s, relative
+  } epochs, switches;
+  SeedSpread s;
+  for (const auto& [plan, runs] : by_plan) {
+    if (runs.size() < 2) continue;
+    std::vector<double> e, sw;
+    for (const auto* r : runs) {
+      e.push_back(r->stages.back().epochs);
+      if (const auto& first = r->stages.front().models.front(); r->stages.size() > 1 && first.switch_epoch) sw.push_back(*first.switch_epoch);
+    }
+    epochs.add(e);
+    if (sw.size() == runs.size()) switches.add(sw);
+    ++s.groups, s.runs += static_cast<int>(runs.size());
+  }
+  s.epochs_cv = epochs.cv(), s.epochs_cv_std_error = epochs.se();
+  s.switch_cv = switches.cv(), s.switch_cv_std_error = switches.se();
+  return s;
 }
 
 void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
@@ -205,6 +246,12 @@ void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
   record_fit(profile, {prefix + "transfer_efficiency", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error, source});
   if (fit.fusion_fitted)
     record_fit(profile, {prefix + "fusion_efficiency", fit.params.fusion_efficiency, fit.fusion_efficiency_std_error, source});
+  if (fit.seeds.epochs_cv > 0)
+    record_fit(profile, {prefix + "seed_epochs_cv", fit.seeds.epochs_cv, fit.seeds.epochs_cv_std_error,
+                         fmt::format("{} ({} plans run with several seeds, {} runs)", source, fit.seeds.groups, fit.seeds.runs)});
+  if (fit.seeds.switch_cv > 0)
+    record_fit(profile, {prefix + "seed_switch_cv", fit.seeds.switch_cv, fit.seeds.switch_cv_std_error,
+                         fmt::format("{} ({} plans run with several seeds, {} runs)", source, fit.seeds.groups, fit.seeds.runs)});
 }
 
 }  // namespace mrplan

@@ -19,6 +19,16 @@ struct CurveFit {
 // exp form m(e) = floor + amplitude exp(-e / scale) through (epoch, value) points (epoch 1-based).
 CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& points, const std::string& what);
 
+// Seed-to-seed spread: from records of one plan (the same plan_spec) run with several seeds, the
+// pooled relative standard deviation of the epochs to target (the last stage's) and of the switch
+// epoch (the first stage's, where its switch rule fired); 0 with no such group.
+struct SeedSpread {
+  double epochs_cv = 0, epochs_cv_std_error = 0;
+  double switch_cv = 0, switch_cv_std_error = 0;
+  int groups = 0, runs = 0;  // plans seen with two or more seeds that reached the target, and their runs
+};
+SeedSpread fit_seed_spread(const std::vector<NamedRecord>& records);
+
 struct ConvergenceFit {
   std::string workload;
   double target = 0;
@@ -30,6 +40,7 @@ struct ConvergenceFit {
   double baseline_epochs_to_target = 0;  // where the fitted dense curve crosses the target
   std::vector<std::string> files;        // the records the fit used
   int baseline_runs = 0, mrt_runs = 0, mrmf_runs = 0;
+  SeedSpread seeds;
 };
 
 // Baseline records (one dense stage) give the dense metric curve; MRT records (coarse stage,

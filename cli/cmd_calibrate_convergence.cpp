@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/profile_file.hpp"
 #include "model/learning_curve.hpp"
+#include "sim/monte_carlo.hpp"
 
 namespace mrplan {
 
@@ -46,6 +47,14 @@ void calibrate_convergence(const ConvergenceArgs& a) {
                fit.fusion_efficiency_std_error);
   else if (fit.mrmf_runs > 0)
     fmt::print("  fusion efficiency not fitted: no MRMF run reached the target\n");
+  if (fit.seeds.groups > 0)
+    fmt::print("  seed-to-seed spread: epochs to target {:.1f}% +- {:.1f}%, switch epoch {}, from {} plans run with several seeds ({} runs)\n",
+               100 * fit.seeds.epochs_cv, 100 * fit.seeds.epochs_cv_std_error,
+               fit.seeds.switch_cv > 0 ? fmt::format("{:.1f}% +- {:.1f}%", 100 * fit.seeds.switch_cv, 100 * fit.seeds.switch_cv_std_error) : "-",
+               fit.seeds.groups, fit.seeds.runs);
+  else
+    fmt::print("  seed-to-seed spread unknown: no plan among the records was run with two or more seeds (predictions assume {:.0f}%)\n",
+               100 * kDefaultSeedEpochsCv);
   update_profile(a.profile, 1, [&](MachineProfile& p) { apply_convergence_fit(p, fit); });
 }
 

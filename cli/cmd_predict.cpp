@@ -10,6 +10,7 @@
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
 #include "model/record.hpp"
+#include "sim/monte_carlo.hpp"
 #include "sim/simulate.hpp"
 #include "sim/sweep.hpp"
 
@@ -60,6 +61,12 @@ void print_record(const Record& r, bool per_epoch) {
   fmt::print("\ntime to target {:.1f} s ({:.2f} h), {:.2f} GPU-hours; exposed I/O {:.1f} s, comm {:.1f} s, compute {:.1f} s{}\n",
              T.time_to_target_s, T.time_to_target_s / 3600, T.gpu_hours, T.io_s, T.comm_s, T.compute_s,
              T.reached_target ? "" : "  (target NOT reached)");
+  if (const auto& s = r.spread)
+    fmt::print("spread over {} draws (seed {}): time to target P10 {:.1f} / P50 {:.1f} / P90 {:.1f} s, GPU-hours P10 {:.2f} / P50 {:.2f} / "
+               "P90 {:.2f}{}\n",
+               s->samples, s->seed, s->time_to_target_s.p10, s->time_to_target_s.p50, s->time_to_target_s.p90, s->gpu_hours.p10,
+               s->gpu_hours.p50, s->gpu_hours.p90,
+               s->reached < s->samples ? fmt::format("; {} of the draws never reach the target", s->samples - s->reached) : "");
   for (const auto& w : r.warnings) fmt::print("warning: {}\n", w);
 }
 
@@ -73,6 +80,8 @@ void register_predict(CLI::App& app) {
   auto gpus = std::make_shared<int>(0);
   auto per_epoch = std::make_shared<bool>(false);
   auto keep = std::make_shared<std::string>("global");
+  auto samples = std::make_shared<size_t>(200);
+  auto seed = std::make_shared<uint64_t>(1);
   cmd->add_option("plan", *plan, "plan YAML file or built-in APP@MACHINE (e.g. cosmoflow-mrt@summit)")->required();
   cmd->add_option("--json", *json, "write the predicted Record as JSON here");
   cmd->add_option("--machine", *machine, "override the plan's machine (built-in name or profile YAML)");
@@ -81,11 +90,15 @@ void register_predict(CLI::App& app) {
       ->check(CLI::IsMember({"global", "local"}))
       ->capture_default_str();
   cmd->add_flag("--epochs", *per_epoch, "also print every epoch");
-  cmd->callback([plan, json, machine, gpus, per_epoch, keep] {
+  cmd->add_option("--samples", *samples, "Monte Carlo draws of the profile's fitted parameters and the seed (0: the point prediction only)")
+      ->capture_default_str();
+  cmd->add_option("--seed", *seed, "seed of the draws (the same seed gives the same spread)")->capture_default_str();
+  cmd->callback([plan, json, machine, gpus, per_epoch, keep, samples, seed] {
     Plan p = load_plan(*plan);
     if (*gpus > 0) p = plan_at_gpus(p, *gpus, *keep == "global");
     const auto m = machine_for(p, *machine);
-    const auto r = simulate(p, m);
+    auto r = simulate(p, m);
+    if (*samples > 0) add_spread(r, p, m, *samples, *seed);
     print_record(r, *per_epoch);
     if (!json->empty()) write_output(*json, record_to_json(r), "record file");
   });

@@ -84,4 +84,11 @@ Spread plan_spread(const Plan& plan, const ProfileDraws& draws, std::optional<do
   return s;
 }
 
+void add_spread(Record& record, const Plan& plan, const MachineProfile& machine, size_t samples, uint64_t seed) {
+  const auto draws = draw_profiles(machine, record.workload, samples, seed);
+  const auto s = plan_spread(plan, draws);
+  record.spread = RecordSpread{s.time_to_target_s, s.gpu_hours, static_cast<int>(s.samples), static_cast<int>(s.reached), seed};
+  for (const auto& n : draws.notes) record.warnings.push_back("spread: " + n);
+}
+
 }  // namespace mrplan

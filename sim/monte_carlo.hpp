@@ -39,4 +39,7 @@ struct Spread {
 // The plan under every draw; `forced`: a search's switch point (sim/simulate model_epochs).
 Spread plan_spread(const Plan& plan, const ProfileDraws& draws, std::optional<double> forced = {});
 
+// The record's spread over `samples` draws from `seed`; what the draws assume goes to its warnings.
+void add_spread(Record& record, const Plan& plan, const MachineProfile& machine, size_t samples, uint64_t seed);
+
 }  // namespace mrplan

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "calibrate/convergence_fit.hpp"
 #include "calibrate/paper_calibration.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"
@@ -93,4 +94,29 @@ TEST(ProfileParameters, SeedSpreadRoundTripsThroughYaml) {
   EXPECT_DOUBLE_EQ(again.convergence.at("deepcam").seed_epochs_cv, 0.12);
   EXPECT_DOUBLE_EQ(again.convergence.at("deepcam").seed_switch_cv, 0.3);
   EXPECT_DOUBLE_EQ(again.convergence.at("cosmoflow-mrt").seed_epochs_cv, 0.0);
+}
+
+TEST(MonteCarlo, SeedSpreadIsFittedFromRecordsOfOnePlan) {
+  std::vector<NamedRecord> recs;
+  auto add = [&](const std::string& spec, double dense_epochs, double switch_epoch) {
+    Record r;
+    r.plan_spec = spec;
+    r.totals.reached_target = true;
+    StageRecord coarse, dense;
+    ModelRecord m;
+    m.switch_epoch = switch_epoch;
+    coarse.models = {m};
+    dense.epochs = dense_epochs;
+    dense.models = {ModelRecord{}};
+    r.stages = {coarse, dense};
+    recs.push_back({"r.json", r});
+  };
+  add("plan a", 10, 4), add("plan a", 12, 5), add("plan a", 14, 6);  // mean 12, s 2: cv 1/6
+  add("plan b", 20, 8);                                             // one seed: no spread
+  const auto s = fit_seed_spread(recs);
+  EXPECT_EQ(s.groups, 1);
+  EXPECT_EQ(s.runs, 3);
+  EXPECT_NEAR(s.epochs_cv, 2.0 / 12.0, 1e-12);
+  EXPECT_NEAR(s.switch_cv, 1.0 / 5.0, 1e-12);
+  EXPECT_NEAR(s.epochs_cv_std_error, (2.0 / 12.0) / 2.0, 1e-12);  // cv / sqrt(2 (n - 1))
 }
