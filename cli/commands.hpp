@@ -8,6 +8,7 @@ namespace mrplan {
 
 void register_predict(CLI::App& app);
 void register_sweep(CLI::App& app);
+void register_optimize(CLI::App& app);
 void register_show(CLI::App& app);   // plan, profile, workload
 void register_study(CLI::App& app);
 void register_validate(CLI::App& app);  // validate, ingest-mllog

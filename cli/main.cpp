@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   mrplan::register_predict(app);
   mrplan::register_sweep(app);
+  mrplan::register_optimize(app);
   mrplan::register_show(app);
   mrplan::register_study(app);
   mrplan::register_validate(app);

@@ -56,16 +56,17 @@ ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload,
   return d;
 }
 
+double quantile(const std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  const double x = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(x));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (x - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
 Quantiles quantiles_of(std::vector<double> v) {
-  if (v.empty()) return {};
   std::sort(v.begin(), v.end());
-  auto at = [&](double q) {
-    const double x = q * static_cast<double>(v.size() - 1);
-    const size_t lo = static_cast<size_t>(std::floor(x));
-    const size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (x - static_cast<double>(lo)) * (v[hi] - v[lo]);
-  };
-  return {at(0.1), at(0.5), at(0.9)};
+  return {quantile(v, 0.1), quantile(v, 0.5), quantile(v, 0.9)};
 }
 
 Spread plan_spread(const Plan& plan, const ProfileDraws& draws, std::optional<double> forced) {
@@ -79,8 +80,12 @@ Spread plan_spread(const Plan& plan, const ProfileDraws& draws, std::optional<do
     s.reached += t.reached_target ? 1 : 0;
   }
   s.samples = draws.profiles.size();
+  std::sort(time_s.begin(), time_s.end());
+  std::sort(gpu_hours.begin(), gpu_hours.end());
   s.time_to_target_s = quantiles_of(time_s);
   s.gpu_hours = quantiles_of(gpu_hours);
+  s.time_s = std::move(time_s);
+  s.gpu_hour = std::move(gpu_hours);
   return s;
 }
 

@@ -35,7 +35,10 @@ Quantiles quantiles_of(std::vector<double> values);
 struct Spread {
   Quantiles time_to_target_s, gpu_hours;
   size_t samples = 0, reached = 0;  // draws, and how many of them reach the target
+  std::vector<double> time_s, gpu_hour;  // every draw's, sorted (any quantile)
 };
+// The q-quantile (0..1) of sorted values, by linear interpolation.
+double quantile(const std::vector<double>& sorted, double q);
 // The plan under every draw; `forced`: a search's switch point (sim/simulate model_epochs).
 Spread plan_spread(const Plan& plan, const ProfileDraws& draws, std::optional<double> forced = {});
 

@@ -61,9 +61,6 @@ bool placeable(int gpus, const MachineProfile& m) {
   return gpus % m.gpus_per_node == 0 || (!m.whole_nodes && m.gpus_per_node % gpus == 0);
 }
 
-double node_hours(const MachineProfile& m, int gpus, double time_s, double gpu_hours) {
-  return m.whole_nodes ? time_s / 3600.0 * std::ceil(double(gpus) / m.gpus_per_node) : gpu_hours / m.gpus_per_node;
-}
 
 // How far a candidate breaks the constraints: the largest ratio to a limit (> 1: broken).
 double violation(const Candidate& c, const Constraints& l) {
@@ -96,11 +93,15 @@ void add_to_front(std::vector<Candidate>& front, const Candidate& c) {
 // What one thread keeps of the candidates it saw.
 class Keeper {
  public:
-  Keeper(const Constraints& limits, Objective objective, size_t keep)
-      : limits_(limits), objective_(objective), keep_(std::max<size_t>(keep, 1)), heap_(Worse{objective}) {}
+  Keeper(const Constraints& limits, Objective objective, size_t keep, const CandidateSink* sink, std::mutex* sink_mu)
+      : limits_(limits), objective_(objective), keep_(std::max<size_t>(keep, 1)), heap_(Worse{objective}), sink_(sink), sink_mu_(sink_mu) {}
 
   void offer(const Candidate& c) {
     ++result_.counts.evaluated;
+    if (sink_ && *sink_) {
+      batch_.push_back(c);
+      if (batch_.size() >= 4096) flush();
+    }
     if (!c.reached_target) {
       ++result_.counts.not_reached;
       return;
@@ -123,7 +124,15 @@ class Keeper {
   }
   SearchCounts& counts() { return result_.counts; }
 
+  void flush() {
+    if (batch_.empty()) return;
+    std::lock_guard<std::mutex> lock(*sink_mu_);
+    (*sink_)(batch_);
+    batch_.clear();
+  }
+
   SearchResult take() {
+    flush();
     while (!heap_.empty()) result_.best.push_back(heap_.top()), heap_.pop();
     for (const auto& [t, c] : per_template_) result_.per_template_best.push_back(*c);
     return std::move(result_);
@@ -141,6 +150,9 @@ class Keeper {
   std::map<uint32_t, std::optional<Candidate>> per_template_;
   SearchResult result_;
   double nearest_violation_ = 0;
+  const CandidateSink* sink_;
+  std::mutex* sink_mu_;
+  std::vector<Candidate> batch_;
 };
 
 // One unit of work: a template at one GPU count (and MRMF split), every batch combination and point.
@@ -327,6 +339,10 @@ void check_space(const SearchSpace& s) {
 
 }  // namespace
 
+double node_hours(const MachineProfile& m, int gpus, double time_s, double gpu_hours) {
+  return m.whole_nodes ? time_s / 3600.0 * std::ceil(double(gpus) / m.gpus_per_node) : gpu_hours / m.gpus_per_node;
+}
+
 SearchResult merge_results(std::vector<SearchResult> parts, const Constraints& limits, Objective objective, size_t keep) {
   SearchResult out;
   std::map<uint32_t, Candidate> per_template;
@@ -350,16 +366,16 @@ SearchResult merge_results(std::vector<SearchResult> parts, const Constraints& l
 }
 
 SearchResult search_plans(const SearchSpace& space, const MachineProfile& machine, const Constraints& limits, Objective objective,
-                          size_t keep, SearchPart part, unsigned threads, const SearchProgress& progress) {
+                          size_t keep, SearchPart part, unsigned threads, const SearchProgress& progress, const CandidateSink& sink) {
   check_space(space);
   const auto all = units_of(space);
   std::vector<uint64_t> mine;
   for (uint64_t u = 0; u < all.size(); ++u)
     if (static_cast<int>(u % part.parts) == part.index) mine.push_back(u);
   const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(mine.size(), 1))));
-  std::vector<Keeper> keepers(n, Keeper(limits, objective, keep));
   std::atomic<size_t> next{0}, done{0};
-  std::mutex mu;
+  std::mutex mu, sink_mu;
+  std::vector<Keeper> keepers(n, Keeper(limits, objective, keep, &sink, &sink_mu));
   std::exception_ptr error;
   auto worker = [&](unsigned w) {
     try {

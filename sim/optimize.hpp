@@ -70,9 +70,14 @@ struct SearchPart {
   int index = 0, parts = 1;  // this process's share of the space (MPI rank, size)
 };
 using SearchProgress = std::function<void(size_t units_done, size_t units)>;
+// Sees every candidate evaluated, in batches, one call at a time (a CSV of the whole space).
+using CandidateSink = std::function<void(const std::vector<Candidate>&)>;
 SearchResult search_plans(const SearchSpace& space, const MachineProfile& machine, const Constraints& limits,
                           Objective objective, size_t keep, SearchPart part = {}, unsigned threads = 1,
-                          const SearchProgress& progress = {});
+                          const SearchProgress& progress = {}, const CandidateSink& sink = {});
+
+// Node-hours of a run on `gpus` GPUs: whole nodes where the machine allocates them, else a share.
+double node_hours(const MachineProfile& m, int gpus, double time_s, double gpu_hours);
 // Merges the results of the parts (in any order) into what one search over the whole space gives.
 SearchResult merge_results(std::vector<SearchResult> parts, const Constraints& limits, Objective objective, size_t keep);
 

@@ -27,7 +27,7 @@ std::vector<Plan> builtin_templates(const std::string& app, const std::string& m
   return out;
 }
 
-std::vector<int> doubling(int from, int to) {
+std::vector<int> doubling_values(int from, int to) {
   std::vector<int> out;
   for (long g = std::max(1, from); g <= to; g *= 2) out.push_back(static_cast<int>(g));
   return out;
@@ -36,7 +36,7 @@ std::vector<int> doubling(int from, int to) {
 SearchSpace default_space(std::vector<Plan> templates, const MachineProfile& machine) {
   SearchSpace s;
   s.templates = std::move(templates);
-  s.gpus = doubling(machine.gpus_per_node, 4096);
+  s.gpus = doubling_values(machine.gpus_per_node, 4096);
   for (int b = 1; b <= 64; ++b) s.local_batches.push_back(b);
   for (int e = 1; e <= 200; ++e) s.switch_epochs.push_back(e);
   return s;

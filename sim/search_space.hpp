@@ -16,6 +16,6 @@ std::vector<Plan> builtin_templates(const std::string& app, const std::string& m
 // batch 1..64, switch points (stage lengths) 1..200 epochs, and each template's own switch rule.
 SearchSpace default_space(std::vector<Plan> templates, const MachineProfile& machine);
 // GPU counts from `from` doubling up to `to`.
-std::vector<int> doubling(int from, int to);
+std::vector<int> doubling_values(int from, int to);
 
 }  // namespace mrplan

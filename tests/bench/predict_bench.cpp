@@ -97,7 +97,7 @@ static void BM_OptimizeTenMillionOneThread(benchmark::State& state) {
   const auto& m = calibrated_builtin_profile("perlmutter");
   auto space = default_space({builtin_plan("cosmoflow-baseline@perlmutter"), builtin_plan("cosmoflow-mrt@perlmutter"),
                               builtin_plan("cosmoflow-mrmf@perlmutter")}, m);
-  space.gpus = doubling(8, 4096);
+  space.gpus = doubling_values(8, 4096);
   run_search(state, space, m);
 }
 BENCHMARK(BM_OptimizeTenMillionOneThread)->Unit(benchmark::kMillisecond);

@@ -1,0 +1,299 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/front_plot.hpp"
+#include "cli/gnuplot.hpp"
+#include "cli/inputs.hpp"
+#include "cli/optimize_args.hpp"
+#include "cli/output_file.hpp"
+#include "cli/text_table.hpp"
+#include "model/errors.hpp"
+#include "model/plan_yaml.hpp"
+#include "sim/monte_carlo.hpp"
+#include "sim/search_space.hpp"
+#include "sim/sweep.hpp"
+#include "sim/simulate.hpp"
+#ifdef MRPLAN_HAVE_EXEC
+#include "cli/search_exchange.hpp"
+#endif
+
+namespace mrplan {
+
+namespace {
+
+struct OptimizeOpts {
+  std::string plan = "cosmoflow@perlmutter", methods = "baseline,mrt,mrmf", gpus, local_batch = "1:64", switches = "1:200", splits,
+              minimize = "time", deadline, budget, machine, out, csv, plot;
+  double confidence = 0.9;
+  size_t top = 10, samples = 100;
+  uint64_t seed = 1;
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+};
+
+// A kept candidate with its spread under the profile's uncertainty.
+struct Judged {
+  Candidate c;
+  Spread spread;
+  double time_q = 0, gpu_hours_q = 0, node_hours_q = 0;  // at the requested confidence
+  double objective_p50 = 0;
+};
+
+std::string describe(const SearchSpace& s, const Candidate& c, const MachineProfile& m) {
+  const Plan& t = s.templates[c.template_index];
+  std::string batches;
+  for (size_t i = 0; i < t.stages.size(); ++i) batches += (i ? "/" : "") + std::to_string(c.local_batch[i]);
+  std::string d = fmt::format("{} on {} GPUs ({:g} nodes), batch {}", t.name, c.gpus, double(c.gpus) / m.gpus_per_node, batches);
+  if (t.method != Method::baseline) d += c.switch_epoch ? fmt::format(", switch {:g}", *c.switch_epoch) : ", switch by rule";
+  if (c.low_fraction) d += fmt::format(", low share {:g}", *c.low_fraction);
+  return d;
+}
+
+double objective_of(const Judged& j, Objective o, const MachineProfile& m) {
+  switch (o) {
+    case Objective::time: return j.spread.time_to_target_s.p50;
+    case Objective::gpu_hours: return j.spread.gpu_hours.p50;
+    case Objective::node_hours: return node_hours(m, j.c.gpus, j.spread.time_to_target_s.p50, j.spread.gpu_hours.p50);
+  }
+  return 0;
+}
+
+// The kept candidates under the draws; at `confidence`, those that still meet the limits.
+std::vector<Judged> judge(const SearchSpace& space, const std::vector<Candidate>& kept, const ProfileDraws& draws,
+                          const MachineProfile& m, double confidence, Objective objective) {
+  std::vector<Judged> out;
+  for (const auto& c : kept) {
+    Judged j{c, {}, c.time_s, c.gpu_hours, c.node_hours, 0};
+    if (!draws.profiles.empty()) {
+      j.spread = plan_spread(plan_of(space, c), draws, c.switch_epoch);
+      j.time_q = quantile(j.spread.time_s, confidence);
+      j.gpu_hours_q = quantile(j.spread.gpu_hour, confidence);
+      j.node_hours_q = node_hours(m, c.gpus, j.time_q, j.gpu_hours_q);
+    } else {
+      j.spread.time_to_target_s = {c.time_s, c.time_s, c.time_s};
+      j.spread.gpu_hours = {c.gpu_hours, c.gpu_hours, c.gpu_hours};
+    }
+    j.objective_p50 = objective_of(j, objective, m);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+double violation_at(const Judged& j, const Constraints& l) {
+  double v = 0;
+  if (l.deadline_s) v = std::max(v, j.time_q / *l.deadline_s);
+  if (l.budget_gpu_hours) v = std::max(v, j.gpu_hours_q / *l.budget_gpu_hours);
+  if (l.budget_node_hours) v = std::max(v, j.node_hours_q / *l.budget_node_hours);
+  return v;
+}
+
+[[noreturn]] void no_plan(const SearchSpace& space, const SearchResult& r, const std::vector<Judged>& judged, const Constraints& l,
+                          double confidence, const MachineProfile& m) {
+  std::string limits;
+  if (l.deadline_s) limits += fmt::format(" deadline {:.0f} s ({:.2f} h)", *l.deadline_s, *l.deadline_s / 3600);
+  if (l.budget_gpu_hours) limits += fmt::format(" budget {:g} GPU-hours", *l.budget_gpu_hours);
+  if (l.budget_node_hours) limits += fmt::format(" budget {:g} node-hours", *l.budget_node_hours);
+  const int pct = static_cast<int>(std::lround(confidence * 100));
+  if (!judged.empty()) {
+    const auto& n = *std::min_element(judged.begin(), judged.end(),
+                                      [&](const Judged& a, const Judged& b) { return violation_at(a, l) < violation_at(b, l); });
+    fail_input("command line", "--deadline/--budget",
+               fmt::format("no plan meets the{} at P{}: the nearest is {} (P{} time {:.0f} s, GPU-hours {:.1f})", limits, pct,
+                           describe(space, n.c, m), pct, n.time_q, n.gpu_hours_q));
+  }
+  if (r.nearest)
+    fail_input("command line", "--deadline/--budget",
+               fmt::format("no plan meets the{}: the nearest is {} ({:.0f} s, {:.1f} GPU-hours predicted)", limits,
+                           describe(space, *r.nearest, m), r.nearest->time_s, r.nearest->gpu_hours));
+  fail_input("command line", "PLAN",
+             fmt::format("none of the {} candidates reaches the target within its max_epochs ({} do not fit memory, {} need more samples "
+                         "than the dataset has, {} GPU counts cannot be placed)",
+                         r.counts.evaluated + r.counts.no_memory + r.counts.too_few_samples + r.counts.bad_gpus, r.counts.no_memory,
+                         r.counts.too_few_samples, r.counts.bad_gpus));
+}
+
+void print_table(const SearchSpace& space, const std::vector<Judged>& ranked, const MachineProfile& m, double confidence) {
+  TextTable t({"#", "plan", "GPUs (nodes)", "batch", "switch", "P10 h", "P50 h", "P90 h", fmt::format("P{} h", std::lround(confidence * 100)),
+               "P50 GPU-h", "node-h", "GB/GPU"});
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const auto& j = ranked[i];
+    const Plan& tp = space.templates[j.c.template_index];
+    std::string batches;
+    for (size_t s = 0; s < tp.stages.size(); ++s) batches += (s ? "/" : "") + std::to_string(j.c.local_batch[s]);
+    const auto& q = j.spread.time_to_target_s;
+    t.add({std::to_string(i + 1), tp.name, fmt::format("{} ({:g})", j.c.gpus, double(j.c.gpus) / m.gpus_per_node), batches,
+           tp.method == Method::baseline ? "-" : j.c.switch_epoch ? fmt::format("{:g}", *j.c.switch_epoch) : "rule",
+           fmt::format("{:.2f}", q.p10 / 3600), fmt::format("{:.2f}", q.p50 / 3600), fmt::format("{:.2f}", q.p90 / 3600),
+           fmt::format("{:.2f}", j.time_q / 3600), fmt::format("{:.1f}", j.spread.gpu_hours.p50),
+           fmt::format("{:.1f}", node_hours(m, j.c.gpus, q.p50, j.spread.gpu_hours.p50)), fmt::format("{:.1f}", j.c.memory_bytes / 1e9)});
+  }
+  fmt::print("{}", t.str());
+}
+
+// The winner's split of time against the best plan of every other method (point predictions).
+void print_why(const SearchSpace& space, const Candidate& w, const SearchResult& r, const MachineProfile& m) {
+  fmt::print("\nwhy it wins (point predictions, seconds):\n");
+  TextTable t({"plan", "time", "I/O", "comm", "compute", "eval+fusion", "GPU-h"});
+  auto row = [&](const Candidate& c, const std::string& who) {
+    t.add({who, fmt::format("{:.0f}", c.time_s), fmt::format("{:.0f}", c.io_s), fmt::format("{:.0f}", c.comm_s), fmt::format("{:.0f}", c.compute_s),
+           fmt::format("{:.0f}", c.other_s), fmt::format("{:.1f}", c.gpu_hours)});
+  };
+  row(w, "chosen: " + describe(space, w, m));
+  for (const auto& c : r.per_template_best)
+    if (c.template_index != w.template_index) row(c, "best " + describe(space, c, m));
+  fmt::print("{}", t.str());
+}
+
+std::string csv_header() {
+  return "template,gpus,local_batch,switch_epoch,low_fraction,time_s,io_s,comm_s,compute_s,eval_fusion_s,gpu_hours,node_hours,"
+         "memory_GB,reached_target\n";
+}
+
+std::string csv_line(const SearchSpace& s, const Candidate& c) {
+  std::string batches;
+  for (size_t i = 0; i < s.templates[c.template_index].stages.size(); ++i) batches += (i ? "/" : "") + std::to_string(c.local_batch[i]);
+  return fmt::format("{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.4g},{}\n", s.templates[c.template_index].name, c.gpus,
+                     batches, c.switch_epoch ? fmt::format("{:g}", *c.switch_epoch) : "", c.low_fraction ? fmt::format("{:g}", *c.low_fraction) : "",
+                     c.time_s, c.io_s, c.comm_s, c.compute_s, c.other_s, c.gpu_hours, c.node_hours, c.memory_bytes / 1e9, c.reached_target);
+}
+
+SearchSpace space_from(const OptimizeOpts& o, const MachineProfile& m, std::vector<Plan> templates) {
+  SearchSpace s = default_space(std::move(templates), m);
+  if (!o.gpus.empty()) s.gpus = parse_int_axis(o.gpus, "--gpus", true);
+  s.local_batches = parse_int_axis(o.local_batch, "--local-batch", false);
+  s.switch_epochs.clear();
+  for (int e : parse_int_axis(o.switches, "--switch", false)) s.switch_epochs.push_back(e);
+  if (!o.splits.empty()) s.low_fractions = parse_range(o.splits, "--split");
+  return s;
+}
+
+// The MPI ranks sharing the search, when it was launched under mpirun/srun (one process otherwise).
+SearchPart launch_part() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS"})
+    if (const char* n = std::getenv(v); n && std::atoi(n) > 1) return {-1, std::atoi(n)};
+  return {};
+}
+
+void optimize(const OptimizeOpts& o) {
+  auto templates = search_templates(o.plan, parse_methods(o.methods));
+  if (!o.machine.empty())
+    for (auto& t : templates) t.machine = o.machine;
+  const auto machine = machine_for(templates.front(), o.machine);
+  const SearchSpace space = space_from(o, machine, std::move(templates));
+  const auto objective = objective_from_string(o.minimize);
+  if (!objective) fail_input("command line", "--minimize", fmt::format("'{}': expected time, gpu-hours or node-hours", o.minimize));
+  Constraints limits;
+  if (!o.deadline.empty()) limits.deadline_s = parse_duration_s(o.deadline, "--deadline");
+  if (!o.budget.empty()) parse_budget(o.budget, limits);
+  if (!(o.confidence > 0 && o.confidence < 1)) fail_input("command line", "--confidence", "expected a probability between 0 and 1, e.g. 0.9");
+  if (o.top < 1) fail_input("command line", "--top", "expected 1 or more");
+  SearchPart part = launch_part();
+#ifdef MRPLAN_HAVE_EXEC
+  std::unique_ptr<Communicator> comm;
+  if (part.parts > 1) comm = make_mpi_communicator(), part = {comm->rank(), comm->size()};
+#else
+  if (part.parts > 1) fail_input("command line", "mpirun", "this build has no MPI (configured without the execution backend)");
+#endif
+  const bool root = part.index == 0;
+  std::unique_ptr<std::ofstream> csv;
+  if (!o.csv.empty()) {
+    const auto file = part.parts > 1 ? fmt::format("{}.{}", o.csv, part.index) : o.csv;
+    if (auto dir = std::filesystem::path(file).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
+    csv = std::make_unique<std::ofstream>(file);
+    if (!*csv) fail_input("command line", "--csv", fmt::format("cannot write {}", file));
+    *csv << csv_header();
+  }
+  const size_t keep = std::max<size_t>(o.top * 5, 50);  // judged under the draws; the rest never held
+  const auto t0 = std::chrono::steady_clock::now();
+  auto result = search_plans(
+      space, machine, limits, *objective, keep, part, o.threads,
+      [&](size_t d, size_t n) {
+        if (root) fmt::print(stderr, "\roptimize: {}/{} configurations{}", d, n, d == n ? "\n" : "");
+      },
+      csv ? CandidateSink([&](const std::vector<Candidate>& cs) {
+        for (const auto& c : cs) *csv << csv_line(space, c);
+      })
+          : CandidateSink{});
+#ifdef MRPLAN_HAVE_EXEC
+  if (comm) result = merge_results(allgather_results(*comm, result), limits, *objective, keep);
+#endif
+  const double search_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!root) return;
+  const auto& n = result.counts;
+  fmt::print("optimize {} on {}: {} candidates in {:.2f} s ({} ranks x {} threads): {} predicted, {} do not fit memory, {} exceed the "
+             "dataset, {} GPU counts not placeable, {} never reach the target, {} break the limits\n",
+             fmt::join([&] {
+               std::vector<std::string> v;
+               for (const auto& t : space.templates) v.push_back(t.name);
+               return v;
+             }(), ", "),
+             machine.name, n.evaluated + n.no_memory + n.too_few_samples + n.bad_gpus, search_s, part.parts, o.threads, n.evaluated,
+             n.no_memory, n.too_few_samples, n.bad_gpus, n.not_reached, n.violating);
+  const auto draws = draw_profiles(machine, plan_network(space.templates.front()).name, o.samples, o.seed);
+  auto judged = judge(space, result.best, draws, machine, o.confidence, *objective);
+  std::vector<Judged> ranked;
+  for (const auto& j : judged)
+    if (violation_at(j, limits) <= 1) ranked.push_back(j);
+  if (ranked.empty()) no_plan(space, result, judged, limits, o.confidence, machine);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Judged& a, const Judged& b) { return a.objective_p50 < b.objective_p50; });
+  if (ranked.size() > o.top) ranked.resize(o.top);
+  fmt::print("best {} by {} (P50 over {} draws, seed {}; limits at P{}):\n", ranked.size(), to_string(*objective), draws.profiles.size(),
+             o.seed, std::lround(o.confidence * 100));
+  print_table(space, ranked, machine, o.confidence);
+  const auto& winner = ranked.front().c;
+  print_why(space, winner, result, machine);
+  for (const auto& note : draws.notes) fmt::print("note: {}\n", note);
+  if (!o.out.empty()) {
+    Plan best = plan_of(space, winner);
+    best.name = describe(space, winner, machine);
+    write_output(o.out, plan_to_yaml(best), "plan file");
+    fmt::print("wrote the chosen plan to {} (mrplan predict {} --samples {} --seed {} reproduces its numbers)\n", o.out, o.out, o.samples, o.seed);
+  }
+  if (!o.plot.empty()) {
+    std::vector<std::string> names;
+    for (const auto& t : space.templates) names.push_back(t.name);
+    if (auto dir = std::filesystem::path(o.plot).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
+    if (run_gnuplot(front_plot_script(result.front, names, &winner, limits, "time vs GPU-hours on " + machine.name, o.plot), o.plot))
+      fmt::print("wrote {}\n", o.plot);
+  }
+  if (csv) fmt::print("wrote every candidate to {}{}\n", o.csv, part.parts > 1 ? ".<rank>" : "");
+}
+
+}  // namespace
+
+void register_optimize(CLI::App& app) {
+  auto* cmd = app.add_subcommand("optimize", "The best plan for a goal, with its spread: methods x GPUs x batches x switch points");
+  auto o = std::make_shared<OptimizeOpts>();
+  cmd->add_option("plan", o->plan, "APP@MACHINE (every method's built-in plan) or a plan file (its method and its baseline)")->capture_default_str();
+  cmd->add_option("--methods", o->methods, "methods to search, comma separated (baseline, mrt, mrmf)")->capture_default_str();
+  cmd->add_option("--gpus", o->gpus, "GPU counts: A:B doubling from A, A:B:STEP or A,B,C (default: one node to 4096 GPUs, doubling)");
+  cmd->add_option("--local-batch", o->local_batch, "local batches per stage: A:B every one, A:B:STEP or A,B,C")->capture_default_str();
+  cmd->add_option("--switch", o->switches, "MRT: coarse epochs before the switch; MRMF: each fusion stage's length (the rule's own choice "
+                                           "is searched too)")
+      ->capture_default_str();
+  cmd->add_option("--split", o->splits, "MRMF: shares of a fusion stage's GPUs on its lower-resolution model, e.g. 0.25,0.5");
+  cmd->add_option("--minimize", o->minimize, "time, gpu-hours or node-hours")->capture_default_str();
+  cmd->add_option("--deadline", o->deadline, "time to target at the confidence, e.g. 2h, 90m, 3600s");
+  cmd->add_option("--budget", o->budget, "GPU-hours or node-hours at the confidence, e.g. 500gpu-h, 40node-h");
+  cmd->add_option("--confidence", o->confidence, "the quantile the limits hold at")->capture_default_str();
+  cmd->add_option("--top", o->top, "plans to list")->capture_default_str();
+  cmd->add_option("--samples", o->samples, "Monte Carlo draws per listed plan (0: point predictions)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the draws")->capture_default_str();
+  cmd->add_option("--machine", o->machine, "override the plans' machine (built-in name or profile YAML)");
+  cmd->add_option("--out", o->out, "write the chosen plan here as a plan file");
+  cmd->add_option("--csv", o->csv, "write every candidate predicted here (under MPI: FILE.RANK)");
+  cmd->add_option("--plot", o->plot, "write the time / GPU-hours front here (PNG, gnuplot)");
+  cmd->add_option("--threads", o->threads, "worker threads per rank (default: all cores)");
+  cmd->callback([o] { optimize(*o); });
+}
+
+}  // namespace mrplan

@@ -1,0 +1,110 @@
+#include "cli/optimize_args.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "cli/inputs.hpp"
+#include "model/errors.hpp"
+#include "sim/builtin_plans.hpp"
+#include "sim/search_space.hpp"
+#include "sim/sweep.hpp"
+
+namespace mrplan {
+
+namespace {
+
+double number(const std::string& s, const std::string& option) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  fail_input("command line", option, fmt::format("'{}' is not a number", s));
+}
+
+}  // namespace
+
+std::vector<Method> parse_methods(const std::string& text) {
+  std::vector<Method> out;
+  std::stringstream ss(text);
+  for (std::string m; std::getline(ss, m, ',');) {
+    const auto method = method_from_string(m);
+    if (!method) fail_input("command line", "--methods", fmt::format("unknown method '{}' (expected baseline, mrt or mrmf)", m));
+    out.push_back(*method);
+  }
+  if (out.empty()) fail_input("command line", "--methods", "no method given");
+  return out;
+}
+
+std::vector<Plan> search_templates(const std::string& arg, const std::vector<Method>& methods) {
+  const bool file = std::filesystem::exists(arg) || arg.ends_with(".yaml") || arg.ends_with(".yml");
+  if (!file) {
+    const auto at = arg.find('@');
+    if (at == std::string::npos)
+      fail_input("command line", "PLAN", fmt::format("'{}' is neither a plan file nor APP@MACHINE (e.g. cosmoflow@perlmutter)", arg));
+    std::string app = arg.substr(0, at);
+    for (const char* v : {"-baseline", "-mrt", "-mrmf2", "-mrmf", "-coarse"})
+      if (app.ends_with(v)) app.resize(app.size() - std::string(v).size());
+    return builtin_templates(app, arg.substr(at + 1), methods);
+  }
+  const Plan plan = load_plan(arg);
+  std::vector<Plan> out;
+  for (Method m : methods) {
+    if (m == plan.method) out.push_back(plan);
+    else if (m == Method::baseline) out.push_back(baseline_of(plan));
+    else
+      fail_input("command line", "--methods",
+                 fmt::format("the plan file {} is a {} plan: it gives its own method and its baseline; for {} give APP@MACHINE or a {} plan file",
+                             arg, to_string(plan.method), to_string(m), to_string(m)));
+  }
+  return out;
+}
+
+std::vector<int> parse_int_axis(const std::string& text, const std::string& option, bool doubling) {
+  std::vector<int> out;
+  auto whole = [&](double v) {
+    if (v != std::floor(v) || v < 1 || v > 1e7) fail_input("command line", option, fmt::format("{} is not a whole number >= 1", v));
+    return static_cast<int>(v);
+  };
+  const auto colons = std::count(text.begin(), text.end(), ':');
+  if (colons == 1) {
+    const auto c = text.find(':');
+    const int a = whole(number(text.substr(0, c), option)), b = whole(number(text.substr(c + 1), option));
+    if (b < a) fail_input("command line", option, fmt::format("'{}': need FROM <= TO", text));
+    if (doubling) return doubling_values(a, b);
+    for (int v = a; v <= b; ++v) out.push_back(v);
+    return out;
+  }
+  for (double v : parse_range(text, option)) out.push_back(whole(v));
+  return out;
+}
+
+double parse_duration_s(const std::string& text, const std::string& option) {
+  static const std::pair<const char*, double> units[] = {{"h", 3600}, {"m", 60}, {"s", 1}};
+  for (const auto& [u, scale] : units)
+    if (text.ends_with(u)) {
+      const double v = number(text.substr(0, text.size() - 1), option) * scale;
+      if (!(v > 0)) fail_input("command line", option, fmt::format("'{}': expected a positive duration", text));
+      return v;
+    }
+  const double v = number(text, option);
+  if (!(v > 0)) fail_input("command line", option, fmt::format("'{}': expected a positive duration (e.g. 2h, 90m, 3600s)", text));
+  return v;
+}
+
+void parse_budget(const std::string& text, Constraints& limits) {
+  for (const auto& [suffix, node] : {std::pair{"gpu-h", false}, std::pair{"node-h", true}})
+    if (text.ends_with(suffix)) {
+      const double v = number(text.substr(0, text.size() - std::string(suffix).size()), "--budget");
+      if (!(v > 0)) fail_input("command line", "--budget", fmt::format("'{}': expected a positive budget", text));
+      (node ? limits.budget_node_hours : limits.budget_gpu_hours) = v;
+      return;
+    }
+  fail_input("command line", "--budget", fmt::format("'{}': expected GPU-hours or node-hours, e.g. 500gpu-h or 40node-h", text));
+}
+
+}  // namespace mrplan

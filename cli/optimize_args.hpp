@@ -1,0 +1,23 @@
+#pragma once
+// The optimize command's arguments turned into a search: which plans, which axes, which limits.
+#include <string>
+#include <vector>
+
+#include "model/plan.hpp"
+#include "sim/optimize.hpp"
+
+namespace mrplan {
+
+// PLAN is APP@MACHINE (APP an application, cosmoflow, or one of its built-in plans, cosmoflow-mrt:
+// the built-in plan of every method asked) or a plan file (its own method, and its baseline).
+std::vector<Plan> search_templates(const std::string& plan_arg, const std::vector<Method>& methods);
+std::vector<Method> parse_methods(const std::string& text);
+
+// An axis: "A,B,C"; "A:B:STEP"; or "A:B", which doubles from A for GPU counts and steps by one otherwise.
+std::vector<int> parse_int_axis(const std::string& text, const std::string& option, bool doubling);
+// "2h", "90m", "3600s" or seconds.
+double parse_duration_s(const std::string& text, const std::string& option);
+// "500gpu-h" or "40node-h" into the limits.
+void parse_budget(const std::string& text, Constraints& limits);
+
+}  // namespace mrplan
