@@ -107,6 +107,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   std::vector<Mrt> mrt;
   std::vector<std::pair<Plan, const Record*>> mrmf;  // that reached the target
   double global_batch = 0;
+  int coarse_resolution = 2;
   for (const auto& [file, r] : records) {
     if (r.source != Source::measured) fail_input(file, "source", "calibrate convergence fits measured records; this one is a prediction");
     if (r.workload != fit.workload)
@@ -145,6 +146,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
       const auto& coarse = r.stages[0].single();
       const auto& dense_stage = r.stages[1].single();
       take(coarse, cmetric, &closs);
+      coarse_resolution = coarse.resolution;
       if (dense_stage.stop_reason == "target reached") mrt.push_back({coarse.epochs, dense_stage.epochs});
       ++fit.mrt_runs;
     } else {
@@ -162,6 +164,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   p.coarse_loss = fit.coarse_loss.curve;
   p.coarse_metric = fit.coarse_metric.curve;
   p.reference_global_batch = global_batch;
+  p.coarse_resolution = coarse_resolution;
   const auto e0 = crossing_epoch(p.dense_metric, fit.target);
   if (!e0) fail_input("", "records", fmt::format("the fitted dense curve (floor {:.4g}) never reaches the target {}", p.dense_metric.floor, fit.target));
   fit.baseline_epochs_to_target = *e0;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <thread>
+#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/front_plot.hpp"
@@ -19,6 +20,7 @@
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
+#include "sim/depth_warnings.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/search_space.hpp"
 #include "sim/sweep.hpp"
@@ -34,7 +36,7 @@ namespace {
 struct OptimizeOpts {
   std::string plan = "cosmoflow@perlmutter", methods = "baseline,mrt,mrmf", gpus, local_batch = "1:64", switches = "1:200", splits,
               minimize = "time", deadline, budget, machine, out, csv, plot;
-  double confidence = 0.9;
+  double confidence = 0.9, max_global_batch = -1;
   size_t top = 10, samples = 100;
   uint64_t seed = 1;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
@@ -122,19 +124,25 @@ double violation_at(const Judged& j, const Constraints& l) {
 }
 
 void print_table(const SearchSpace& space, const std::vector<Judged>& ranked, const MachineProfile& m, double confidence) {
-  TextTable t({"#", "plan", "GPUs (nodes)", "batch", "switch", "P10 h", "P50 h", "P90 h", fmt::format("P{} h", std::lround(confidence * 100)),
-               "P50 GPU-h", "node-h", "GB/GPU"});
+  const long pct = std::lround(confidence * 100);
+  const bool own_column = pct != 10 && pct != 50 && pct != 90;
+  std::vector<std::string> head{"#", "plan", "GPUs (nodes)", "batch", "switch", "P10 h", "P50 h", "P90 h", "P50 GPU-h", "node-h", "GB/GPU"};
+  if (own_column) head.insert(head.begin() + 8, fmt::format("P{} h", pct));
+  TextTable t(head);
   for (size_t i = 0; i < ranked.size(); ++i) {
     const auto& j = ranked[i];
     const Plan& tp = space.templates[j.c.template_index];
     std::string batches;
     for (size_t s = 0; s < tp.stages.size(); ++s) batches += (s ? "/" : "") + std::to_string(j.c.local_batch[s]);
     const auto& q = j.spread.time_to_target_s;
-    t.add({std::to_string(i + 1), tp.name, fmt::format("{} ({:g})", j.c.gpus, double(j.c.gpus) / m.gpus_per_node), batches,
-           tp.method == Method::baseline ? "-" : j.c.switch_epoch ? fmt::format("{:g}", *j.c.switch_epoch) : "rule",
-           fmt::format("{:.2f}", q.p10 / 3600), fmt::format("{:.2f}", q.p50 / 3600), fmt::format("{:.2f}", q.p90 / 3600),
-           fmt::format("{:.2f}", j.time_q / 3600), fmt::format("{:.1f}", j.spread.gpu_hours.p50),
-           fmt::format("{:.1f}", node_hours(m, j.c.gpus, q.p50, j.spread.gpu_hours.p50)), fmt::format("{:.1f}", j.c.memory_bytes / 1e9)});
+    std::vector<std::string> row{std::to_string(i + 1), tp.name, fmt::format("{} ({:g})", j.c.gpus, double(j.c.gpus) / m.gpus_per_node), batches,
+                                 tp.method == Method::baseline ? "-" : j.c.switch_epoch ? fmt::format("{:g}", *j.c.switch_epoch) : "rule",
+                                 fmt::format("{:.2f}", q.p10 / 3600), fmt::format("{:.2f}", q.p50 / 3600), fmt::format("{:.2f}", q.p90 / 3600),
+                                 fmt::format("{:.1f}", j.spread.gpu_hours.p50),
+                                 fmt::format("{:.1f}", node_hours(m, j.c.gpus, q.p50, j.spread.gpu_hours.p50)),
+                                 fmt::format("{:.1f}", j.c.memory_bytes / 1e9)};
+    if (own_column) row.insert(row.begin() + 8, fmt::format("{:.2f}", j.time_q / 3600));
+    t.add(row);
   }
   fmt::print("{}", t.str());
 }
@@ -166,6 +174,20 @@ std::string csv_line(const SearchSpace& s, const Candidate& c) {
                      c.time_s, c.io_s, c.comm_s, c.compute_s, c.other_s, c.gpu_hours, c.node_hours, c.memory_bytes / 1e9, c.reached_target);
 }
 
+// With no critical batch fitted, epochs to target at a global batch far from the curves' own are a
+// guess (sim/depth_warnings): the search stays within kBatchExtrapolation of it unless told otherwise.
+std::optional<double> batch_cap(const OptimizeOpts& o, const MachineProfile& m, const std::string& workload, std::string& note) {
+  if (o.max_global_batch == 0) return std::nullopt;
+  if (o.max_global_batch > 0) return o.max_global_batch;
+  const auto it = m.convergence.find(workload);
+  if (it == m.convergence.end() || it->second.critical_batch > 0) return std::nullopt;
+  const double cap = kBatchExtrapolation * it->second.reference_global_batch;
+  note = fmt::format("global batches kept <= {:g}, {:g}x the batch the curves of {} were fitted at: no critical batch is known beyond it "
+                     "(--max-global-batch N to change, 0 for none)",
+                     cap, kBatchExtrapolation, workload);
+  return cap;
+}
+
 SearchSpace space_from(const OptimizeOpts& o, const MachineProfile& m, std::vector<Plan> templates) {
   SearchSpace s = default_space(std::move(templates), m);
   if (!o.gpus.empty()) s.gpus = parse_int_axis(o.gpus, "--gpus", true);
@@ -188,7 +210,10 @@ void optimize(const OptimizeOpts& o) {
   if (!o.machine.empty())
     for (auto& t : templates) t.machine = o.machine;
   const auto machine = machine_for(templates.front(), o.machine);
-  const SearchSpace space = space_from(o, machine, std::move(templates));
+  SearchSpace space = space_from(o, machine, std::move(templates));
+  const std::string workload = plan_network(space.templates.front()).name;
+  std::string cap_note;
+  space.max_global_batch = batch_cap(o, machine, workload, cap_note);
   const auto objective = objective_from_string(o.minimize);
   if (!objective) fail_input("command line", "--minimize", fmt::format("'{}': expected time, gpu-hours or node-hours", o.minimize));
   Constraints limits;
@@ -217,7 +242,7 @@ void optimize(const OptimizeOpts& o) {
   auto result = search_plans(
       space, machine, limits, *objective, keep, part, o.threads,
       [&](size_t d, size_t n) {
-        if (root) fmt::print(stderr, "\roptimize: {}/{} configurations{}", d, n, d == n ? "\n" : "");
+        if (root && isatty(2)) fmt::print(stderr, "\roptimize: {}/{} configurations{}", d, n, d == n ? "\n" : "");
       },
       csv ? CandidateSink([&](const std::vector<Candidate>& cs) {
         for (const auto& c : cs) *csv << csv_line(space, c);
@@ -230,15 +255,16 @@ void optimize(const OptimizeOpts& o) {
   if (!root) return;
   const auto& n = result.counts;
   fmt::print("optimize {} on {}: {} candidates in {:.2f} s ({} ranks x {} threads): {} predicted, {} do not fit memory, {} exceed the "
-             "dataset, {} GPU counts not placeable, {} never reach the target, {} break the limits\n",
+             "dataset, {} above the batch limit, {} GPU counts not placeable, {} never reach the target, {} break the limits\n",
              fmt::join([&] {
                std::vector<std::string> v;
                for (const auto& t : space.templates) v.push_back(t.name);
                return v;
              }(), ", "),
-             machine.name, n.evaluated + n.no_memory + n.too_few_samples + n.bad_gpus, search_s, part.parts, o.threads, n.evaluated,
-             n.no_memory, n.too_few_samples, n.bad_gpus, n.not_reached, n.violating);
-  const auto draws = draw_profiles(machine, plan_network(space.templates.front()).name, o.samples, o.seed);
+             machine.name, n.evaluated + n.no_memory + n.too_few_samples + n.beyond_batch + n.bad_gpus, search_s, part.parts, o.threads,
+             n.evaluated, n.no_memory, n.too_few_samples, n.beyond_batch, n.bad_gpus, n.not_reached, n.violating);
+  if (!cap_note.empty()) fmt::print("note: {}\n", cap_note);
+  const auto draws = draw_profiles(machine, workload, o.samples, o.seed);
   auto judged = judge(space, result.best, draws, machine, o.confidence, *objective);
   std::vector<Judged> ranked;
   for (const auto& j : judged)
@@ -252,6 +278,7 @@ void optimize(const OptimizeOpts& o) {
   const auto& winner = ranked.front().c;
   print_why(space, winner, result, machine);
   for (const auto& note : draws.notes) fmt::print("note: {}\n", note);
+  for (const auto& w : simulate(plan_of(space, winner), machine).warnings) fmt::print("warning (chosen plan): {}\n", w);
   if (!o.out.empty()) {
     Plan best = plan_of(space, winner);
     best.name = describe(space, winner, machine);
@@ -288,6 +315,8 @@ void register_optimize(CLI::App& app) {
   cmd->add_option("--top", o->top, "plans to list")->capture_default_str();
   cmd->add_option("--samples", o->samples, "Monte Carlo draws per listed plan (0: point predictions)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the draws")->capture_default_str();
+  cmd->add_option("--max-global-batch", o->max_global_batch,
+                  "largest global batch searched (0: none; default: 4x the learning curves' batch where no critical batch is known)");
   cmd->add_option("--machine", o->machine, "override the plans' machine (built-in name or profile YAML)");
   cmd->add_option("--out", o->out, "write the chosen plan here as a plan file");
   cmd->add_option("--csv", o->csv, "write every candidate predicted here (under MPI: FILE.RANK)");

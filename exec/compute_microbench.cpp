@@ -334,7 +334,7 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
       for (int batch : o.batches) {
         const auto spatial = coarsened_spatial(spec, res);
         const int64_t up = spec.coarse_upsamples_output ? res : 1;
-        Config c{config_context(spec, spatial, batch), SpecNet(spec, spatial, up), SpecNet(spec, spatial, up)};
+        Config c{config_context(spec, spatial, batch), SpecNet(spec, spatial, up), SpecNet(spec, spatial, up), {}, {}, {}, {}, {}, {}, {}, {}};
         for (auto* n : {&c.alone_net, &c.shared_net}) (*n)->to(dev), (*n)->train();
         c.x = random_input(spec, spatial, batch, dev);
         c.y = torch::zeros_like(c.alone_net->forward(c.x)).detach();

@@ -123,6 +123,7 @@ struct ConvergenceParams {
   // progress (model/learning_curve fused_progress); 0: a fusion gives what MRT's transfer gives
   double fusion_efficiency = 0;
   double reference_global_batch = 256;  // batch the curves were measured at
+  int coarse_resolution = 2;            // resolution the coarse curves were measured at
   double critical_batch = 0;  // epochs grow as (1 + B/critical)/(1 + B_ref/critical); 0 = no growth
   // Seed-to-seed spread, fitted by calibrate convergence from several seeds of one plan: relative
   // standard deviation of the epochs to target and of the switch epoch (0: not measured).

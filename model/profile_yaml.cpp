@@ -142,7 +142,8 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       const auto w = kv.first.as<std::string>();
       YamlFields cv(kv.second, file, "convergence." + w);
       cv.only({"dense_metric", "coarse_loss", "coarse_metric", "transfer_efficiency", "fusion_efficiency", "overtrain_epochs",
-               "overtrain_penalty", "reference_global_batch", "critical_batch", "seed_epochs_cv", "seed_switch_cv"});
+               "overtrain_penalty", "reference_global_batch", "critical_batch", "seed_epochs_cv", "seed_switch_cv",
+               "coarse_resolution"});
       ConvergenceParams p;
       p.dense_metric = read_curve(cv.child("dense_metric"));
       p.coarse_loss = read_curve(cv.child("coarse_loss"));
@@ -153,6 +154,8 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       p.overtrain_penalty = cv.non_negative("overtrain_penalty", 1.0);
       p.reference_global_batch = cv.positive("reference_global_batch", 256);
       p.critical_batch = cv.non_negative("critical_batch", 0);
+      p.coarse_resolution = static_cast<int>(cv.integer("coarse_resolution", 2));
+      if (p.coarse_resolution < 2) fail_input(file, "convergence." + w + ".coarse_resolution", "expected a coarsening factor >= 2");
       p.seed_epochs_cv = cv.non_negative_at_most("seed_epochs_cv", 0, 1);
       p.seed_switch_cv = cv.non_negative_at_most("seed_switch_cv", 0, 1);
       m.convergence[w] = p;
@@ -275,6 +278,7 @@ std::string profile_to_yaml(const MachineProfile& m) {
       kv("overtrain_penalty", p.overtrain_penalty);
       kv("reference_global_batch", p.reference_global_batch);
       kv("critical_batch", p.critical_batch);
+      kv("coarse_resolution", p.coarse_resolution);
       if (p.seed_epochs_cv > 0) kv("seed_epochs_cv", p.seed_epochs_cv);
       if (p.seed_switch_cv > 0) kv("seed_switch_cv", p.seed_switch_cv);
       e << YAML::EndMap;

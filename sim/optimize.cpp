@@ -96,7 +96,8 @@ class Keeper {
   Keeper(const Constraints& limits, Objective objective, size_t keep, const CandidateSink* sink, std::mutex* sink_mu)
       : limits_(limits), objective_(objective), keep_(std::max<size_t>(keep, 1)), heap_(Worse{objective}), sink_(sink), sink_mu_(sink_mu) {}
 
-  void offer(const Candidate& c) {
+  // Counts, the front and the nearest violator see every candidate; true when it meets the limits.
+  bool observe(const Candidate& c) {
     ++result_.counts.evaluated;
     if (sink_ && *sink_) {
       batch_.push_back(c);
@@ -104,15 +105,20 @@ class Keeper {
     }
     if (!c.reached_target) {
       ++result_.counts.not_reached;
-      return;
+      return false;
     }
-    add_to_front(result_.front, c);
+    add_to_front(fronts_[c.template_index], c);
     if (const double v = violation(c, limits_); v > 1) {
       ++result_.counts.violating;
       if (!result_.nearest || v < nearest_violation_ || (v == nearest_violation_ && c.order < result_.nearest->order))
         result_.nearest = c, nearest_violation_ = v;
-      return;
+      return false;
     }
+    return true;
+  }
+
+  // The ranking: the best of each configuration (its best switch point) that meets the limits.
+  void rank(const Candidate& c) {
     auto& best = per_template_[c.template_index];
     if (!best || ranks_before(c, *best, objective_)) best = c;
     if (heap_.size() < keep_) {
@@ -135,6 +141,7 @@ class Keeper {
     flush();
     while (!heap_.empty()) result_.best.push_back(heap_.top()), heap_.pop();
     for (const auto& [t, c] : per_template_) result_.per_template_best.push_back(*c);
+    for (const auto& [t, f] : fronts_) result_.front.insert(result_.front.end(), f.begin(), f.end());
     return std::move(result_);
   }
 
@@ -148,6 +155,7 @@ class Keeper {
   size_t keep_;
   std::priority_queue<Candidate, std::vector<Candidate>, Worse> heap_;  // the worst kept on top
   std::map<uint32_t, std::optional<Candidate>> per_template_;
+  std::map<uint32_t, std::vector<Candidate>> fronts_;
   SearchResult result_;
   double nearest_violation_ = 0;
   const CandidateSink* sink_;
@@ -191,16 +199,18 @@ void set_stage_batch(Plan& p, size_t i, int batch) {
   for (auto& m : p.stages[i].models) m.local_batch = batch;
 }
 
-enum class Feasible { yes, no_memory, too_few_samples };
-Feasible feasible(const PreparedStage& st, const Plan& plan) {
+enum class Feasible { yes, no_memory, too_few_samples, beyond_batch };
+Feasible feasible(const PreparedStage& st, const Plan& plan, std::optional<double> max_global_batch) {
   for (const auto& m : st.models) {
     if (!m.memory.fits) return Feasible::no_memory;
     if (m.global_batch > plan.train_samples) return Feasible::too_few_samples;
+    if (max_global_batch && m.global_batch > *max_global_batch) return Feasible::beyond_batch;
   }
   return Feasible::yes;
 }
 
-void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, const MachineProfile& machine, Keeper& keeper) {
+void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, const MachineProfile& machine, Objective objective,
+                 Keeper& keeper) {
   const Plan& tmpl = space.templates[u.template_index];
   const auto points = points_of(space, tmpl);
   const size_t nb = space.local_batches.size();
@@ -232,7 +242,7 @@ void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, c
     for (size_t b = 0; b < nb; ++b) {
       set_stage_batch(shell.plan, i, space.local_batches[b]);
       auto st = prepare_stage(shell, i, machine);
-      fit[i][b] = feasible(st, shell.plan);
+      fit[i][b] = feasible(st, shell.plan, space.max_global_batch);
       if (fit[i][b] == Feasible::yes) stage_at[i][b] = std::move(st);
     }
   // the head (the stages on batch axis 0) is evaluated once per batch and point, the tail (the
@@ -245,7 +255,9 @@ void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, c
       if (fit[i][b] != Feasible::yes) return fit[i][b];
     return Feasible::yes;
   };
-  auto count_out = [&](Feasible why, uint64_t n) { (why == Feasible::no_memory ? counts.no_memory : counts.too_few_samples) += n; };
+  auto count_out = [&](Feasible why, uint64_t n) {
+    (why == Feasible::no_memory ? counts.no_memory : why == Feasible::beyond_batch ? counts.beyond_batch : counts.too_few_samples) += n;
+  };
   PreparedPlan scratch = shell;
   std::vector<std::vector<PreparedStage>> tail_at(tail_nb);  // per tail batch, with its start-up
   std::vector<double> tail_memory(tail_nb, 0.0);
@@ -280,6 +292,7 @@ void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, c
     scratch.stages.resize(ns);
     for (size_t i = 0; i < head; ++i)
       for (const auto& m : scratch.stages[i].models) head_memory = std::max(head_memory, m.memory.total_bytes);
+    std::vector<std::optional<Candidate>> best_of(tail_nb);  // per configuration (tail batch), its best point
     for (size_t k = 0; k < points.size(); ++k) {
       double head_handed = 0;
       Totals head_totals;
@@ -316,9 +329,11 @@ void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, c
         c.node_hours = node_hours(machine, u.gpus, t.time_s, t.gpu_hours);
         c.reached_target = t.reached_target;
         c.order = (unit_index << 40) | (uint64_t(b0 + nb * b1) << 12) | k;
-        keeper.offer(c);
+        if (keeper.observe(c) && (!best_of[b1] || ranks_before(c, *best_of[b1], objective))) best_of[b1] = c;
       }
     }
+    for (const auto& c : best_of)
+      if (c) keeper.rank(*c);
   }
 }
 
@@ -346,22 +361,25 @@ double node_hours(const MachineProfile& m, int gpus, double time_s, double gpu_h
 SearchResult merge_results(std::vector<SearchResult> parts, const Constraints& limits, Objective objective, size_t keep) {
   SearchResult out;
   std::map<uint32_t, Candidate> per_template;
+  std::map<uint32_t, std::vector<Candidate>> fronts;
   for (auto& r : parts) {
     out.best.insert(out.best.end(), r.best.begin(), r.best.end());
     for (const auto& c : r.per_template_best)
       if (!per_template.count(c.template_index) || ranks_before(c, per_template[c.template_index], objective)) per_template[c.template_index] = c;
-    for (const auto& c : r.front) add_to_front(out.front, c);
+    for (const auto& c : r.front) add_to_front(fronts[c.template_index], c);
     if (r.nearest) {
       const double v = violation(*r.nearest, limits), w = out.nearest ? violation(*out.nearest, limits) : 0;
       if (!out.nearest || v < w || (v == w && r.nearest->order < out.nearest->order)) out.nearest = r.nearest;
     }
     out.counts.evaluated += r.counts.evaluated, out.counts.no_memory += r.counts.no_memory;
     out.counts.too_few_samples += r.counts.too_few_samples, out.counts.bad_gpus += r.counts.bad_gpus;
+    out.counts.beyond_batch += r.counts.beyond_batch;
     out.counts.not_reached += r.counts.not_reached, out.counts.violating += r.counts.violating;
   }
   std::sort(out.best.begin(), out.best.end(), [&](const Candidate& a, const Candidate& b) { return ranks_before(a, b, objective); });
   if (out.best.size() > keep) out.best.resize(keep);
   for (const auto& [t, c] : per_template) out.per_template_best.push_back(c);
+  for (const auto& [t, f] : fronts) out.front.insert(out.front.end(), f.begin(), f.end());
   return out;
 }
 
@@ -380,7 +398,7 @@ SearchResult search_plans(const SearchSpace& space, const MachineProfile& machin
   auto worker = [&](unsigned w) {
     try {
       for (size_t k; (k = next.fetch_add(1)) < mine.size();) {
-        search_unit(space, all[mine[k]], mine[k], machine, keepers[w]);
+        search_unit(space, all[mine[k]], mine[k], machine, objective, keepers[w]);
         const size_t d = ++done;
         if (progress) {
           std::lock_guard<std::mutex> lock(mu);

@@ -25,6 +25,7 @@ struct SearchSpace {
   std::vector<double> switch_epochs;   // MRT: coarse epochs; MRMF: every fusion stage's lower-resolution model's
   std::vector<double> low_fractions;   // MRMF: share of a fusion stage's GPUs on its lower model; empty: the template's
   bool rule_points = true;             // also the switch rule's own choice (the template's stop)
+  std::optional<double> max_global_batch;  // a model's global batch above it is not searched
 };
 
 struct Constraints {
@@ -49,15 +50,18 @@ struct SearchCounts {
   uint64_t evaluated = 0;        // candidates whose time was predicted
   uint64_t no_memory = 0;        // left out: a model does not fit its GPU's memory
   uint64_t too_few_samples = 0;  // left out: a global batch larger than the training set
+  uint64_t beyond_batch = 0;     // left out: a global batch above SearchSpace::max_global_batch
   uint64_t bad_gpus = 0;         // left out: a GPU count that is neither a share of a node nor whole nodes
   uint64_t not_reached = 0;      // predicted, but never reaches the target
   uint64_t violating = 0;        // reach the target but break a constraint
 };
 
 struct SearchResult {
-  std::vector<Candidate> best;     // by objective, the `keep` best that meet the constraints
+  std::vector<Candidate> best;     // by objective, the `keep` best configurations (template, GPUs, split,
+                                   // batches; each at its best switch point) that meet the constraints
   std::vector<Candidate> per_template_best;  // the best of each template that meets them (for "why")
-  std::vector<Candidate> front;    // time vs GPU-hours front over every candidate that reaches the target
+  std::vector<Candidate> front;    // each template's time vs GPU-hours front (of the candidates that
+                                   // reach the target), by template, then by time
   std::optional<Candidate> nearest;  // the candidate that breaks the constraints least (for the message)
   SearchCounts counts;
 };

@@ -14,6 +14,7 @@
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/workload_yaml.hpp"
+#include "sim/depth_warnings.hpp"
 
 namespace mrplan {
 
@@ -402,6 +403,7 @@ Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optio
   r.target_value = plan.target_value;
   r.target_maximize = plan.maximize;
   r.plan_spec = plan_to_yaml(plan);
+  r.warnings = depth_warnings(p, machine);
   bool reached = true;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const auto& st = plan.stages[i];

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <tuple>
 
 #include "calibrate/paper_calibration.hpp"
 #include "model/plan_yaml.hpp"
@@ -98,13 +100,15 @@ TEST(Optimize, ConstraintsExcludeExactlyTheViolators) {
   limits.deadline_s = free.best[0].time_s * 0.6;  // the cheapest plan is too slow now
   limits.budget_gpu_hours = free.best[0].gpu_hours * 3;
   const auto r = search_plans(s, m, limits, Objective::gpu_hours, 1000);
-  size_t meeting = 0, breaking = 0;
+  size_t breaking = 0;
+  std::set<std::tuple<uint32_t, int, int, int>> meeting;  // configurations with a point that meets the limits
   for (const auto& b : brute) {
     if (!b.ok) continue;
     const bool meets = b.time_s <= *limits.deadline_s && b.gpu_hours <= *limits.budget_gpu_hours;
-    (meets ? meeting : breaking) += 1;
+    if (meets) meeting.insert({b.c.template_index, b.c.gpus, b.c.local_batch[0], b.c.local_batch[1]});
+    else ++breaking;
   }
-  EXPECT_EQ(r.best.size(), meeting);
+  EXPECT_EQ(r.best.size(), meeting.size());
   EXPECT_EQ(r.counts.violating, breaking);
   for (const auto& c : r.best) {
     EXPECT_LE(c.time_s, *limits.deadline_s);
@@ -137,6 +141,10 @@ TEST(Optimize, FrontIsNotDominated) {
   const auto r = search_plans(small_space(), m, {}, Objective::time, 3);
   ASSERT_GT(r.front.size(), 1u);
   for (size_t i = 1; i < r.front.size(); ++i) {
+    if (r.front[i].template_index != r.front[i - 1].template_index) {
+      EXPECT_GT(r.front[i].template_index, r.front[i - 1].template_index);
+      continue;
+    }
     EXPECT_GT(r.front[i].time_s, r.front[i - 1].time_s);
     EXPECT_LT(r.front[i].gpu_hours, r.front[i - 1].gpu_hours);
   }
@@ -152,6 +160,20 @@ TEST(Optimize, BestPlanRoundTripsThroughYaml) {
     EXPECT_NEAR(t.time_to_target_s, c.time_s, 1e-6 * c.time_s);
     EXPECT_NEAR(t.gpu_hours, c.gpu_hours, 1e-6 * c.gpu_hours);
   }
+}
+
+TEST(Optimize, GlobalBatchLimitLeavesOutExactlyTheLargerBatches) {
+  const auto& m = calibrated_builtin_profile("summit");
+  auto s = small_space();
+  const auto free = search_plans(s, m, {}, Objective::time, 1000);
+  s.max_global_batch = 256;
+  const auto r = search_plans(s, m, {}, Objective::time, 1000);
+  EXPECT_GT(r.counts.beyond_batch, 0u);
+  EXPECT_EQ(r.counts.evaluated + r.counts.beyond_batch + r.counts.no_memory + r.counts.too_few_samples,
+            free.counts.evaluated + free.counts.no_memory + free.counts.too_few_samples);
+  for (const auto& c : r.best)
+    for (size_t i = 0; i < s.templates[c.template_index].stages.size(); ++i)
+      for (const auto& mr : plan_of(s, c).stages[i].models) EXPECT_LE(mr.gpus * mr.local_batch, 256);
 }
 
 TEST(Optimize, RefusesAnEmptySpace) {

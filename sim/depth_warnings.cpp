@@ -1,0 +1,66 @@
+#include "sim/depth_warnings.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace mrplan {
+
+namespace {
+
+std::string who(const Stage& s, const ModelRun& m) {
+  return s.models.size() == 1 ? fmt::format("stage '{}'", s.name) : fmt::format("stage '{}' model '{}'", s.name, m.name);
+}
+
+void convergence_warnings(const PreparedPlan& p, std::vector<std::string>& out) {
+  const auto& plan = p.plan;
+  const auto& cv = *p.convergence;
+  std::set<int> coarse;
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const auto& s = plan.stages[i];
+    for (size_t j = 0; j < s.models.size(); ++j) {
+      const auto& m = s.models[j];
+      if (m.resolution > 1) coarse.insert(m.resolution);
+      const double batch = p.stages[i].models[j].global_batch, ref = cv.reference_global_batch;
+      if (cv.critical_batch <= 0 && (batch > kBatchExtrapolation * ref || batch * kBatchExtrapolation < ref))
+        out.push_back(fmt::format("{}: global batch {:g} is {:.1f}x the batch the learning curves of {} were fitted at ({:g}) and no "
+                                  "critical batch is known: its epochs to target are those at {:g}",
+                                  who(s, m), batch, batch / ref, p.spec.name, ref, ref));
+    }
+  }
+  for (int r : coarse)
+    if (r != cv.coarse_resolution)
+      out.push_back(fmt::format("the coarse curves of {} were fitted at resolution {}; resolution {} uses them as they are",
+                                p.spec.name, cv.coarse_resolution, r));
+}
+
+}  // namespace
+
+std::vector<std::string> depth_warnings(const PreparedPlan& p, const MachineProfile& machine) {
+  std::vector<std::string> out;
+  const auto& plan = p.plan;
+  if (p.convergence) {
+    convergence_warnings(p, out);
+  } else {
+    const auto& last = plan.stages.back().models.front();
+    if (last.stop.kind != StopRule::Kind::target)
+      out.push_back(fmt::format("machine '{}' has no convergence model for {}: the plan's fixed stops are predicted, not whether it "
+                                "reaches {} {}",
+                                machine.name, p.spec.name, plan.target_metric, plan.target_value));
+  }
+  std::set<std::string> borrowed;
+  for (const auto& f : machine.fitted)
+    if (const auto at = f.source.find("transferred from "); at != std::string::npos)
+      borrowed.insert(f.source.substr(at + 17, f.source.find_first_of(" (:", at + 17) - at - 17));
+  for (const auto& from : borrowed)
+    out.push_back(fmt::format("machine '{}' has no measurements of its own for some fits: they were transferred from {} (see its profile's "
+                              "fitted list)",
+                              machine.name, from));
+  if (plan.staged_to_nvme && (machine.io.nvme_capacity_bytes <= 0 || machine.io.nvme_bandwidth_Bps <= 0))
+    out.push_back(fmt::format("the plan stages its data to node NVMe, but machine '{}' has none: its reads are predicted from the "
+                              "parallel file system",
+                              machine.name));
+  return out;
+}
+
+}  // namespace mrplan

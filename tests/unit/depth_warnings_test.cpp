@@ -1,0 +1,62 @@
+#include <gtest/gtest.h>
+
+#include "calibrate/paper_calibration.hpp"
+#include "sim/builtin_plans.hpp"
+#include "sim/depth_warnings.hpp"
+#include "sim/simulate.hpp"
+#include "sim/sweep.hpp"
+
+using namespace mrplan;
+
+namespace {
+
+// The warnings of a plan's prediction that contain `text`.
+size_t count(const Record& r, const std::string& text) {
+  size_t n = 0;
+  for (const auto& w : r.warnings) n += w.find(text) != std::string::npos;
+  return n;
+}
+
+}  // namespace
+
+TEST(DepthWarnings, GlobalBatchFarFromTheCurvesReferenceWithoutCriticalBatch) {
+  const auto& m = calibrated_builtin_profile("summit");
+  Plan p = builtin_plan("cosmoflow-mrt@summit", 32);  // global batch 256: the curves' own
+  EXPECT_EQ(count(simulate(p, m), "no critical batch"), 0u);
+  p = plan_at_gpus(p, 32, false);
+  for (auto& s : p.stages) s.models[0].local_batch = 64;  // 2048: 8x
+  const auto r = simulate(p, m);
+  EXPECT_EQ(count(r, "global batch 2048 is 8.0x the batch the learning curves of cosmoflow-mrt were fitted at (256)"), 2u);
+  MachineProfile known = m;
+  known.convergence["cosmoflow-mrt"].critical_batch = 1000;
+  EXPECT_EQ(count(simulate(p, known), "no critical batch"), 0u);
+}
+
+TEST(DepthWarnings, CoarseCurvesUsedAtAnotherResolution) {
+  const auto& m = calibrated_builtin_profile("perlmutter");
+  EXPECT_EQ(count(simulate(builtin_plan("cosmoflow-mrt@perlmutter"), m), "fitted at resolution"), 0u);
+  EXPECT_EQ(count(simulate(builtin_plan("cosmoflow-mrmf2@perlmutter"), m), "fitted at resolution 2; resolution 4 uses them"), 1u);
+}
+
+TEST(DepthWarnings, FitsTransferredFromAnotherMachine) {
+  EXPECT_EQ(count(simulate(builtin_plan("cosmoflow-mrt@perlmutter"), calibrated_builtin_profile("perlmutter")), "transferred from cori-gpu"), 1u);
+  EXPECT_EQ(count(simulate(builtin_plan("cosmoflow-mrt@summit"), calibrated_builtin_profile("summit")), "transferred from"), 0u);
+}
+
+TEST(DepthWarnings, StagedToNvmeOnAMachineWithout) {
+  MachineProfile m = calibrated_builtin_profile("summit");
+  Plan p = builtin_plan("cosmoflow-mrt@summit");
+  p.staged_to_nvme = true;
+  EXPECT_EQ(count(simulate(p, m), "NVMe"), 0u);
+  m.io.nvme_capacity_bytes = 0;
+  EXPECT_EQ(count(simulate(p, m), "stages its data to node NVMe, but machine 'summit' has none"), 1u);
+}
+
+TEST(DepthWarnings, FixedEpochsWithoutAConvergenceModel) {
+  MachineProfile m = calibrated_builtin_profile("summit");
+  m.convergence.clear();
+  Plan p = builtin_plan("cosmoflow-baseline@summit");
+  p.stages[0].models[0].stop.kind = StopRule::Kind::epochs;
+  p.stages[0].models[0].stop.epochs = 20;
+  EXPECT_EQ(count(simulate(p, m), "no convergence model for cosmoflow-mrt: the plan's fixed stops are predicted, not whether it reaches"), 1u);
+}
