@@ -58,8 +58,8 @@ std::vector<Plan> search_templates(const std::string& arg, const std::vector<Met
     else if (m == Method::baseline) out.push_back(baseline_of(plan));
     else
       fail_input("command line", "--methods",
-                 fmt::format("the plan file {} is a {} plan: it gives its own method and its baseline; for {} give APP@MACHINE or a {} plan file",
-                             arg, to_string(plan.method), to_string(m), to_string(m)));
+                 fmt::format("the plan file {} is {} {} plan: it gives its own method and its baseline; for {} give APP@MACHINE or a {} plan file",
+                             arg, plan.method == Method::baseline ? "a" : "an", to_string(plan.method), to_string(m), to_string(m)));
   }
   return out;
 }

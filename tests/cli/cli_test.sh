@@ -65,4 +65,19 @@ expect_error "op 'fc1' has 526336 parameters at resolution factor 2 but 4196352 
 sed -i 's/bottom_from: low, top_from: high, split_after: fc1/bottom_from: high, top_from: low/' "$tmp/mrmf1.yaml"
 expect_error "resolutions not increasing" predict "$tmp/mrmf1.yaml"
 expect_error "only an mrmf plan has fusion stages to split" sweep --split 0.5
+
+# optimize: a small space, the chosen plan written as a plan file that predict reproduces
+small=(--gpus 12,24,48 --local-batch 1,4,8 --switch 10:40:10 --samples 20 --seed 3)
+"$MRPLAN" optimize cosmoflow@summit "${small[@]}" --minimize gpu-hours --out "$tmp/best.yaml" --csv "$tmp/all.csv" > "$tmp/opt.txt"
+grep -q "why it wins" "$tmp/opt.txt" || fail "optimize explains its choice"
+want=$(grep -o "reproduces its P50 [0-9.]* s, [0-9.]* GPU-hours" "$tmp/opt.txt" | sed 's/reproduces its P50 //')
+[[ -n "$want" ]] || fail "optimize names the chosen plan's P50"
+"$MRPLAN" predict "$tmp/best.yaml" --samples 20 --seed 3 > "$tmp/best.txt"
+grep -q "P50 ${want%% s,*} / " "$tmp/best.txt" || fail "predict of the chosen plan: expected P50 $want in $(grep spread "$tmp/best.txt")"
+[[ $(head -1 "$tmp/all.csv") == template,gpus,local_batch,* ]] || fail "optimize CSV header"
+expect_error "unknown method 'mrx'" optimize cosmoflow@summit --methods mrt,mrx
+expect_error "'8:4': need FROM <= TO" optimize cosmoflow@summit --local-batch 8:4
+expect_error "no plan meets the deadline 60 s (0.02 h): the nearest is cosmoflow-mrmf2@summit on 48 GPUs" optimize cosmoflow@summit "${small[@]}" --deadline 60s
+expect_error "is an mrmf plan: it gives its own method and its baseline; for mrt give APP@MACHINE" optimize "$tmp/best.yaml" --methods mrt
+expect_error "expected GPU-hours or node-hours" optimize cosmoflow@summit --budget 500
 echo "cli: 1 passed, 0 failed"
