@@ -15,6 +15,8 @@
 #include "cli/sweep_plot.hpp"
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
+#include "sim/monte_carlo.hpp"
+#include "sim/simulate.hpp"
 #include "sim/sweep.hpp"
 
 namespace mrplan {
@@ -33,14 +35,17 @@ void print_summary(const std::vector<SweepPoint>& pts, const std::string& method
     if (p.method == method && p.reached_target && (!best[k] || p.time_to_target_s < best[k]->time_to_target_s)) best[k] = &p;
   }
   const bool splits = std::any_of(pts.begin(), pts.end(), [](const SweepPoint& p) { return p.split.has_value(); });
-  std::vector<std::string> head{"gpus", "baseline_s", method + "@rule_s", "rule switch", "speedup", "best switch", "best_s", "GPU-h (rule)", "fits"};
+  std::vector<std::string> head{"gpus", "baseline_s", method + "@rule_s", "P10-P90 (rule)", "rule switch", "speedup", "best switch", "best_s",
+                                "GPU-h (rule)", "fits"};
   if (splits) head.insert(head.begin() + 1, "low share");
   TextTable t(head);
   for (const auto& [k, r] : rule) {
     const auto* b = base.count(k.first) ? base[k.first] : nullptr;
     const auto* x = best.count(k) ? best[k] : nullptr;
     std::vector<std::string> row{std::to_string(k.first), b ? fmt::format("{:.1f}", b->time_to_target_s) : "-",
-                                 fmt::format("{:.1f}", r->time_to_target_s), r->switch_epoch ? fmt::format("{:.4g}", *r->switch_epoch) : "-",
+                                 fmt::format("{:.1f}", r->time_to_target_s),
+                                 r->time_spread ? fmt::format("{:.0f}-{:.0f}", r->time_spread->p10, r->time_spread->p90) : "-",
+                                 r->switch_epoch ? fmt::format("{:.4g}", *r->switch_epoch) : "-",
                                  b ? fmt::format("{:.2f}x", b->time_to_target_s / r->time_to_target_s) : "-",
                                  x ? fmt::format("{:.4g}", *x->switch_epoch) : "-", x ? fmt::format("{:.1f}", x->time_to_target_s) : "-",
                                  fmt::format("{:.2f}", r->gpu_hours), (r->fits_memory && (!b || b->fits_memory)) ? "yes" : "NO"};
@@ -49,7 +54,9 @@ void print_summary(const std::vector<SweepPoint>& pts, const std::string& method
   }
   if (rule.empty())  // a baseline plan: no switch to sweep
     for (const auto& [g, b] : base)
-      t.add({std::to_string(g), fmt::format("{:.1f}", b->time_to_target_s), "-", "-", "-", "-", "-", fmt::format("{:.2f}", b->gpu_hours),
+      t.add({std::to_string(g), fmt::format("{:.1f}", b->time_to_target_s), "-",
+             b->time_spread ? fmt::format("{:.0f}-{:.0f}", b->time_spread->p10, b->time_spread->p90) : "-", "-", "-", "-", "-",
+             fmt::format("{:.2f}", b->gpu_hours),
              b->fits_memory ? "yes" : "NO"});
   fmt::print("{}", t.str());
 }
@@ -62,6 +69,8 @@ void register_sweep(CLI::App& app) {
     std::string plan = "cosmoflow-mrt@summit", switches = "5:100:5", gpus = "16,32,64,128", csv, plot, keep = "global",
                 machine, splits;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    size_t samples = 50;
+    uint64_t seed = 1;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("plan", o->plan, "plan YAML file or built-in APP@MACHINE")->capture_default_str();
@@ -77,6 +86,8 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--csv", o->csv, "write every sweep point here");
   cmd->add_option("--plot", o->plot, "write a PNG plot here (gnuplot)");
   cmd->add_option("--threads", o->threads, "worker threads (default: all cores)");
+  cmd->add_option("--samples", o->samples, "Monte Carlo draws: P10/P50/P90 of every point (0: point predictions only)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the draws")->capture_default_str();
   cmd->callback([o] {
     const Plan plan = load_plan(o->plan);
     const auto machine = machine_for(plan, o->machine);
@@ -94,12 +105,22 @@ void register_sweep(CLI::App& app) {
     fmt::print("sweep {} on {}: {} switch points x {} GPU counts{}, {} threads\n", plan.name, machine.name, spec.switch_epochs.size(),
                spec.gpus.size(), spec.low_fractions.empty() ? "" : fmt::format(" x {} splits", spec.low_fractions.size()), o->threads);
     const auto t0 = std::chrono::steady_clock::now();
-    const auto pts = run_sweep(plan, machine, spec, o->threads, [](size_t d, size_t n) {
+    auto pts = run_sweep(plan, machine, spec, o->threads, [](size_t d, size_t n) {
       fmt::print(stderr, "\rsweep: {}/{} points", d, n);
       if (d == n) fmt::print(stderr, "\n");
     });
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::vector<std::string> notes;
+    if (o->samples > 0) {
+      const auto draws = draw_profiles(machine, plan_network(plan).name, o->samples, o->seed);
+      add_sweep_spread(pts, plan, draws, spec, o->threads);
+      notes = draws.notes;
+    }
     print_summary(pts, to_string(plan.method));
+    for (const auto& n : notes) fmt::print("note: {}\n", n);
+    for (int g : spec.gpus)  // where the prediction is out of its depth, at each GPU count swept
+      for (const auto& w : simulate(plan_at_gpus(plan, g, spec.keep_global_batch), machine).warnings)
+        if (w.find("depth") == std::string::npos) fmt::print("warning ({} GPUs): {}\n", g, w);
     fmt::print("{} points in {:.3f} s\n", pts.size(), secs);
     if (!o->csv.empty()) write_output(o->csv, sweep_csv(pts), "CSV file");
     if (!o->plot.empty()) {

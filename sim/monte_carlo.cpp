@@ -89,6 +89,18 @@ Spread plan_spread(const Plan& plan, const ProfileDraws& draws, std::optional<do
   return s;
 }
 
+void add_sweep_spread(std::vector<SweepPoint>& points, const Plan& plan, const ProfileDraws& draws, const SweepSpec& spec, unsigned threads) {
+  std::vector<std::vector<double>> time_s(points.size()), gpu_hours(points.size());
+  for (const auto& profile : draws.profiles) {
+    const auto again = run_sweep(plan, profile, spec, threads);
+    for (size_t i = 0; i < points.size(); ++i) time_s[i].push_back(again[i].time_to_target_s), gpu_hours[i].push_back(again[i].gpu_hours);
+  }
+  for (size_t i = 0; i < points.size(); ++i) {
+    points[i].time_spread = quantiles_of(std::move(time_s[i]));
+    points[i].gpu_hours_spread = quantiles_of(std::move(gpu_hours[i]));
+  }
+}
+
 void add_spread(Record& record, const Plan& plan, const MachineProfile& machine, size_t samples, uint64_t seed) {
   const auto draws = draw_profiles(machine, record.workload, samples, seed);
   const auto s = plan_spread(plan, draws);

@@ -11,6 +11,7 @@
 #include "model/machine_profile.hpp"
 #include "model/plan.hpp"
 #include "model/record.hpp"
+#include "sim/sweep.hpp"
 
 namespace mrplan {
 
@@ -41,6 +42,9 @@ struct Spread {
 double quantile(const std::vector<double>& sorted, double q);
 // The plan under every draw; `forced`: a search's switch point (sim/simulate model_epochs).
 Spread plan_spread(const Plan& plan, const ProfileDraws& draws, std::optional<double> forced = {});
+
+// Every sweep point's spread: the sweep run again under each draw (points in the same order).
+void add_sweep_spread(std::vector<SweepPoint>& points, const Plan& plan, const ProfileDraws& draws, const SweepSpec& spec, unsigned threads);
 
 // The record's spread over `samples` draws from `seed`; what the draws assume goes to its warnings.
 void add_spread(Record& record, const Plan& plan, const MachineProfile& machine, size_t samples, uint64_t seed);

@@ -189,12 +189,15 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
 std::string sweep_csv(const std::vector<SweepPoint>& pts) {
   std::string s =
       "method,gpus,switch_epoch,coarse_epochs,dense_epochs,time_to_target_s,io_s,comm_s,compute_s,gpu_hours,"
-      "reached_target,fits_memory,low_gpu_fraction\n";
+      "reached_target,fits_memory,low_gpu_fraction,time_p10_s,time_p50_s,time_p90_s,gpu_hours_p10,gpu_hours_p50,gpu_hours_p90\n";
+  auto q = [](const std::optional<Quantiles>& x) {
+    return x ? fmt::format("{:.6g},{:.6g},{:.6g}", x->p10, x->p50, x->p90) : std::string(",,");
+  };
   for (const auto& p : pts)
-    s += fmt::format("{},{},{},{:.4g},{:.4g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{}\n", p.method, p.gpus,
+    s += fmt::format("{},{},{},{:.4g},{:.4g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{}\n", p.method, p.gpus,
                      p.switch_epoch ? fmt::format("{:.4g}", *p.switch_epoch) : "", p.coarse_epochs, p.dense_epochs,
                      p.time_to_target_s, p.io_s, p.comm_s, p.compute_s, p.gpu_hours, p.reached_target, p.fits_memory,
-                     p.split ? fmt::format("{:.4g}", *p.split) : "");
+                     p.split ? fmt::format("{:.4g}", *p.split) : "", q(p.time_spread), q(p.gpu_hours_spread));
   return s;
 }
 

@@ -7,6 +7,7 @@
 
 #include "model/machine_profile.hpp"
 #include "model/plan.hpp"
+#include "model/record.hpp"
 
 namespace mrplan {
 
@@ -28,6 +29,7 @@ struct SweepPoint {
   double time_to_target_s = 0, io_s = 0, comm_s = 0, compute_s = 0, gpu_hours = 0;
   bool reached_target = true;
   bool fits_memory = true;
+  std::optional<Quantiles> time_spread, gpu_hours_spread;  // with Monte Carlo draws (sim/monte_carlo)
 };
 
 // Parses "10:100:5" (from:to:step, inclusive) or "10,20,30".
