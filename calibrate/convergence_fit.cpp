@@ -223,6 +223,12 @@ SeedSpread fit_seed_spread(const std::vector<NamedRecord>& records) {
     if (sw.size() == runs.size()) switches.add(sw);
     ++s.groups, s.runs += static_cast<int>(runs.size());
   }
+  std::vector<double> speed;
+  for (const auto& [file, r] : records)
+    if (r.device_matmul_flops_per_s) speed.push_back(*r.device_matmul_flops_per_s);
+  Pool machine;
+  machine.add(speed);
+  s.run_speed_cv = machine.cv(), s.run_speed_cv_std_error = machine.se(), s.speed_runs = static_cast<int>(speed.size());
   s.epochs_cv = epochs.cv(), s.epochs_cv_std_error = epochs.se();
   s.switch_cv = switches.cv(), s.switch_cv_std_error = switches.se();
   return s;
@@ -249,6 +255,11 @@ void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
   record_fit(profile, {prefix + "transfer_efficiency", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error, source});
   if (fit.fusion_fitted)
     record_fit(profile, {prefix + "fusion_efficiency", fit.params.fusion_efficiency, fit.fusion_efficiency_std_error, source});
+  if (fit.seeds.run_speed_cv > 0) {
+    profile.compute.run_speed_cv = fit.seeds.run_speed_cv;
+    record_fit(profile, {"compute.run_speed_cv", fit.seeds.run_speed_cv, fit.seeds.run_speed_cv_std_error,
+                         fmt::format("{} (the matmul at the start of {} runs)", source, fit.seeds.speed_runs)});
+  }
   if (fit.seeds.epochs_cv > 0)
     record_fit(profile, {prefix + "seed_epochs_cv", fit.seeds.epochs_cv, fit.seeds.epochs_cv_std_error,
                          fmt::format("{} ({} plans run with several seeds, {} runs)", source, fit.seeds.groups, fit.seeds.runs)});

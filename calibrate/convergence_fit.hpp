@@ -26,6 +26,10 @@ struct SeedSpread {
   double epochs_cv = 0, epochs_cv_std_error = 0;
   double switch_cv = 0, switch_cv_std_error = 0;
   int groups = 0, runs = 0;  // plans seen with two or more seeds that reached the target, and their runs
+  // The machine's speed from run to run: relative standard deviation of the runs' best matmul at their
+  // start (Record::device_matmul_flops_per_s) over their mean; 0 with fewer than two such runs.
+  double run_speed_cv = 0, run_speed_cv_std_error = 0;
+  int speed_runs = 0;
 };
 SeedSpread fit_seed_spread(const std::vector<NamedRecord>& records);
 

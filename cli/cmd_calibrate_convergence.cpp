@@ -55,6 +55,9 @@ void calibrate_convergence(const ConvergenceArgs& a) {
   else
     fmt::print("  seed-to-seed spread unknown: no plan among the records was run with two or more seeds (predictions assume {:.0f}%)\n",
                100 * kDefaultSeedEpochsCv);
+  if (fit.seeds.speed_runs > 1)
+    fmt::print("  machine speed from run to run: {:.1f}% +- {:.1f}% (the best matmul at the start of {} runs)\n", 100 * fit.seeds.run_speed_cv,
+               100 * fit.seeds.run_speed_cv_std_error, fit.seeds.speed_runs);
   update_profile(a.profile, 1, [&](MachineProfile& p) { apply_convergence_fit(p, fit); });
 }
 

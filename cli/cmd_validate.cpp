@@ -6,6 +6,7 @@
 
 #include "calibrate/mllog_ingest.hpp"
 #include "calibrate/paper_calibration.hpp"
+#include "calibrate/spread_coverage.hpp"
 #include "calibrate/validation.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
@@ -24,6 +25,19 @@ void scatter(const std::vector<ValidationRow>& rows, const std::string& png) {
   scatter_plot(pts, {"predicted vs measured (seconds)", "measured", "predicted", "validation", "used for calibration"}, png);
 }
 
+void print_coverage(const std::vector<CoverageRow>& rows, size_t samples) {
+  TextTable t({"record", "measured time to target", "P10", "P50", "P90", "inside"});
+  size_t inside = 0;
+  for (const auto& r : rows) {
+    inside += r.inside;
+    t.add({r.record, fmt::format("{:.1f}", r.measured_s), fmt::format("{:.1f}", r.predicted_s.p10), fmt::format("{:.1f}", r.predicted_s.p50),
+           fmt::format("{:.1f}", r.predicted_s.p90), r.inside ? "yes" : "NO"});
+  }
+  fmt::print("\n{}", t.str());
+  fmt::print("coverage: {} of {} runs inside their predicted P10-P90 ({:.0f}%; 80% expected) over {} draws\n", inside, rows.size(),
+             rows.empty() ? 0.0 : 100.0 * inside / rows.size(), samples);
+}
+
 }  // namespace
 
 void register_validate(CLI::App& app) {
@@ -33,11 +47,15 @@ void register_validate(CLI::App& app) {
     auto files = std::make_shared<std::vector<std::string>>();
     auto csv = std::make_shared<std::string>();
     auto plot = std::make_shared<std::string>();
+    auto samples = std::make_shared<size_t>(0);
+    auto seed = std::make_shared<uint64_t>(1);
     cmd->add_option("--profile", *profile, "machine profile: built-in name or YAML")->required();
+    cmd->add_option("--samples", *samples, "also check each run's time to target against its predicted P10-P90 over this many draws");
+    cmd->add_option("--seed", *seed, "seed of the draws")->capture_default_str();
     cmd->add_option("records", *files, "measured record.json files")->required();
     cmd->add_option("--csv", *csv, "write record,stage,quantity,measured,predicted,rel_error,used_for_calibration");
     cmd->add_option("--plot", *plot, "scatter plot PNG");
-    cmd->callback([profile, files, csv, plot] {
+    cmd->callback([profile, files, csv, plot, samples, seed] {
       const auto prof = resolve_profile(*profile);
       std::vector<NamedRecord> recs;
       for (const auto& f : *files) recs.push_back({f, load_record_file(f)});
@@ -64,6 +82,7 @@ void register_validate(CLI::App& app) {
                    d.median_ratio, d.min_ratio, d.max_ratio, d.runs);
       if (!csv->empty()) write_output(*csv, validation_csv(rows), "CSV file");
       if (!plot->empty()) scatter(rows, *plot);
+      if (*samples > 0) print_coverage(spread_coverage(recs, prof, *samples, *seed), *samples);
     });
   }
   {

@@ -62,6 +62,10 @@ struct ComputeParams {
   // A validation pass's forward (eval mode, no autograd) over the training step's forward phase at
   // the same batch (fitted by calibrate compute; 0: not measured, validation passes not predicted).
   double inference_factor = 0;
+  // Relative standard deviation of the machine's speed from run to run (each measured run times its
+  // best matmul at its start; calibrate convergence fits it from such records): the Monte Carlo
+  // scales the device's peaks and bandwidth by a draw of it (0: not measured).
+  double run_speed_cv = 0;
 };
 
 // Ranks of one node disturbing each other, fitted by `calibrate sharing` (its own section, so that

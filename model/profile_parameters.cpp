@@ -20,6 +20,7 @@ struct Entry {
   std::string unit;
   double to_internal, lower, upper;
   std::function<double*(MachineProfile&, const std::string& name)> at;
+  bool independent = true;
 };
 
 double* in_map(std::map<std::string, double>& m, const std::string& k) {
@@ -74,6 +75,7 @@ const std::vector<Entry>& entries() {
     }
     t.push_back(field("compute.step_time_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.compute.step_time_cv; }));
     t.push_back(field("compute.inference_factor", "", 1, 0, 10, [](MachineProfile& m) { return &m.compute.inference_factor; }));
+    t.push_back(field("compute.run_speed_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.compute.run_speed_cv; }));
     t.push_back(field("compute.first_touch.activation_factor", "", 1, 0, kInf, [](MachineProfile& m) { return &m.compute.first_touch.activation_factor; }));
     t.push_back(field("compute.first_touch.param_factor", "", 1, 0, kInf, [](MachineProfile& m) { return &m.compute.first_touch.param_factor; }));
     both("compute.first_touch.bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.compute.first_touch.bandwidth_Bps; });
@@ -103,7 +105,8 @@ const std::vector<Entry>& entries() {
                        if (!p) return nullptr;
                        auto* cv = curve(*p, which);
                        return what == "floor" ? &cv->floor : what == "amplitude" ? &cv->amplitude : &cv->scale;
-                     }});
+                     },
+                     false});
       }
     for (auto [name, member, lo, hi] : {std::tuple{"transfer_efficiency", &ConvergenceParams::transfer_efficiency, -kInf, kInf},
                                         std::tuple{"fusion_efficiency", &ConvergenceParams::fusion_efficiency, -kInf, kInf},
@@ -140,7 +143,7 @@ std::optional<ParameterSlot> find_parameter(MachineProfile& m, const std::string
   for (const auto& e : entries()) {
     const auto name = match(e.pattern, key);
     if (!name) continue;
-    ParameterSlot s{{}, e.to_internal, e.lower, e.upper, e.unit};
+    ParameterSlot s{{}, e.to_internal, e.lower, e.upper, e.unit, e.independent};
     if (*name == "*" && e.pattern.rfind("convergence.", 0) == 0) {  // one number for every workload
       for (auto& [w, p] : m.convergence)
         if (double* v = e.at(m, w)) s.values.push_back(v);

@@ -16,6 +16,10 @@ struct ParameterSlot {
   double to_internal = 1;       // the key's unit -> MachineProfile's (us -> s: 1e-6)
   double lower = 0, upper = 0;  // bounds in the key's unit
   std::string unit;             // the key's unit
+  // Whether a sampler may draw it on its own: a learning curve's floor, amplitude and scale are
+  // fitted together and move together (their covariance is not kept), so drawing each from its own
+  // standard error would give curves no data supports; the seed spread stands for them.
+  bool independent = true;
 };
 
 // The slot of `key` in `m`; nullopt for a key that names no parameter (a provenance note such as

@@ -45,7 +45,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       fail_input(file, fmt::format("compute.{}", old_key),
                  fmt::format("this parameter now lives in its own section: move it to node_sharing.{} (or rerun calibrate sharing)", new_key));
   c.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "efficiency", "half_work_GFLOP",
-          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "optimizer_tensor_us", "step_forward", "step_backward", "step_factor", "step_bytes_per_param", "step_time_cv", "first_touch", "inference_factor"});
+          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "optimizer_tensor_us", "step_forward", "step_backward", "step_factor", "step_bytes_per_param", "step_time_cv", "first_touch", "inference_factor", "run_speed_cv"});
   m.compute.peak_fp32_flops = c.positive("peak_fp32_TFLOPS") * 1e12;
   m.compute.peak_fp16_flops = c.positive("peak_fp16_TFLOPS", m.compute.peak_fp32_flops / 1e12) * 1e12;
   m.compute.mem_bandwidth_Bps = c.positive("mem_bandwidth_GBps") * 1e9;
@@ -95,6 +95,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   }
   m.compute.step_time_cv = c.non_negative_at_most("step_time_cv", 0.0, 1);
   m.compute.inference_factor = c.non_negative_at_most("inference_factor", 0.0, 10);
+  m.compute.run_speed_cv = c.non_negative_at_most("run_speed_cv", 0.0, 1);
   if (c.has("first_touch")) {
     auto t = c.child("first_touch");
     t.only({"activation_factor", "param_factor", "bandwidth_GBps"});
@@ -225,6 +226,7 @@ std::string profile_to_yaml(const MachineProfile& m) {
     }
   if (m.compute.step_time_cv != 0) kv("step_time_cv", m.compute.step_time_cv);
   if (m.compute.inference_factor != 0) kv("inference_factor", m.compute.inference_factor);
+  if (m.compute.run_speed_cv != 0) kv("run_speed_cv", m.compute.run_speed_cv);
   if (m.compute.first_touch.bandwidth_Bps > 0) {
     e << YAML::Key << "first_touch" << YAML::Value << YAML::Flow << YAML::BeginMap;
     kv("activation_factor", m.compute.first_touch.activation_factor);

@@ -33,6 +33,8 @@ ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload,
     if (std::isinf(f.std_error) && find_parameter(probe, f.key)) unidentified.push_back(f.key);
   if (!unidentified.empty())
     d.notes.push_back(fmt::format("not identified by its fit, held at its value: {}", fmt::join(unidentified, ", ")));
+  if (m.compute.run_speed_cv <= 0)
+    d.notes.push_back("run-to-run speed of the machine not measured: not drawn (records with the runs' matmul at their start measure it)");
   if (auto it = m.convergence.find(workload); it != m.convergence.end() && it->second.seed_epochs_cv <= 0)
     d.notes.push_back(fmt::format("seed-to-seed spread of {} not measured: {:.0f}% assumed (measure it: calibrate convergence with "
                                   "records of several seeds)", workload, kDefaultSeedEpochsCv * 100));
@@ -42,10 +44,14 @@ ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload,
     for (const auto& f : m.fitted) {
       if (!(f.std_error > 0) || std::isinf(f.std_error)) continue;
       auto slot = find_parameter(p, f.key);
-      if (!slot) continue;
+      if (!slot || !slot->independent) continue;
       const double mean = *slot->values.front() / slot->to_internal;
       const double v = truncated_normal(rng, mean, f.std_error, slot->lower, slot->upper) * slot->to_internal;
       for (double* x : slot->values) *x = v;
+    }
+    if (m.compute.run_speed_cv > 0) {  // this run's machine, faster or slower than the calibration's
+      const double f = truncated_normal(rng, 1.0, m.compute.run_speed_cv, 0.1, 10.0);
+      p.compute.peak_fp32_flops *= f, p.compute.peak_fp16_flops *= f, p.compute.mem_bandwidth_Bps *= f;
     }
     for (auto& [w, cv] : p.convergence) {
       const double spread = cv.seed_epochs_cv > 0 ? cv.seed_epochs_cv : kDefaultSeedEpochsCv;

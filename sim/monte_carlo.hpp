@@ -26,7 +26,8 @@ struct ProfileDraws {
 
 // `n` profiles around `m`, reproducible from `seed`: every fitted parameter with a finite standard
 // error drawn from a normal truncated to its bounds (independently: the fits' covariances are not
-// kept), and every workload's epochs scaled by a seed factor drawn from N(1, seed_epochs_cv).
+// kept, so a learning curve's shape is not drawn: ParameterSlot::independent), and every workload's
+// epochs scaled by a seed factor drawn from N(1, seed_epochs_cv).
 // Notes name `workload`'s unmeasured seed spread and the parameters no fit identified.
 ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed);
 

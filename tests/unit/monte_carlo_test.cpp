@@ -98,8 +98,9 @@ TEST(ProfileParameters, SeedSpreadRoundTripsThroughYaml) {
 
 TEST(MonteCarlo, SeedSpreadIsFittedFromRecordsOfOnePlan) {
   std::vector<NamedRecord> recs;
-  auto add = [&](const std::string& spec, double dense_epochs, double switch_epoch) {
+  auto add = [&](const std::string& spec, double dense_epochs, double switch_epoch, double matmul = 0) {
     Record r;
+    if (matmul > 0) r.device_matmul_flops_per_s = matmul;
     r.plan_spec = spec;
     r.totals.reached_target = true;
     StageRecord coarse, dense;
@@ -111,7 +112,7 @@ TEST(MonteCarlo, SeedSpreadIsFittedFromRecordsOfOnePlan) {
     r.stages = {coarse, dense};
     recs.push_back({"r.json", r});
   };
-  add("plan a", 10, 4), add("plan a", 12, 5), add("plan a", 14, 6);  // mean 12, s 2: cv 1/6
+  add("plan a", 10, 4, 1.0), add("plan a", 12, 5, 1.2), add("plan a", 14, 6, 0.8);  // mean 12, s 2: cv 1/6
   add("plan b", 20, 8);                                             // one seed: no spread
   const auto s = fit_seed_spread(recs);
   EXPECT_EQ(s.groups, 1);
@@ -119,4 +120,6 @@ TEST(MonteCarlo, SeedSpreadIsFittedFromRecordsOfOnePlan) {
   EXPECT_NEAR(s.epochs_cv, 2.0 / 12.0, 1e-12);
   EXPECT_NEAR(s.switch_cv, 1.0 / 5.0, 1e-12);
   EXPECT_NEAR(s.epochs_cv_std_error, (2.0 / 12.0) / 2.0, 1e-12);  // cv / sqrt(2 (n - 1))
+  EXPECT_EQ(s.speed_runs, 3);
+  EXPECT_NEAR(s.run_speed_cv, 0.2, 1e-12);  // matmul 1.0, 1.2, 0.8: mean 1, s 0.2
 }
