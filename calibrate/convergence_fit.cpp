@@ -18,7 +18,7 @@
 
 namespace mrplan {
 
-CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& pts, const std::string& what) {
+CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& pts, const std::string& what, CurveForm form) {
   if (pts.size() < 4) fail_input("", what, fmt::format("{} epochs measured: a learning curve needs four or more", pts.size()));
   double lo = 1e300, hi = -1e300, first = pts.front().second;
   for (const auto& [e, v] : pts) {
@@ -27,9 +27,9 @@ CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& pts, c
   }
   Eigen::VectorXd obs(static_cast<Eigen::Index>(pts.size()));
   for (size_t i = 0; i < pts.size(); ++i) obs(static_cast<Eigen::Index>(i)) = pts[i].second;
-  auto curve_of = [](const Eigen::VectorXd& x) {
+  auto curve_of = [form](const Eigen::VectorXd& x) {
     LearningCurve c;
-    c.form = CurveForm::exp, c.floor = x(0), c.amplitude = x(1), c.scale = std::exp(x(2));
+    c.form = form, c.floor = x(0), c.amplitude = x(1), c.scale = std::exp(x(2));
     return c;
   };
   auto residuals = [&](const Eigen::VectorXd& x) {
@@ -43,7 +43,8 @@ CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& pts, c
   // from the first value towards the lowest (a loss) or the highest (an accuracy), over a third of the epochs seen
   const double last = pts.back().second, end = first >= last ? lo : hi;
   Eigen::VectorXd start(3);
-  start << end, 2 * (first - end) + (first >= last ? 1e-6 : -1e-6) * (hi - lo + 1), std::log(std::max(0.5, max_epoch / 3));
+  start << end, 2 * (first - end) + (first >= last ? 1e-6 : -1e-6) * (hi - lo + 1),
+      form == CurveForm::exp ? std::log(std::max(0.5, max_epoch / 3)) : std::log(0.5);  // power: exponent 1/2
   const auto f = levenberg_marquardt(residuals, start, obs, 400);
   CurveFit out;
   out.curve = curve_of(f.params);
@@ -51,7 +52,13 @@ CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& pts, c
   out.amplitude_std_error = f.std_errors(1);
   out.scale_std_error = out.curve.scale * f.std_errors(2);  // delta method for exp
   out.points = static_cast<int>(pts.size());
+  out.rss = f.rss;
   return out;
+}
+
+CurveFit fit_learning_curve_either(const std::vector<std::pair<double, double>>& pts, const std::string& what) {
+  auto a = fit_learning_curve(pts, what, CurveForm::exp), b = fit_learning_curve(pts, what, CurveForm::power);
+  return b.rss < a.rss ? b : a;
 }
 
 namespace {

@@ -14,10 +14,14 @@ struct CurveFit {
   LearningCurve curve;
   double floor_std_error = 0, amplitude_std_error = 0, scale_std_error = 0;
   int points = 0;
+  double rss = 0;  // sum of squared residuals
 };
 
 // exp form m(e) = floor + amplitude exp(-e / scale) through (epoch, value) points (epoch 1-based).
-CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& points, const std::string& what);
+CurveFit fit_learning_curve(const std::vector<std::pair<double, double>>& points, const std::string& what,
+                            CurveForm form = CurveForm::exp);
+// Both forms fitted; the one with the smaller residuals kept (a long tail suits the power form).
+CurveFit fit_learning_curve_either(const std::vector<std::pair<double, double>>& points, const std::string& what);
 
 // Seed-to-seed spread: from records of one plan (the same plan_spec) run with several seeds, the
 // pooled relative standard deviation of the epochs to target (the last stage's) and of the switch

@@ -19,6 +19,8 @@ ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<Fitt
 // Neuron Inverter's priors: its public dense validation curve (calibrate/public_curves); CosmoFlow's
 // transfer efficiency where no run says more.
 ConvergenceParams neuron_inverter_prior_convergence(const ConvergenceParams& cosmoflow, std::vector<FittedParameter>& provenance);
+// MLPerf HPC CosmoFlow's dense curve and seed spread, fitted from public result logs (calibrate/public_curves).
+ConvergenceParams mlperf_cosmoflow_convergence(std::vector<FittedParameter>& provenance);
 
 // Fits compute, comm and I/O parameters of `hardware` to the calibration rows of `paper_machine`.
 MachineProfile fit_paper_machine(MachineProfile hardware, const std::string& paper_machine);

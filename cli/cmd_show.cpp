@@ -5,11 +5,13 @@
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
 #include "cli/text_table.hpp"
+#include "model/builtin_profiles.hpp"
 #include "model/compute_cost.hpp"
 #include "model/layer_table.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
 #include "model/workload_yaml.hpp"
+#include "sim/builtin_plans.hpp"
 #include "sim/simulate.hpp"
 
 namespace mrplan {
@@ -24,7 +26,36 @@ std::string shape(const std::vector<int64_t>& s) {
 
 }  // namespace
 
+// What a newcomer can name without writing a file: plans (APP@MACHINE), machines, workloads.
+void print_builtins() {
+  TextTable plans({"plan (APP@MACHINE)", "method", "workload", "stages", "target"});
+  for (const auto& app : builtin_plan_names()) {
+    const Plan p = builtin_plan(app + "@summit");
+    plans.add({app + "@MACHINE", to_string(p.method), p.workload, std::to_string(p.stages.size()),
+               fmt::format("{} {} {}", p.target_metric, p.maximize ? ">=" : "<=", p.target_value)});
+  }
+  fmt::print("{}\n", plans.str());
+  TextTable machines({"machine", "GPUs/node", "GPU memory GB", "learning curves for", "description"});
+  for (const auto& name : builtin_profile_names()) {
+    const auto& m = calibrated_builtin_profile(name);
+    std::string curves;
+    for (const auto& [w, c] : m.convergence) curves += (curves.empty() ? "" : ", ") + w;
+    machines.add({name, std::to_string(m.gpus_per_node), fmt::format("{:.0f}", m.gpu_memory_bytes / 1e9), curves, m.description});
+  }
+  fmt::print("{}\n", machines.str());
+  TextTable workloads({"workload", "input (res 1)", "ops", "parameters"});
+  for (const auto& w : builtin_workload_names()) {
+    const auto spec = builtin_workload(w);
+    const auto t = resolve(spec, coarsened_spatial(spec, 1), 1, 4.0, 1);
+    workloads.add({w, shape(t.input_shape), std::to_string(spec.ops.size()), fmt::format("{:.2f} M", t.total_params() / 1e6)});
+  }
+  fmt::print("{}", workloads.str());
+  fmt::print("\nAPP@MACHINE names a built-in plan (mrplan plan APP@MACHINE prints it as YAML); optimize takes the application "
+             "alone (cosmoflow@perlmutter).\n");
+}
+
 void register_show(CLI::App& app) {
+  app.add_subcommand("list", "List the built-in plans, machines and workloads")->callback(print_builtins);
   {
     auto* cmd = app.add_subcommand("plan", "Print a plan (built-in APP@MACHINE or file) as editable YAML");
     auto name = std::make_shared<std::string>();

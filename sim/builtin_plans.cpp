@@ -24,7 +24,7 @@ PaperSetup paper_setup(const std::string& app) {
 std::vector<std::string> builtin_plan_names() {
   return {"cosmoflow-mrt",       "cosmoflow-baseline",       "cosmoflow-coarse",   "cosmoflow-mrmf",       "cosmoflow-mrmf2",
           "deepcam-mrt",         "deepcam-baseline",         "deepcam-coarse",     "neuron-inverter-mrt",  "neuron-inverter-baseline",
-          "neuron-inverter-mrmf", "neuron-inverter-mrmf2"};
+          "neuron-inverter-mrmf", "neuron-inverter-mrmf2", "cosmoflow-mlperf", "deepcam-mlperf"};
 }
 
 bool is_builtin_plan(const std::string& name) {
@@ -67,6 +67,36 @@ std::vector<Stage> mrmf_stages(int fusions, int gpus, const ModelRun& coarse, Mo
   return stages;
 }
 
+// MLPerf HPC's reference training (baseline) with its dataset, optimizer and target, at the global
+// batch of LBNL's v1.0 Perlmutter runs (cosmoflow 1024, deepcam 2048; their logs' keys); `gpus`
+// rounds up to whole nodes where the machine allocates them.
+Plan mlperf_plan(const std::string& family, const std::string& machine, int gpus) {
+  const bool cosmo = family == "cosmoflow";
+  Plan p;
+  p.name = family + "-mlperf@" + machine;
+  p.source_file = "builtin:" + p.name;
+  p.workload = cosmo ? "cosmoflow-mlperf" : "deepcam";
+  p.machine = machine;
+  p.method = Method::baseline;
+  p.train_samples = cosmo ? 524288 : 121266;
+  p.validation_samples = cosmo ? 65536 : 15158;
+  p.precision = cosmo ? Precision::fp32 : Precision::amp;
+  p.target_metric = cosmo ? "val_mae" : "val_iou";
+  p.target_value = cosmo ? 0.124 : 0.82;
+  p.maximize = !cosmo;
+  p.h2d_overlapped = cosmo;  // tf.data / DALI prefetch for CosmoFlow; DeepCAM's step copies its batch
+  ModelRun m;
+  m.name = "dense", m.resolution = 1, m.from_previous = false;
+  m.gpus = gpus > 0 ? gpus : (cosmo ? 128 : 256);
+  m.local_batch = (cosmo ? 1024 : 2048) / (cosmo ? 128 : 256);
+  m.optimizer = cosmo ? "sgd" : "lamb";
+  m.learning_rate = cosmo ? 0.012 : 0.0055;
+  m.stop.kind = StopRule::Kind::target;
+  m.stop.max_epochs = 200;
+  p.stages = {one_model(m)};
+  return p;
+}
+
 }  // namespace
 
 Plan builtin_plan(const std::string& name, int gpus) {
@@ -79,7 +109,8 @@ Plan builtin_plan(const std::string& name, int gpus) {
   const auto machine = name.substr(at + 1);
   const auto dash = app.rfind('-');
   const auto family = app.substr(0, dash);       // cosmoflow | deepcam | neuron-inverter
-  const auto variant = app.substr(dash + 1);     // mrt | baseline | coarse | mrmf | mrmf2
+  const auto variant = app.substr(dash + 1);     // mrt | baseline | coarse | mrmf | mrmf2 | mlperf
+  if (variant == "mlperf") return mlperf_plan(family, machine, gpus);
   const auto setup = paper_setup(family);
   if (gpus <= 0) gpus = setup.min_gpus;
   Plan p;

@@ -14,6 +14,13 @@ std::vector<Plan> builtin_templates(const std::string& app, const std::string& m
   const auto names = builtin_plan_names();
   auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   std::vector<Plan> out;
+  if (app.ends_with("-mlperf")) {  // MLPerf's reference trains the dense model alone
+    for (Method m : methods)
+      if (m != Method::baseline)
+        fail_input("command line", "--methods", fmt::format("'{}' is MLPerf's reference training: --methods baseline only", app));
+    if (!known(app)) fail_input("command line", "PLAN", fmt::format("no built-in plan '{}' (built-in plans: {})", app, fmt::join(names, ", ")));
+    return {builtin_plan(app + "@" + machine)};
+  }
   for (Method m : methods) {
     std::vector<std::string> variants{app + "-" + to_string(m)};
     if (m == Method::mrmf) variants.push_back(app + "-mrmf2");

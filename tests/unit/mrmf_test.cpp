@@ -241,7 +241,7 @@ TEST(MrmfSimulator, SweepMovesTheFusionStageAndTheSplit) {
   EXPECT_EQ(quarter.stages[0].models[0].gpus, 8);
   EXPECT_EQ(quarter.stages[0].models[1].gpus, 24);
   EXPECT_NE(error_of([&] { plan_with_split(plan, 0.01); }).find("leaves a model without a GPU"), std::string::npos);
-  EXPECT_EQ(sweep_csv(pts).find("low_gpu_fraction"), sweep_csv(pts).find('\n') - 16);
+  EXPECT_NE(sweep_csv(pts).substr(0, sweep_csv(pts).find('\n')).find(",low_gpu_fraction,"), std::string::npos);
 }
 
 TEST(MrmfPaper, TheFusionEfficiencyFitReproducesTheClaimItWasFittedTo) {
