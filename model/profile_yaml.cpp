@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/errors.hpp"
+#include "model/profile_parameters.hpp"
 #include "model/yaml_fields.hpp"
 
 namespace mrplan {
@@ -165,7 +166,16 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   if (f.has("fitted")) {
     for (const auto& e : f.list("fitted")) {
       e.only({"key", "value", "std_error", "source"});
-      m.fitted.push_back({e.text("key"), e.number("value", 0), e.non_negative_or_infinite("std_error", 0), e.text("source", "")});
+      FittedParameter p{e.text("key"), e.number("value", 0), e.non_negative_or_infinite("std_error", 0), e.text("source", "")};
+      // a key the registry does not know would be left out of every draw: only notes (a key with a
+      // space, or "hardware") may name no parameter
+      const bool note = p.key == "hardware" || p.key.find(' ') != std::string::npos;
+      if (!note && !find_parameter(m, p.key))
+        fail_input(file, e.key_path("key"),
+                   fmt::format("'{}' names no parameter of this profile (a map entry or workload it names is missing, or the key is "
+                               "misspelt; `mrplan profile summit` shows the keys fits record)",
+                               p.key));
+      m.fitted.push_back(std::move(p));
     }
   }
   return m;

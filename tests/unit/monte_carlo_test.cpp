@@ -4,6 +4,7 @@
 
 #include "calibrate/convergence_fit.hpp"
 #include "calibrate/paper_calibration.hpp"
+#include "model/errors.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"
 #include "model/record.hpp"
@@ -84,6 +85,20 @@ TEST(ProfileParameters, EveryFittedKeyOfTheBuiltinProfilesIsRegisteredOrANote) {
   EXPECT_EQ(slot->to_internal, 1e-6);
   EXPECT_EQ(*slot->values.front(), m.comm.call_overhead_s);
   EXPECT_EQ(find_parameter(m, "convergence.*.fusion_efficiency")->values.size(), m.convergence.size());
+}
+
+TEST(ProfileParameters, TheReaderRefusesAFittedKeyThatNamesNoParameter) {
+  MachineProfile m = calibrated_builtin_profile("summit");
+  m.fitted.push_back({"comm.call_overhed_us", 1, 0, "typo"});
+  std::string message;
+  try {
+    profile_from_yaml_text(profile_to_yaml(m), "p.yaml");
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("'comm.call_overhed_us' names no parameter of this profile"), std::string::npos) << message;
+  m.fitted.back().key = "a note (no parameter)";
+  EXPECT_NO_THROW(profile_from_yaml_text(profile_to_yaml(m), "p.yaml"));
 }
 
 TEST(ProfileParameters, SeedSpreadRoundTripsThroughYaml) {
