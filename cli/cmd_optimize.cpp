@@ -90,13 +90,7 @@ std::vector<Judged> judge(const SearchSpace& space, const std::vector<Candidate>
   return out;
 }
 
-double violation_at(const Judged& j, const Constraints& l) {
-  double v = 0;
-  if (l.deadline_s) v = std::max(v, j.time_q / *l.deadline_s);
-  if (l.budget_gpu_hours) v = std::max(v, j.gpu_hours_q / *l.budget_gpu_hours);
-  if (l.budget_node_hours) v = std::max(v, j.node_hours_q / *l.budget_node_hours);
-  return v;
-}
+double violation_at(const Judged& j, const Constraints& l) { return violation(l, j.time_q, j.gpu_hours_q, j.node_hours_q); }
 
 [[noreturn]] void no_plan(const SearchSpace& space, const SearchResult& r, const std::vector<Judged>& judged, const Constraints& l,
                           double confidence, const MachineProfile& m) {

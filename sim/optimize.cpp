@@ -62,14 +62,7 @@ bool placeable(int gpus, const MachineProfile& m) {
 }
 
 
-// How far a candidate breaks the constraints: the largest ratio to a limit (> 1: broken).
-double violation(const Candidate& c, const Constraints& l) {
-  double v = 0;
-  if (l.deadline_s) v = std::max(v, c.time_s / *l.deadline_s);
-  if (l.budget_gpu_hours) v = std::max(v, c.gpu_hours / *l.budget_gpu_hours);
-  if (l.budget_node_hours) v = std::max(v, c.node_hours / *l.budget_node_hours);
-  return v;
-}
+double violation(const Candidate& c, const Constraints& l) { return violation(l, c.time_s, c.gpu_hours, c.node_hours); }
 
 // a dominates b on (time, GPU-hours); exact ties go to the earlier, so the front does not depend on
 // the order candidates arrive in
@@ -353,6 +346,14 @@ void check_space(const SearchSpace& s) {
 }
 
 }  // namespace
+
+double violation(const Constraints& l, double time_s, double gpu_hours, double node_hours) {
+  double v = 0;
+  if (l.deadline_s) v = std::max(v, time_s / *l.deadline_s);
+  if (l.budget_gpu_hours) v = std::max(v, gpu_hours / *l.budget_gpu_hours);
+  if (l.budget_node_hours) v = std::max(v, node_hours / *l.budget_node_hours);
+  return v;
+}
 
 double node_hours(const MachineProfile& m, int gpus, double time_s, double gpu_hours) {
   return m.whole_nodes ? time_s / 3600.0 * std::ceil(double(gpus) / m.gpus_per_node) : gpu_hours / m.gpus_per_node;

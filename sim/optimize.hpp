@@ -31,6 +31,8 @@ struct SearchSpace {
 struct Constraints {
   std::optional<double> deadline_s, budget_gpu_hours, budget_node_hours;
 };
+// How far a plan's numbers break the limits: the largest ratio to a limit (above 1: broken).
+double violation(const Constraints& limits, double time_s, double gpu_hours, double node_hours);
 
 constexpr size_t kMaxSearchStages = 4;
 struct Candidate {
