@@ -56,6 +56,7 @@ const std::vector<Entry>& entries() {
       t.push_back(field(base + "_" + yaml_unit, yaml_unit, yaml_scale, 0, hi / yaml_scale, f));
     };
     both("compute.peak_fp32", "flops", "TFLOPS", 1e12, kInf, [](MachineProfile& m) { return &m.compute.peak_fp32_flops; });
+    both("compute.peak_fp16", "flops", "TFLOPS", 1e12, kInf, [](MachineProfile& m) { return &m.compute.peak_fp16_flops; });
     both("compute.mem_bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.compute.mem_bandwidth_Bps; });
     t.push_back({"compute.efficiency.*", "", 1, 0, 10, [](MachineProfile& m, const std::string& k) { return in_map(m.compute.efficiency, k); }});
     t.push_back({"compute.mem_efficiency_by_kind.*", "", 1, 0, 10,
@@ -90,6 +91,10 @@ const std::vector<Entry>& entries() {
     both("comm.call_overhead", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.comm.call_overhead_s; });
     both("io.pfs.per_file_latency", "s", "ms", 1e-3, kInf, [](MachineProfile& m) { return &m.io.pfs.per_file_latency_s; });
     both("io.pfs.per_node_bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.pfs.per_node_bandwidth_Bps; });
+    both("io.pfs.aggregate_bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.pfs.aggregate_bandwidth_Bps; });
+    both("io.nvme_bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.nvme_bandwidth_Bps; });
+    both("io.nvme_capacity", "bytes", "GB", 1e9, kInf, [](MachineProfile& m) { return &m.io.nvme_capacity_bytes; });
+    t.push_back(field("io.page_cache_fraction", "", 1, 0, 1, [](MachineProfile& m) { return &m.io.page_cache_fraction; }));
     both("io.host_memcpy", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_memcpy_Bps; });
     both("io.host_decode", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_decode_Bps; });
     both("io.host_to_device", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_to_device_Bps; });
@@ -113,6 +118,7 @@ const std::vector<Entry>& entries() {
                                         std::tuple{"overtrain_epochs", &ConvergenceParams::overtrain_epochs, 0.0, kInf},
                                         std::tuple{"overtrain_penalty", &ConvergenceParams::overtrain_penalty, 0.0, kInf},
                                         std::tuple{"critical_batch", &ConvergenceParams::critical_batch, 0.0, kInf},
+                                        std::tuple{"reference_global_batch", &ConvergenceParams::reference_global_batch, 0.0, kInf},
                                         std::tuple{"seed_epochs_cv", &ConvergenceParams::seed_epochs_cv, 0.0, 1.0},
                                         std::tuple{"seed_switch_cv", &ConvergenceParams::seed_switch_cv, 0.0, 1.0}})
       t.push_back({fmt::format("convergence.*.{}", name), "", 1, lo, hi, [member](MachineProfile& m, const std::string& w) -> double* {
@@ -160,6 +166,50 @@ void record_fit(MachineProfile& m, FittedParameter f) {
   if (!find_parameter(m, f.key)) throw std::logic_error(fmt::format("fit of '{}': no such parameter in the profile registry", f.key));
   std::erase_if(m.fitted, [&](const FittedParameter& p) { return p.key == f.key; });
   m.fitted.push_back(std::move(f));
+}
+
+const std::vector<YamlNumber>& yaml_numbers() {
+  constexpr bool req = true, opt = false, pos = true, any = false;
+  static const std::vector<YamlNumber> list = {
+      {"compute.peak_fp32_TFLOPS", req, 0, pos, kInf},
+      {"compute.peak_fp16_TFLOPS", opt, 0, pos, kInf},  // 0: the fp32 peak (no tensor cores)
+      {"compute.mem_bandwidth_GBps", req, 0, pos, kInf},
+      {"compute.half_work_GFLOP", opt, 1, any, kInf},
+      {"compute.mem_efficiency", opt, 0.7, pos, kInf},
+      {"compute.kernel_overhead_us", opt, 5, any, kInf},
+      {"compute.optimizer_tensor_us", opt, 0, any, kInf},
+      {"compute.step_time_cv", opt, 0, any, 1},
+      {"compute.inference_factor", opt, 0, any, 10},
+      {"compute.run_speed_cv", opt, 0, any, 1},
+      {"node_sharing.slowdown", opt, 1, pos, 10},
+      {"node_sharing.comm_steal_fraction", opt, 0, any, 10},
+      {"node_sharing.step_time_cv", opt, 0, any, 1},
+      {"comm.intra_node.alpha_s", opt, 5e-6, any, kInf},
+      {"comm.intra_node.bandwidth_GBps", req, 0, pos, kInf},
+      {"comm.inter_node.alpha_s", opt, 5e-6, any, kInf},
+      {"comm.inter_node.bandwidth_GBps", req, 0, pos, kInf},
+      {"comm.bandwidth_efficiency", opt, 1, pos, 1},
+      {"comm.call_overhead_us", opt, 0, any, kInf},
+      {"io.pfs.aggregate_bandwidth_GBps", req, 0, pos, kInf},
+      {"io.pfs.per_node_bandwidth_GBps", req, 0, pos, kInf},
+      {"io.pfs.per_file_latency_ms", opt, 1, any, kInf},
+      {"io.nvme_bandwidth_GBps", opt, 0, any, kInf},
+      {"io.nvme_capacity_GB", opt, 0, any, kInf},
+      {"io.host_to_device_GBps", req, 0, pos, kInf},
+      {"io.host_to_device_efficiency", opt, 1, pos, 1},
+      {"io.host_decode_GBps", opt, 2, pos, kInf},
+      {"io.host_memcpy_GBps", opt, 20, pos, kInf},
+      {"io.page_cache_fraction", opt, 0.5, any, kInf},
+      {"convergence.*.transfer_efficiency", req, 0, any, kInf},
+      {"convergence.*.fusion_efficiency", opt, 0, any, kInf},
+      {"convergence.*.overtrain_epochs", opt, 1e9, any, kInf},
+      {"convergence.*.overtrain_penalty", opt, 1, any, kInf},
+      {"convergence.*.reference_global_batch", opt, 256, pos, kInf},
+      {"convergence.*.critical_batch", opt, 0, any, kInf},
+      {"convergence.*.seed_epochs_cv", opt, 0, any, 1},
+      {"convergence.*.seed_switch_cv", opt, 0, any, 1},
+  };
+  return list;
 }
 
 std::vector<std::string> parameter_patterns() {

@@ -30,6 +30,18 @@ std::optional<ParameterSlot> find_parameter(MachineProfile& m, const std::string
 // key names a parameter of `m` (std::logic_error otherwise: a fitter's key out of step).
 void record_fit(MachineProfile& m, FittedParameter f);
 
+// The profile YAML's one-number fields, each a registry key in the YAML's units and at its place in
+// the YAML (comm.intra_node.bandwidth_GBps is `bandwidth_GBps` of `intra_node` of `comm`): the
+// profile reader and writer go through this list, find_parameter says where each value lives.
+struct YamlNumber {
+  std::string key;
+  bool required = false;
+  double fallback = 0;    // when not given (the key's unit)
+  bool positive = false;  // > 0; otherwise any value (`transfer_efficiency`) or >= 0 (the rest, by the registry's bounds)
+  double upper = 0;       // the largest value accepted
+};
+const std::vector<YamlNumber>& yaml_numbers();
+
 // The keys the registry knows, as patterns ('*': a family, kind or workload name).
 std::vector<std::string> parameter_patterns();
 

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
 #include "model/errors.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/yaml_fields.hpp"
@@ -9,11 +14,6 @@
 namespace mrplan {
 
 namespace {
-
-LinkLevel read_link(const YamlFields& f) {
-  f.only({"alpha_s", "bandwidth_GBps"});
-  return {f.non_negative("alpha_s", 5e-6), f.positive("bandwidth_GBps") * 1e9};
-}
 
 LearningCurve read_curve(const YamlFields& f) {
   f.only({"form", "floor", "amplitude", "scale"});
@@ -25,6 +25,54 @@ LearningCurve read_curve(const YamlFields& f) {
   c.amplitude = f.number("amplitude");
   c.scale = f.positive("scale");
   return c;
+}
+
+// `key` with its '*' standing for `name`.
+std::string named(std::string key, const std::string& name) {
+  if (const auto star = key.find('*'); star != std::string::npos) key.replace(star, 1, name);
+  return key;
+}
+
+// The names the registry's YAML numbers take right under `prefix` (a field, or the group holding one),
+// then `manual`: what a section of the profile may hold.
+std::vector<std::string> keys_under(const std::string& prefix, std::vector<std::string> manual) {
+  for (const auto& y : yaml_numbers())
+    if (y.key.starts_with(prefix)) {
+      auto first = y.key.substr(prefix.size());
+      first = first.substr(0, first.find('.'));
+      if (std::find(manual.begin(), manual.end(), first) == manual.end()) manual.push_back(first);
+    }
+  return manual;
+}
+
+// Checked as the key's kind says: > 0, >= 0 (the registry's lower bound) or any number, and at most its upper bound.
+double read_number(const YamlFields& at, const std::string& leaf, const YamlNumber& y, double lower) {
+  const char* k = leaf.c_str();
+  const bool capped = std::isfinite(y.upper);
+  if (y.positive) return capped ? at.positive_at_most(k, y.fallback, y.upper) : at.positive(k);
+  if (lower >= 0) return capped ? at.non_negative_at_most(k, y.fallback, y.upper) : at.non_negative(k, y.fallback);
+  return at.number(k);
+}
+
+// The registry's YAML numbers under `prefix` (a group one level below read from `f`'s child of that
+// name) into `m`; `name`: what '*' stands for. What is not given takes its fallback.
+void read_numbers(const YamlFields& f, const std::string& prefix, const std::string& name, MachineProfile& m) {
+  for (const auto& y : yaml_numbers()) {
+    if (!y.key.starts_with(prefix)) continue;
+    std::string leaf = y.key.substr(prefix.size());
+    std::optional<YamlFields> group;
+    if (const auto dot = leaf.find('.'); dot != std::string::npos) {
+      const auto g = leaf.substr(0, dot);
+      if (f.has(g.c_str()) || y.required) group = f.child(g.c_str());
+      leaf = leaf.substr(dot + 1);
+    }
+    const auto slot = find_parameter(m, named(y.key, name));
+    if (!slot) throw std::logic_error("profile number '" + y.key + "' is not in the registry");
+    double v = y.fallback;
+    const YamlFields* at = group ? &*group : (y.key.substr(prefix.size()).find('.') == std::string::npos ? &f : nullptr);
+    if (at && (at->has(leaf.c_str()) || y.required)) v = read_number(*at, leaf, y, slot->lower);
+    for (double* x : slot->values) *x = v * slot->to_internal;
+  }
 }
 
 MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
@@ -45,11 +93,10 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
     if (c.has(old_key))
       fail_input(file, fmt::format("compute.{}", old_key),
                  fmt::format("this parameter now lives in its own section: move it to node_sharing.{} (or rerun calibrate sharing)", new_key));
-  c.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "efficiency", "half_work_GFLOP",
-          "half_work_GFLOP_by_family", "mem_efficiency", "mem_efficiency_by_kind", "backward_efficiency", "kernel_overhead_us", "optimizer_tensor_us", "step_forward", "step_backward", "step_factor", "step_bytes_per_param", "step_time_cv", "first_touch", "inference_factor", "run_speed_cv"});
-  m.compute.peak_fp32_flops = c.positive("peak_fp32_TFLOPS") * 1e12;
-  m.compute.peak_fp16_flops = c.positive("peak_fp16_TFLOPS", m.compute.peak_fp32_flops / 1e12) * 1e12;
-  m.compute.mem_bandwidth_Bps = c.positive("mem_bandwidth_GBps") * 1e9;
+  c.only(keys_under("compute.", {"efficiency", "half_work_GFLOP_by_family", "mem_efficiency_by_kind", "backward_efficiency", "step_forward",
+                                 "step_backward", "step_factor", "step_bytes_per_param", "first_touch"}));
+  read_numbers(c, "compute.", "", m);
+  if (m.compute.peak_fp16_flops <= 0) m.compute.peak_fp16_flops = m.compute.peak_fp32_flops;  // no tensor cores
   // fractions of a measured peak; above 1 where an op beats the largest matmul or copy (caches)
   auto read_map = [&](const char* key, std::map<std::string, double>& out, double max) {
     if (!c.has(key)) return;
@@ -78,10 +125,6 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       if (!(v >= 0)) fail_input(file, "compute.half_work_GFLOP_by_family." + k, "expected a number >= 0");
       m.compute.half_work_flops_by_family[k] = v * 1e9;
     }
-  m.compute.half_work_flops = c.non_negative("half_work_GFLOP", 1.0) * 1e9;
-  m.compute.mem_efficiency = c.positive("mem_efficiency", 0.7);
-  m.compute.kernel_overhead_s = c.non_negative("kernel_overhead_us", 5.0) * 1e-6;
-  m.compute.optimizer_tensor_s = c.non_negative("optimizer_tensor_us", 0.0) * 1e-6;
   // profiles fitted before the phases were split: one factor for both, the sweep counted with backward
   m.compute.step_forward.factor = m.compute.step_backward.factor = c.positive_at_most("step_factor", 1.0, 10);
   m.compute.step_backward.bytes_per_param = c.non_negative("step_bytes_per_param", 0.0);
@@ -94,9 +137,6 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
     phase->factor = s.positive_at_most("factor", 1.0, 10);
     phase->bytes_per_param = s.non_negative("bytes_per_param", 0.0);
   }
-  m.compute.step_time_cv = c.non_negative_at_most("step_time_cv", 0.0, 1);
-  m.compute.inference_factor = c.non_negative_at_most("inference_factor", 0.0, 10);
-  m.compute.run_speed_cv = c.non_negative_at_most("run_speed_cv", 0.0, 1);
   if (c.has("first_touch")) {
     auto t = c.child("first_touch");
     t.only({"activation_factor", "param_factor", "bandwidth_GBps"});
@@ -107,60 +147,34 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
 
   if (f.has("node_sharing")) {
     auto ns = f.child("node_sharing");
-    ns.only({"slowdown", "comm_steal_fraction", "step_time_cv"});
-    m.node_sharing.slowdown = ns.positive_at_most("slowdown", 1.0, 10);
-    m.node_sharing.comm_steal_fraction = ns.non_negative_at_most("comm_steal_fraction", 0.0, 10);
-    m.node_sharing.step_time_cv = ns.non_negative_at_most("step_time_cv", 0.0, 1);
+    ns.only(keys_under("node_sharing.", {}));
+    read_numbers(ns, "node_sharing.", "", m);
   }
 
   auto cm = f.child("comm");
-  cm.only({"intra_node", "inter_node", "bandwidth_efficiency", "call_overhead_us"});
-  m.comm.intra_node = read_link(cm.child("intra_node"));
-  m.comm.inter_node = read_link(cm.child("inter_node"));
-  m.comm.bandwidth_efficiency = cm.positive("bandwidth_efficiency", 1.0);
-  if (m.comm.bandwidth_efficiency > 1) fail_input(file, "comm.bandwidth_efficiency", "expected a fraction <= 1");
-  m.comm.call_overhead_s = cm.non_negative("call_overhead_us", 0.0) * 1e-6;
+  cm.only(keys_under("comm.", {}));
+  for (const char* level : {"intra_node", "inter_node"}) cm.child(level).only(keys_under(fmt::format("comm.{}.", level), {}));
+  read_numbers(cm, "comm.", "", m);
 
   auto io = f.child("io");
-  io.only({"pfs", "nvme_bandwidth_GBps", "nvme_capacity_GB", "host_to_device_GBps", "host_to_device_efficiency", "host_decode_GBps",
-           "host_memcpy_GBps", "page_cache_fraction", "prefetch_depth"});
-  auto pfs = io.child("pfs");
-  pfs.only({"aggregate_bandwidth_GBps", "per_node_bandwidth_GBps", "per_file_latency_ms"});
-  m.io.pfs.aggregate_bandwidth_Bps = pfs.positive("aggregate_bandwidth_GBps") * 1e9;
-  m.io.pfs.per_node_bandwidth_Bps = pfs.positive("per_node_bandwidth_GBps") * 1e9;
-  m.io.pfs.per_file_latency_s = pfs.non_negative("per_file_latency_ms", 1.0) * 1e-3;
-  m.io.nvme_bandwidth_Bps = io.non_negative("nvme_bandwidth_GBps", 0) * 1e9;
-  m.io.nvme_capacity_bytes = io.non_negative("nvme_capacity_GB", 0) * 1e9;
-  m.io.host_to_device_Bps = io.positive("host_to_device_GBps") * 1e9;
-  m.io.host_to_device_efficiency = io.positive("host_to_device_efficiency", 1.0);
-  if (m.io.host_to_device_efficiency > 1) fail_input(file, "io.host_to_device_efficiency", "expected a fraction <= 1");
-  m.io.host_decode_Bps = io.positive("host_decode_GBps", 2.0) * 1e9;
-  m.io.host_memcpy_Bps = io.positive("host_memcpy_GBps", 20.0) * 1e9;
-  m.io.page_cache_fraction = io.non_negative("page_cache_fraction", 0.5);
+  io.only(keys_under("io.", {"prefetch_depth"}));
+  io.child("pfs").only(keys_under("io.pfs.", {}));
+  read_numbers(io, "io.", "", m);
   m.io.prefetch_depth = static_cast<int>(io.integer("prefetch_depth", 2));
 
   if (f.has("convergence")) {
     for (const auto& kv : f.node()["convergence"]) {
       const auto w = kv.first.as<std::string>();
       YamlFields cv(kv.second, file, "convergence." + w);
-      cv.only({"dense_metric", "coarse_loss", "coarse_metric", "transfer_efficiency", "fusion_efficiency", "overtrain_epochs",
-               "overtrain_penalty", "reference_global_batch", "critical_batch", "seed_epochs_cv", "seed_switch_cv",
-               "coarse_resolution"});
+      cv.only(keys_under("convergence.*.", {"dense_metric", "coarse_loss", "coarse_metric", "coarse_resolution"}));
       ConvergenceParams p;
       p.dense_metric = read_curve(cv.child("dense_metric"));
       p.coarse_loss = read_curve(cv.child("coarse_loss"));
       if (cv.has("coarse_metric")) p.coarse_metric = read_curve(cv.child("coarse_metric"));
-      p.transfer_efficiency = cv.number("transfer_efficiency");
-      p.fusion_efficiency = cv.number("fusion_efficiency", 0.0);
-      p.overtrain_epochs = cv.non_negative("overtrain_epochs", 1e9);
-      p.overtrain_penalty = cv.non_negative("overtrain_penalty", 1.0);
-      p.reference_global_batch = cv.positive("reference_global_batch", 256);
-      p.critical_batch = cv.non_negative("critical_batch", 0);
       p.coarse_resolution = static_cast<int>(cv.integer("coarse_resolution", 2));
       if (p.coarse_resolution < 2) fail_input(file, "convergence." + w + ".coarse_resolution", "expected a coarsening factor >= 2");
-      p.seed_epochs_cv = cv.non_negative_at_most("seed_epochs_cv", 0, 1);
-      p.seed_switch_cv = cv.non_negative_at_most("seed_switch_cv", 0, 1);
       m.convergence[w] = p;
+      read_numbers(cv, "convergence.*.", w, m);
     }
   }
   if (f.has("fitted")) {
@@ -181,6 +195,19 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   return m;
 }
 
+// The registry's YAML numbers right under `prefix` (not those of a group below it), in the YAML's
+// units; an optional one left out where it is 0 and that is its fallback.
+void write_numbers(YAML::Emitter& e, const std::string& prefix, const std::string& name, MachineProfile& m) {
+  for (const auto& y : yaml_numbers()) {
+    if (!y.key.starts_with(prefix) || y.key.find('.', prefix.size()) != std::string::npos) continue;
+    const auto slot = find_parameter(m, named(y.key, name));
+    if (!slot) continue;
+    const double v = *slot->values.front() / slot->to_internal;
+    if (!y.required && y.fallback == 0 && v == 0) continue;
+    e << YAML::Key << y.key.substr(prefix.size()) << YAML::Value << v;
+  }
+}
+
 void curve_out(YAML::Emitter& e, const char* key, const LearningCurve& c) {
   e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "form" << YAML::Value << (c.form == CurveForm::power ? "power" : "exp")
     << YAML::Key << "floor" << YAML::Value << c.floor << YAML::Key << "amplitude" << YAML::Value << c.amplitude
@@ -195,7 +222,8 @@ MachineProfile profile_from_yaml_text(const std::string& text, const std::string
 
 MachineProfile load_profile_file(const std::string& path) { return read_profile(load_yaml_file(path), path); }
 
-std::string profile_to_yaml(const MachineProfile& m) {
+std::string profile_to_yaml(const MachineProfile& profile) {
+  MachineProfile m = profile;  // the registry hands out writable places
   YAML::Emitter e;
   e.SetDoublePrecision(8);
   auto kv = [&](const char* k, auto v) { e << YAML::Key << k << YAML::Value << v; };
@@ -207,26 +235,20 @@ std::string profile_to_yaml(const MachineProfile& m) {
   kv("gpu_memory_GB", m.gpu_memory_bytes / 1e9);
   kv("host_memory_GB", m.host_memory_bytes / 1e9);
   e << YAML::Key << "compute" << YAML::Value << YAML::BeginMap;
-  kv("peak_fp32_TFLOPS", m.compute.peak_fp32_flops / 1e12);
-  kv("peak_fp16_TFLOPS", m.compute.peak_fp16_flops / 1e12);
-  kv("mem_bandwidth_GBps", m.compute.mem_bandwidth_Bps / 1e9);
+  write_numbers(e, "compute.", "", m);
   auto write_map = [&](const char* key, const std::map<std::string, double>& values) {
     e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (const auto& [k, v] : values) kv(k.c_str(), v);
     e << YAML::EndMap;
   };
   write_map("efficiency", m.compute.efficiency);
-  kv("half_work_GFLOP", m.compute.half_work_flops / 1e9);
   if (!m.compute.half_work_flops_by_family.empty()) {
     std::map<std::string, double> gflop;
     for (const auto& [k, v] : m.compute.half_work_flops_by_family) gflop[k] = v / 1e9;
     write_map("half_work_GFLOP_by_family", gflop);
   }
-  kv("mem_efficiency", m.compute.mem_efficiency);
   if (!m.compute.mem_efficiency_by_kind.empty()) write_map("mem_efficiency_by_kind", m.compute.mem_efficiency_by_kind);
   if (!m.compute.backward_efficiency.empty()) write_map("backward_efficiency", m.compute.backward_efficiency);
-  kv("kernel_overhead_us", m.compute.kernel_overhead_s * 1e6);
-  kv("optimizer_tensor_us", m.compute.optimizer_tensor_s * 1e6);
   for (auto [key, phase] : {std::pair{"step_forward", &m.compute.step_forward}, std::pair{"step_backward", &m.compute.step_backward}})
     if (phase->factor != 1.0 || phase->bytes_per_param != 0) {
       e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
@@ -234,9 +256,6 @@ std::string profile_to_yaml(const MachineProfile& m) {
       kv("bytes_per_param", phase->bytes_per_param);
       e << YAML::EndMap;
     }
-  if (m.compute.step_time_cv != 0) kv("step_time_cv", m.compute.step_time_cv);
-  if (m.compute.inference_factor != 0) kv("inference_factor", m.compute.inference_factor);
-  if (m.compute.run_speed_cv != 0) kv("run_speed_cv", m.compute.run_speed_cv);
   if (m.compute.first_touch.bandwidth_Bps > 0) {
     e << YAML::Key << "first_touch" << YAML::Value << YAML::Flow << YAML::BeginMap;
     kv("activation_factor", m.compute.first_touch.activation_factor);
@@ -247,34 +266,22 @@ std::string profile_to_yaml(const MachineProfile& m) {
   e << YAML::EndMap;
   if (m.node_sharing.slowdown != 1 || m.node_sharing.comm_steal_fraction != 0 || m.node_sharing.step_time_cv != 0) {
     e << YAML::Key << "node_sharing" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    kv("slowdown", m.node_sharing.slowdown);
-    kv("comm_steal_fraction", m.node_sharing.comm_steal_fraction);
-    if (m.node_sharing.step_time_cv != 0) kv("step_time_cv", m.node_sharing.step_time_cv);
+    write_numbers(e, "node_sharing.", "", m);
     e << YAML::EndMap;
   }
   e << YAML::Key << "comm" << YAML::Value << YAML::BeginMap;
-  for (auto [name, l] : {std::pair{"intra_node", m.comm.intra_node}, std::pair{"inter_node", m.comm.inter_node}}) {
-    e << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap;
-    kv("alpha_s", l.alpha_s);
-    kv("bandwidth_GBps", l.bandwidth_Bps / 1e9);
+  for (const std::string level : {"intra_node", "inter_node"}) {
+    e << YAML::Key << level << YAML::Value << YAML::Flow << YAML::BeginMap;
+    write_numbers(e, "comm." + level + ".", "", m);
     e << YAML::EndMap;
   }
-  kv("bandwidth_efficiency", m.comm.bandwidth_efficiency);
-  kv("call_overhead_us", m.comm.call_overhead_s * 1e6);
+  write_numbers(e, "comm.", "", m);
   e << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "pfs" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  kv("aggregate_bandwidth_GBps", m.io.pfs.aggregate_bandwidth_Bps / 1e9);
-  kv("per_node_bandwidth_GBps", m.io.pfs.per_node_bandwidth_Bps / 1e9);
-  kv("per_file_latency_ms", m.io.pfs.per_file_latency_s * 1e3);
+  write_numbers(e, "io.pfs.", "", m);
   e << YAML::EndMap;
-  kv("nvme_bandwidth_GBps", m.io.nvme_bandwidth_Bps / 1e9);
-  kv("nvme_capacity_GB", m.io.nvme_capacity_bytes / 1e9);
-  kv("host_to_device_GBps", m.io.host_to_device_Bps / 1e9);
-  kv("host_to_device_efficiency", m.io.host_to_device_efficiency);
-  kv("host_decode_GBps", m.io.host_decode_Bps / 1e9);
-  kv("host_memcpy_GBps", m.io.host_memcpy_Bps / 1e9);
-  kv("page_cache_fraction", m.io.page_cache_fraction);
+  write_numbers(e, "io.", "", m);
   kv("prefetch_depth", m.io.prefetch_depth);
   e << YAML::EndMap;
   if (!m.convergence.empty()) {
@@ -284,15 +291,8 @@ std::string profile_to_yaml(const MachineProfile& m) {
       curve_out(e, "dense_metric", p.dense_metric);
       curve_out(e, "coarse_loss", p.coarse_loss);
       curve_out(e, "coarse_metric", p.coarse_metric);
-      kv("transfer_efficiency", p.transfer_efficiency);
-      kv("fusion_efficiency", p.fusion_efficiency);
-      kv("overtrain_epochs", p.overtrain_epochs);
-      kv("overtrain_penalty", p.overtrain_penalty);
-      kv("reference_global_batch", p.reference_global_batch);
-      kv("critical_batch", p.critical_batch);
+      write_numbers(e, "convergence.*.", w, m);
       kv("coarse_resolution", p.coarse_resolution);
-      if (p.seed_epochs_cv > 0) kv("seed_epochs_cv", p.seed_epochs_cv);
-      if (p.seed_switch_cv > 0) kv("seed_switch_cv", p.seed_switch_cv);
       e << YAML::EndMap;
     }
     e << YAML::EndMap;

@@ -18,12 +18,16 @@ YamlFields::YamlFields(const YAML::Node& node, std::string file, std::string pat
 std::string YamlFields::key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
 void YamlFields::only(std::initializer_list<const char*> allowed) const {
+  only(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void YamlFields::only(const std::vector<std::string>& allowed) const {
   std::set<std::string> ok(allowed.begin(), allowed.end());
   for (const auto& kv : node_) {
     const auto k = kv.first.as<std::string>();
     if (!ok.count(k)) {
       std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
       fail_input(file_, key_path(k), fmt::format("unknown key (expected one of: {})", list));
     }
   }

@@ -17,6 +17,7 @@ class YamlFields {
 
   // Refuses keys not in `allowed`; call once per map.
   void only(std::initializer_list<const char*> allowed) const;
+  void only(const std::vector<std::string>& allowed) const;
   bool has(const char* key) const;
   YamlFields child(const char* key) const;            // required map
   std::vector<YamlFields> list(const char* key) const; // required sequence of maps

@@ -183,9 +183,12 @@ TEST(ComputeFit, WholeStepPhasesGiveEachPhaseItsFactorAndSweep) {
   EXPECT_EQ(std::count_if(prof.fitted.begin(), prof.fitted.end(), [](const FittedParameter& f) { return f.key.find("compute.step_") == 0; }), 5);
   // a profile from before the split: its one factor for both phases, its sweep with backward
   auto old = profile_to_yaml(prof);
-  const auto from = old.find("  step_forward:"), to = old.find("  step_time_cv:");
-  ASSERT_NE(from, std::string::npos);
-  old.replace(from, to - from, "  step_factor: 1.1\n  step_bytes_per_param: 7\n");
+  for (const char* phase : {"  step_forward:", "  step_backward:"}) {  // one flow-map line each
+    const auto from = old.find(phase);
+    ASSERT_NE(from, std::string::npos);
+    old.erase(from, old.find('\n', from) + 1 - from);
+  }
+  old.insert(old.find("  step_time_cv:"), "  step_factor: 1.1\n  step_bytes_per_param: 7\n");
   const auto r = profile_from_yaml_text(old);
   EXPECT_DOUBLE_EQ(r.compute.step_forward.factor, 1.1);
   EXPECT_DOUBLE_EQ(r.compute.step_backward.factor, 1.1);

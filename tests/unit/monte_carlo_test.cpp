@@ -101,6 +101,26 @@ TEST(ProfileParameters, TheReaderRefusesAFittedKeyThatNamesNoParameter) {
   EXPECT_NO_THROW(profile_from_yaml_text(profile_to_yaml(m), "p.yaml"));
 }
 
+TEST(ProfileParameters, EveryYamlNumberIsRegisteredAndRoundTrips) {
+  MachineProfile m = calibrated_builtin_profile("summit");
+  auto key_of = [](std::string k) {
+    if (const auto star = k.find('*'); star != std::string::npos) k.replace(star, 1, "deepcam");
+    return k;
+  };
+  double v = 0.31;
+  for (const auto& y : yaml_numbers()) {
+    const auto slot = find_parameter(m, key_of(y.key));
+    ASSERT_TRUE(slot) << y.key;
+    for (double* x : slot->values) *x = (v += 0.01) * slot->to_internal;  // a distinct value each, in its bounds
+  }
+  MachineProfile back = profile_from_yaml_text(profile_to_yaml(m), "p.yaml");
+  v = 0.31;
+  for (const auto& y : yaml_numbers()) {
+    const auto slot = find_parameter(back, key_of(y.key));
+    EXPECT_NEAR(*slot->values.front() / slot->to_internal, v += 0.01, 1e-9) << y.key;
+  }
+}
+
 TEST(ProfileParameters, SeedSpreadRoundTripsThroughYaml) {
   MachineProfile m = calibrated_builtin_profile("summit");
   m.convergence["deepcam"].seed_epochs_cv = 0.12;
