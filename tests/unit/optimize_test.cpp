@@ -171,9 +171,11 @@ TEST(Optimize, GlobalBatchLimitLeavesOutExactlyTheLargerBatches) {
   EXPECT_GT(r.counts.beyond_batch, 0u);
   EXPECT_EQ(r.counts.evaluated + r.counts.beyond_batch + r.counts.no_memory + r.counts.too_few_samples,
             free.counts.evaluated + free.counts.no_memory + free.counts.too_few_samples);
-  for (const auto& c : r.best)
-    for (size_t i = 0; i < s.templates[c.template_index].stages.size(); ++i)
-      for (const auto& mr : plan_of(s, c).stages[i].models) EXPECT_LE(mr.gpus * mr.local_batch, 256);
+  for (const auto& c : r.best) {
+    const Plan p = plan_of(s, c);
+    for (const auto& st : p.stages)
+      for (const auto& mr : st.models) EXPECT_LE(mr.gpus * mr.local_batch, 256);
+  }
 }
 
 TEST(Optimize, RefusesAnEmptySpace) {
