@@ -34,7 +34,7 @@ namespace mrplan {
 namespace {
 
 struct OptimizeOpts {
-  std::string plan = "cosmoflow@perlmutter", methods = "baseline,mrt,mrmf", gpus, local_batch = "1:64", switches = "1:200", splits,
+  std::string plan = "cosmoflow@perlmutter", methods, gpus, local_batch = "1:64", switches = "1:200", splits,
               minimize = "time", deadline, budget, machine, out, csv, plot;
   double confidence = 0.9, max_global_batch = -1;
   size_t top = 10, samples = 100;
@@ -54,7 +54,8 @@ std::string describe(const SearchSpace& s, const Candidate& c, const MachineProf
   const Plan& t = s.templates[c.template_index];
   std::string batches;
   for (size_t i = 0; i < t.stages.size(); ++i) batches += (i ? "/" : "") + std::to_string(c.local_batch[i]);
-  std::string d = fmt::format("{} on {} GPUs ({:g} nodes), batch {}", t.name, c.gpus, double(c.gpus) / m.gpus_per_node, batches);
+  const double nodes = double(c.gpus) / m.gpus_per_node;
+  std::string d = fmt::format("{} on {} GPUs ({:g} node{}), batch {}", t.name, c.gpus, nodes, nodes == 1 ? "" : "s", batches);
   if (t.method != Method::baseline) d += c.switch_epoch ? fmt::format(", switch {:g}", *c.switch_epoch) : ", switch by rule";
   if (c.low_fraction) d += fmt::format(", low share {:g}", *c.low_fraction);
   return d;
@@ -131,11 +132,11 @@ void print_table(const SearchSpace& space, const std::vector<Judged>& ranked, co
     const auto& q = j.spread.time_to_target_s;
     std::vector<std::string> row{std::to_string(i + 1), tp.name, fmt::format("{} ({:g})", j.c.gpus, double(j.c.gpus) / m.gpus_per_node), batches,
                                  tp.method == Method::baseline ? "-" : j.c.switch_epoch ? fmt::format("{:g}", *j.c.switch_epoch) : "rule",
-                                 fmt::format("{:.2f}", q.p10 / 3600), fmt::format("{:.2f}", q.p50 / 3600), fmt::format("{:.2f}", q.p90 / 3600),
-                                 fmt::format("{:.1f}", j.spread.gpu_hours.p50),
-                                 fmt::format("{:.1f}", node_hours(m, j.c.gpus, q.p50, j.spread.gpu_hours.p50)),
+                                 fmt::format("{:.3g}", q.p10 / 3600), fmt::format("{:.3g}", q.p50 / 3600), fmt::format("{:.3g}", q.p90 / 3600),
+                                 fmt::format("{:.3g}", j.spread.gpu_hours.p50),
+                                 fmt::format("{:.3g}", node_hours(m, j.c.gpus, q.p50, j.spread.gpu_hours.p50)),
                                  fmt::format("{:.1f}", j.c.memory_bytes / 1e9)};
-    if (own_column) row.insert(row.begin() + 8, fmt::format("{:.2f}", j.time_q / 3600));
+    if (own_column) row.insert(row.begin() + 8, fmt::format("{:.3g}", j.time_q / 3600));
     t.add(row);
   }
   fmt::print("{}", t.str());
@@ -147,7 +148,7 @@ void print_why(const SearchSpace& space, const Candidate& w, const SearchResult&
   TextTable t({"plan", "time", "I/O", "comm", "compute", "eval+fusion", "GPU-h"});
   auto row = [&](const Candidate& c, const std::string& who) {
     t.add({who, fmt::format("{:.0f}", c.time_s), fmt::format("{:.0f}", c.io_s), fmt::format("{:.0f}", c.comm_s), fmt::format("{:.0f}", c.compute_s),
-           fmt::format("{:.0f}", c.other_s), fmt::format("{:.1f}", c.gpu_hours)});
+           fmt::format("{:.0f}", c.other_s), fmt::format("{:.3g}", c.gpu_hours)});
   };
   row(w, "chosen: " + describe(space, w, m));
   for (const auto& c : r.per_template_best)
@@ -200,7 +201,7 @@ SearchPart launch_part() {
 }
 
 void optimize(const OptimizeOpts& o) {
-  auto templates = search_templates(o.plan, parse_methods(o.methods));
+  auto templates = search_templates(o.plan, o.methods.empty() ? std::vector<Method>{} : parse_methods(o.methods));
   if (!o.machine.empty())
     for (auto& t : templates) t.machine = o.machine;
   const auto machine = machine_for(templates.front(), o.machine);
@@ -296,7 +297,8 @@ void register_optimize(CLI::App& app) {
   auto* cmd = app.add_subcommand("optimize", "The best plan for a goal, with its spread: methods x GPUs x batches x switch points");
   auto o = std::make_shared<OptimizeOpts>();
   cmd->add_option("plan", o->plan, "APP@MACHINE (every method's built-in plan) or a plan file (its method and its baseline)")->capture_default_str();
-  cmd->add_option("--methods", o->methods, "methods to search, comma separated (baseline, mrt, mrmf)")->capture_default_str();
+  cmd->add_option("--methods", o->methods,
+                  "methods to search, comma separated (baseline, mrt, mrmf; default: every one APP has, or a plan file's own and its baseline)");
   cmd->add_option("--gpus", o->gpus, "GPU counts: A:B doubling from A, A:B:STEP or A,B,C (default: one node to 4096 GPUs, doubling)");
   cmd->add_option("--local-batch", o->local_batch, "local batches per stage: A:B every one, A:B:STEP or A,B,C")->capture_default_str();
   cmd->add_option("--switch", o->switches, "MRT: coarse epochs before the switch; MRMF: each fusion stage's length (the rule's own choice "

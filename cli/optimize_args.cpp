@@ -49,17 +49,24 @@ std::vector<Plan> search_templates(const std::string& arg, const std::vector<Met
     std::string app = arg.substr(0, at);
     for (const char* v : {"-baseline", "-mrt", "-mrmf2", "-mrmf", "-coarse"})
       if (app.ends_with(v)) app.resize(app.size() - std::string(v).size());
-    return builtin_templates(app, arg.substr(at + 1), methods);
+    if (!methods.empty() || app.ends_with("-mlperf")) return builtin_templates(app, arg.substr(at + 1), methods.empty() ? std::vector{Method::baseline} : methods);
+    return builtin_templates(app, arg.substr(at + 1), {Method::baseline, Method::mrt, Method::mrmf});
   }
   const Plan plan = load_plan(arg);
   std::vector<Plan> out;
-  for (Method m : methods) {
+  const auto asked = methods.empty() ? std::vector<Method>{Method::baseline, plan.method} : methods;
+  for (Method m : asked) {
+    if (m == Method::baseline && plan.method == Method::baseline && !out.empty()) continue;
     if (m == plan.method) out.push_back(plan);
-    else if (m == Method::baseline) out.push_back(baseline_of(plan));
+    else if (m == Method::baseline) {
+      out.push_back(baseline_of(plan));
+      out.back().name = plan.name + " (its baseline)";
+    }
     else
       fail_input("command line", "--methods",
-                 fmt::format("the plan file {} is {} {} plan: it gives its own method and its baseline; for {} give APP@MACHINE or a {} plan file",
-                             arg, plan.method == Method::baseline ? "a" : "an", to_string(plan.method), to_string(m), to_string(m)));
+                 fmt::format("the plan file {} is {} {} plan: it gives its own method and its baseline; for {} give APP@MACHINE or {} {} plan file",
+                             arg, plan.method == Method::baseline ? "a" : "an", to_string(plan.method), to_string(m),
+                             m == Method::baseline ? "a" : "an", to_string(m)));
   }
   return out;
 }

@@ -80,7 +80,7 @@ expect_error "'8:4': need FROM <= TO" optimize cosmoflow@summit --local-batch 8:
 expect_error "no plan meets the deadline 60 s (0.02 h): the nearest is cosmoflow-mrmf2@summit on 48 GPUs" optimize cosmoflow@summit "${small[@]}" --deadline 60s
 expect_error "is an mrmf plan: it gives its own method and its baseline; for mrt give APP@MACHINE" optimize "$tmp/best.yaml" --methods mrt
 expect_error "expected GPU-hours or node-hours" optimize cosmoflow@summit --budget 500
-expect_error "is MLPerf's reference training: --methods baseline only" optimize cosmoflow-mlperf@perlmutter
+expect_error "is MLPerf's reference training: --methods baseline only" optimize cosmoflow-mlperf@perlmutter --methods mrt
 
 # the built-ins a newcomer can name, MLPerf's reference plans among them
 "$MRPLAN" list > "$tmp/list.txt"
