@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
+
+#include "model/builtin_workloads.hpp"
+#include "model/layer_table.hpp"
 
 namespace mrplan {
 
@@ -12,9 +16,28 @@ std::string who(const Stage& s, const ModelRun& m) {
   return s.models.size() == 1 ? fmt::format("stage '{}'", s.name) : fmt::format("stage '{}' model '{}'", s.name, m.name);
 }
 
+int64_t params_at_full_resolution(const NetworkSpec& spec) {
+  return resolve(spec, coarsened_spatial(spec, 1), 1, 4.0, 1).total_params();
+}
+
+// Curves are found by the network's name: a network from a file that takes a built-in's name gets
+// the built-in's curves, which were fitted for another network when the two differ.
+void borrowed_curves_warning(const PreparedPlan& p, std::vector<std::string>& out) {
+  const auto& w = p.plan.workload;
+  const bool from_file = w.find('/') != std::string::npos || w.ends_with(".yaml") || w.ends_with(".yml");
+  const auto names = builtin_workload_names();
+  if (!from_file || std::find(names.begin(), names.end(), p.spec.name) == names.end()) return;
+  const int64_t mine = params_at_full_resolution(p.spec), theirs = params_at_full_resolution(builtin_workload(p.spec.name));
+  if (mine != theirs)
+    out.push_back(fmt::format("{} names its network '{}', whose learning curves were fitted for the built-in network of that name "
+                              "({} parameters; this one has {}): its epochs to target are the built-in's",
+                              w, p.spec.name, theirs, mine));
+}
+
 void convergence_warnings(const PreparedPlan& p, std::vector<std::string>& out) {
   const auto& plan = p.plan;
   const auto& cv = *p.convergence;
+  borrowed_curves_warning(p, out);
   std::set<int> coarse;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const auto& s = plan.stages[i];

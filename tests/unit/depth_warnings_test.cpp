@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "calibrate/paper_calibration.hpp"
+#include "model/builtin_workloads.hpp"
+#include "model/workload_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/depth_warnings.hpp"
 #include "sim/simulate.hpp"
@@ -41,6 +46,25 @@ TEST(DepthWarnings, CoarseCurvesUsedAtAnotherResolution) {
 TEST(DepthWarnings, FitsTransferredFromAnotherMachine) {
   EXPECT_EQ(count(simulate(builtin_plan("cosmoflow-mrt@perlmutter"), calibrated_builtin_profile("perlmutter")), "transferred from cori-gpu"), 1u);
   EXPECT_EQ(count(simulate(builtin_plan("cosmoflow-mrt@summit"), calibrated_builtin_profile("summit")), "transferred from"), 0u);
+}
+
+TEST(DepthWarnings, ANetworkFromAFileThatTakesABuiltinsNameAndItsCurves) {
+  const auto dir = std::filesystem::temp_directory_path() / "mrplan_depth_warnings";
+  std::filesystem::create_directories(dir);
+  const auto& m = calibrated_builtin_profile("summit");
+  Plan p = builtin_plan("neuron-inverter-baseline@summit");
+  auto write = [&](const std::string& text) {
+    std::ofstream((dir / "net.yaml").string()) << text;
+    p.workload = (dir / "net.yaml").string();
+    return simulate(p, m);
+  };
+  const std::string same = workload_to_yaml(builtin_workload("neuron-inverter"));
+  EXPECT_EQ(count(write(same), "whose learning curves were fitted for the built-in network"), 0u);
+  std::string wider = same;
+  const auto at = wider.find("kind: linear, filters: 512");
+  ASSERT_NE(at, std::string::npos) << same;
+  wider.replace(at, 26, "kind: linear, filters: 640");
+  EXPECT_EQ(count(write(wider), "names its network 'neuron-inverter', whose learning curves were fitted for the built-in network"), 1u);
 }
 
 TEST(DepthWarnings, StagedToNvmeOnAMachineWithout) {
