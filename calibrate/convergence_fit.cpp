@@ -199,25 +199,23 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   return fit;
 }
 
+void PooledSpread::add(const std::vector<double>& v) {
+  if (v.size() < 2) return;
+  const double n = static_cast<double>(v.size()), mean = std::accumulate(v.begin(), v.end(), 0.0) / n;
+  if (mean <= 0) return;
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  sum += ss / (mean * mean), dof += static_cast<int>(v.size()) - 1;
+}
+
+double PooledSpread::cv() const { return dof > 0 ? std::sqrt(sum / dof) : 0; }
+double PooledSpread::std_error() const { return dof > 0 ? cv() / std::sqrt(2.0 * dof) : 0; }  // of a normal sample's s
+
 SeedSpread fit_seed_spread(const std::vector<NamedRecord>& records) {
   std::map<std::string, std::vector<const Record*>> by_plan;
   for (const auto& [file, r] : records)
     if (r.totals.reached_target && !r.stages.empty()) by_plan[r.plan_spec.empty() ? r.plan : r.plan_spec].push_back(&r);
-  // pooled relative variance: sum over plans of (n-1) s^2 / mean^2, over sum of (n-1)
-  struct Pool {
-    double sum = 0;
-    int dof = 0;
-    void add(const std::vector<double>& v) {
-      if (v.size() < 2) return;
-      const double n = static_cast<double>(v.size()), mean = std::accumulate(v.begin(), v.end(), 0.0) / n;
-      if (mean <= 0) return;
-      double ss = 0;
-      for (double x : v) ss += (x - mean) * (x - mean);
-      sum += ss / (mean * mean), dof += static_cast<int>(v.size()) - 1;
-    }
-    double cv() const { return dof > 0 ? std::sqrt(sum / dof) : 0; }
-    double se() const { return dof > 0 ? cv() / std::sqrt(2.0 * dof) : 0; }  // of a normal sample's s, relative
-  } epochs, switches;
+  PooledSpread epochs, switches;
   SeedSpread s;
   for (const auto& [plan, runs] : by_plan) {
     if (runs.size() < 2) continue;
@@ -233,11 +231,11 @@ SeedSpread fit_seed_spread(const std::vector<NamedRecord>& records) {
   std::vector<double> speed;
   for (const auto& [file, r] : records)
     if (r.device_matmul_flops_per_s) speed.push_back(*r.device_matmul_flops_per_s);
-  Pool machine;
+  PooledSpread machine;
   machine.add(speed);
-  s.run_speed_cv = machine.cv(), s.run_speed_cv_std_error = machine.se(), s.speed_runs = static_cast<int>(speed.size());
-  s.epochs_cv = epochs.cv(), s.epochs_cv_std_error = epochs.se();
-  s.switch_cv = switches.cv(), s.switch_cv_std_error = switches.se();
+  s.run_speed_cv = machine.cv(), s.run_speed_cv_std_error = machine.std_error(), s.speed_runs = static_cast<int>(speed.size());
+  s.epochs_cv = epochs.cv(), s.epochs_cv_std_error = epochs.std_error();
+  s.switch_cv = switches.cv(), s.switch_cv_std_error = switches.std_error();
   return s;
 }
 

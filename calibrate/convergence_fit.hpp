@@ -37,6 +37,15 @@ struct SeedSpread {
 };
 SeedSpread fit_seed_spread(const std::vector<NamedRecord>& records);
 
+// Relative standard deviation pooled over groups of repeats: sum of (n-1) s^2 / mean^2 over sum of (n-1).
+struct PooledSpread {
+  double sum = 0;
+  int dof = 0;
+  void add(const std::vector<double>& group);  // a group of fewer than two, or of mean <= 0, adds nothing
+  double cv() const;
+  double std_error() const;  // cv / sqrt(2 dof)
+};
+
 struct ConvergenceFit {
   std::string workload;
   double target = 0;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <numeric>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -98,15 +97,14 @@ ConvergenceParams mlperf_cosmoflow_convergence(std::vector<FittedParameter>& pro
   p.dense_metric = p.coarse_loss = p.coarse_metric = fit.curve;  // no coarse model was run: baseline plans only
   p.transfer_efficiency = 0;
   p.reference_global_batch = 1024;
-  const double n = static_cast<double>(epochs.size()), mean = std::accumulate(epochs.begin(), epochs.end(), 0.0) / n;
-  double ss = 0;
-  for (double e : epochs) ss += (e - mean) * (e - mean);
-  p.seed_epochs_cv = std::sqrt(ss / (n - 1)) / mean;
+  PooledSpread seeds;
+  seeds.add(epochs);
+  p.seed_epochs_cv = seeds.cv();
   const std::string key = "convergence.cosmoflow-mlperf.";
   prov.push_back({key + "dense_metric.floor", fit.curve.floor, fit.floor_std_error, src});
   prov.push_back({key + "dense_metric.amplitude", fit.curve.amplitude, fit.amplitude_std_error, src});
   prov.push_back({key + "dense_metric.scale", fit.curve.scale, fit.scale_std_error, src});
-  prov.push_back({key + "seed_epochs_cv", p.seed_epochs_cv, p.seed_epochs_cv / std::sqrt(2 * (n - 1)), src + ": epochs to target of the three runs"});
+  prov.push_back({key + "seed_epochs_cv", p.seed_epochs_cv, seeds.std_error(), src + ": epochs to target of the three runs"});
   return p;
 }
 

@@ -50,10 +50,16 @@ struct Judged {
   double objective_p50 = 0;
 };
 
+// Each stage's local batch, "8/4".
+std::string batches_of(const SearchSpace& s, const Candidate& c) {
+  std::string batches;
+  for (size_t i = 0; i < s.templates[c.template_index].stages.size(); ++i) batches += (i ? "/" : "") + std::to_string(c.local_batch[i]);
+  return batches;
+}
+
 std::string describe(const SearchSpace& s, const Candidate& c, const MachineProfile& m) {
   const Plan& t = s.templates[c.template_index];
-  std::string batches;
-  for (size_t i = 0; i < t.stages.size(); ++i) batches += (i ? "/" : "") + std::to_string(c.local_batch[i]);
+  const std::string batches = batches_of(s, c);
   const double nodes = double(c.gpus) / m.gpus_per_node;
   std::string d = fmt::format("{} on {} GPUs ({:g} node{}), batch {}", t.name, c.gpus, nodes, nodes == 1 ? "" : "s", batches);
   if (t.method != Method::baseline) d += c.switch_epoch ? fmt::format(", switch {:g}", *c.switch_epoch) : ", switch by rule";
@@ -127,8 +133,7 @@ void print_table(const SearchSpace& space, const std::vector<Judged>& ranked, co
   for (size_t i = 0; i < ranked.size(); ++i) {
     const auto& j = ranked[i];
     const Plan& tp = space.templates[j.c.template_index];
-    std::string batches;
-    for (size_t s = 0; s < tp.stages.size(); ++s) batches += (s ? "/" : "") + std::to_string(j.c.local_batch[s]);
+    const std::string batches = batches_of(space, j.c);
     const auto& q = j.spread.time_to_target_s;
     std::vector<std::string> row{std::to_string(i + 1), tp.name, fmt::format("{} ({:g})", j.c.gpus, double(j.c.gpus) / m.gpus_per_node), batches,
                                  tp.method == Method::baseline ? "-" : j.c.switch_epoch ? fmt::format("{:g}", *j.c.switch_epoch) : "rule",
@@ -162,8 +167,7 @@ std::string csv_header() {
 }
 
 std::string csv_line(const SearchSpace& s, const Candidate& c) {
-  std::string batches;
-  for (size_t i = 0; i < s.templates[c.template_index].stages.size(); ++i) batches += (i ? "/" : "") + std::to_string(c.local_batch[i]);
+  const std::string batches = batches_of(s, c);
   return fmt::format("{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.4g},{}\n", s.templates[c.template_index].name, c.gpus,
                      batches, c.switch_epoch ? fmt::format("{:g}", *c.switch_epoch) : "", c.low_fraction ? fmt::format("{:g}", *c.low_fraction) : "",
                      c.time_s, c.io_s, c.comm_s, c.compute_s, c.other_s, c.gpu_hours, c.node_hours, c.memory_bytes / 1e9, c.reached_target);

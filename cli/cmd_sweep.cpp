@@ -120,7 +120,7 @@ void register_sweep(CLI::App& app) {
     for (const auto& n : notes) fmt::print("note: {}\n", n);
     for (int g : spec.gpus)  // where the prediction is out of its depth, at each GPU count swept
       for (const auto& w : simulate(plan_at_gpus(plan, g, spec.keep_global_batch), machine).warnings)
-        if (w.find("depth") == std::string::npos) fmt::print("warning ({} GPUs): {}\n", g, w);
+        fmt::print("warning ({} GPUs): {}\n", g, w);
     fmt::print("{} points in {:.3f} s\n", pts.size(), secs);
     if (!o->csv.empty()) write_output(o->csv, sweep_csv(pts), "CSV file");
     if (!o->plot.empty()) {

@@ -49,8 +49,7 @@ std::vector<Plan> search_templates(const std::string& arg, const std::vector<Met
     std::string app = arg.substr(0, at);
     for (const char* v : {"-baseline", "-mrt", "-mrmf2", "-mrmf", "-coarse"})
       if (app.ends_with(v)) app.resize(app.size() - std::string(v).size());
-    if (!methods.empty() || app.ends_with("-mlperf")) return builtin_templates(app, arg.substr(at + 1), methods.empty() ? std::vector{Method::baseline} : methods);
-    return builtin_templates(app, arg.substr(at + 1), {Method::baseline, Method::mrt, Method::mrmf});
+    return builtin_templates(app, arg.substr(at + 1), methods);
   }
   const Plan plan = load_plan(arg);
   std::vector<Plan> out;

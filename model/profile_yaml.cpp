@@ -60,16 +60,19 @@ void read_numbers(const YamlFields& f, const std::string& prefix, const std::str
   for (const auto& y : yaml_numbers()) {
     if (!y.key.starts_with(prefix)) continue;
     std::string leaf = y.key.substr(prefix.size());
-    std::optional<YamlFields> group;
-    if (const auto dot = leaf.find('.'); dot != std::string::npos) {
+    // where the number sits: `f`, or a group below it (none: an optional group that is not there);
+    // emplaced, never assigned: assigning a YAML::Node writes into the tree it refers to
+    std::optional<YamlFields> at;
+    if (const auto dot = leaf.find('.'); dot == std::string::npos) {
+      at.emplace(f);
+    } else {
       const auto g = leaf.substr(0, dot);
-      if (f.has(g.c_str()) || y.required) group = f.child(g.c_str());
+      if (f.has(g.c_str()) || y.required) at.emplace(f.child(g.c_str()));
       leaf = leaf.substr(dot + 1);
     }
     const auto slot = find_parameter(m, named(y.key, name));
     if (!slot) throw std::logic_error("profile number '" + y.key + "' is not in the registry");
     double v = y.fallback;
-    const YamlFields* at = group ? &*group : (y.key.substr(prefix.size()).find('.') == std::string::npos ? &f : nullptr);
     if (at && (at->has(leaf.c_str()) || y.required)) v = read_number(*at, leaf, y, slot->lower);
     for (double* x : slot->values) *x = v * slot->to_internal;
   }

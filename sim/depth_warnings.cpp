@@ -24,9 +24,8 @@ int64_t params_at_full_resolution(const NetworkSpec& spec) {
 // the built-in's curves, which were fitted for another network when the two differ.
 void borrowed_curves_warning(const PreparedPlan& p, std::vector<std::string>& out) {
   const auto& w = p.plan.workload;
-  const bool from_file = w.find('/') != std::string::npos || w.ends_with(".yaml") || w.ends_with(".yml");
   const auto names = builtin_workload_names();
-  if (!from_file || std::find(names.begin(), names.end(), p.spec.name) == names.end()) return;
+  if (!workload_is_file(p.plan) || std::find(names.begin(), names.end(), p.spec.name) == names.end()) return;
   const int64_t mine = params_at_full_resolution(p.spec), theirs = params_at_full_resolution(builtin_workload(p.spec.name));
   if (mine != theirs)
     out.push_back(fmt::format("{} names its network '{}', whose learning curves were fitted for the built-in network of that name "

@@ -10,7 +10,8 @@
 
 namespace mrplan {
 
-std::vector<Plan> builtin_templates(const std::string& app, const std::string& machine, const std::vector<Method>& methods) {
+std::vector<Plan> builtin_templates(const std::string& app, const std::string& machine, std::vector<Method> methods) {
+  if (methods.empty()) methods = app.ends_with("-mlperf") ? std::vector{Method::baseline} : std::vector{Method::baseline, Method::mrt, Method::mrmf};
   const auto names = builtin_plan_names();
   auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   std::vector<Plan> out;

@@ -18,10 +18,14 @@
 
 namespace mrplan {
 
+bool workload_is_file(const Plan& plan) {
+  const auto& w = plan.workload;
+  return w.find('/') != std::string::npos || w.ends_with(".yaml") || w.ends_with(".yml");
+}
+
 NetworkSpec plan_network(const Plan& plan) {
   const auto& w = plan.workload;
-  const bool is_file = w.find('/') != std::string::npos || w.ends_with(".yaml") || w.ends_with(".yml");
-  if (is_file) {
+  if (workload_is_file(plan)) {
     std::filesystem::path p(w);
     if (p.is_relative() && !plan.source_file.empty() && !std::filesystem::exists(p))
       p = std::filesystem::path(plan.source_file).parent_path() / p;

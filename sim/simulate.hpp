@@ -14,6 +14,7 @@ namespace mrplan {
 
 // The plan's network: a built-in name or a workload YAML file.
 NetworkSpec plan_network(const Plan& plan);
+bool workload_is_file(const Plan& plan);
 // Layer table of one model run (resolution, local batch, coarse output upsample when needed).
 LayerTable model_run_table(const Plan& plan, const NetworkSpec& spec, const ModelRun& run);
 
