@@ -2,32 +2,209 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
+#include "calibrate/mllog_events.hpp"
 #include "model/errors.hpp"
 #include "model/method_rules.hpp"
+#include "model/plan_yaml.hpp"
+#include "sim/builtin_plans.hpp"
 
 namespace mrplan {
 
-using nlohmann::json;
-
 namespace {
 
-// What the log says about one model's epochs (mrplan's logs name stage and model; others have one).
-struct EpochMarks {
-  std::optional<double> start_ms, stop_ms, metric;
+// MLPerf HPC training rules, benchmarks table: each benchmark's quality metric, direction, target.
+struct BenchmarkFacts {
+  const char* benchmark;
+  const char* plan_family;  // mrplan's built-in `FAMILY-mlperf` plan; empty: no workload for it
+  const char* metric_key;
+  bool maximize;
+  double target;
 };
+constexpr BenchmarkFacts kBenchmarks[] = {
+    {"cosmoflow", "cosmoflow", "eval_error", false, 0.124},
+    {"deepcam", "deepcam", "eval_accuracy", true, 0.82},
+    {"oc20", "", "eval_error", false, 0.036},
+    {"opencatalyst", "", "eval_error", false, 0.036},
+};
+const BenchmarkFacts* benchmark_facts(const std::string& name) {
+  for (const auto& b : kBenchmarks)
+    if (name == b.benchmark) return &b;
+  return nullptr;
+}
+
+struct EpochMarks {
+  std::optional<double> start_ms, stop_ms, eval_start_ms, eval_stop_ms;
+  std::map<std::string, double> evals;  // eval_* values logged for this epoch
+};
+// One model's epochs (mrplan's own logs name stage and model in the metadata; others train one).
 struct ModelMarks {
   std::string stage, model;
   std::optional<int> gpus, local_batch, resolution;
   std::map<int, EpochMarks> epochs;
+  std::optional<int> current;  // the epoch last started: where an eval_* without epoch_num belongs
 };
 
-ModelRecord model_from_marks(const ModelMarks& m, int gpus_default, const std::string& file) {
+struct LogFacts {
+  std::optional<double> run_start, run_stop, staging_start, staging_stop;
+  std::string status, benchmark, precision, optimizer, platform;
+  std::optional<double> learning_rate;
+  std::optional<int64_t> global_batch, nodes, per_node, ranks, accumulation, train_samples, eval_samples;
+  std::vector<ModelMarks> models;  // in the order they first appear
+  std::map<std::string, double> fusion_s;
+  std::map<std::string, std::string> log_keys;
+};
+
+int64_t count_of(const MllogEvent& e, const std::string& file, int64_t least) {
+  if (!e.value.is_number() || e.value.get<double>() != std::floor(e.value.get<double>()) || e.value.get<double>() < least)
+    fail_input(file, fmt::format("line {}", e.line), fmt::format("'{}' is {}: expected a whole count >= {}", e.key, e.value.dump(), least));
+  return e.value.get<int64_t>();
+}
+
+ModelMarks& model_of(LogFacts& f, const MllogEvent& e) {
+  const std::string stage = e.metadata.value("stage", "train"), name = e.metadata.value("model", stage);
+  for (auto& m : f.models)
+    if (m.stage == stage && m.model == name) return m;
+  f.models.push_back({stage, name, {}, {}, {}, {}, {}});
+  return f.models.back();
+}
+
+// The epoch an event belongs to: its own epoch_num, else the one its model last started.
+EpochMarks* epoch_of(LogFacts& f, const MllogEvent& e) {
+  auto& m = model_of(f, e);
+  if (e.metadata.contains("resolution") && e.metadata["resolution"].is_number_integer()) m.resolution = e.metadata["resolution"].get<int>();
+  const auto n = event_epoch(e);
+  if (!n && !m.current) return nullptr;
+  return &m.epochs[n.value_or(*m.current)];
+}
+
+void require_epoch(EpochMarks* ep, const MllogEvent& e, const std::string& file) {
+  if (!ep) fail_input(file, fmt::format("line {}", e.line), fmt::format("'{}' comes before any epoch_start and has no metadata.epoch_num", e.key));
+}
+
+bool absorb_run(LogFacts& f, const MllogEvent& e, const std::string& file) {
+  const auto where = fmt::format("line {}", e.line);
+  if (e.key == "run_start") {
+    if (f.run_start) fail_input(file, where, "a second run_start: two runs in one file (split the log, one run per file)");
+    f.run_start = e.time_ms;
+  } else if (e.key == "run_stop") {
+    if (!f.run_start) fail_input(file, where, "run_stop comes before run_start");
+    if (f.run_stop) fail_input(file, where, "a second run_stop: two runs in one file (split the log, one run per file)");
+    if (e.time_ms < *f.run_start) fail_input(file, where, "run_stop's time_ms is earlier than run_start's");
+    f.run_stop = e.time_ms, f.status = e.metadata.value("status", "");
+  } else if (e.key == "staging_start") {
+    f.staging_start = e.time_ms;
+  } else if (e.key == "staging_stop") {
+    if (!f.staging_start || e.time_ms < *f.staging_start) fail_input(file, where, "staging_stop comes before staging_start");
+    f.staging_stop = e.time_ms;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool absorb_epoch(LogFacts& f, const MllogEvent& e, const std::string& file) {
+  const auto where = fmt::format("line {}", e.line);
+  if (e.key == "epoch_start") {
+    if (!event_epoch(e)) fail_input(file, where, "'epoch_start' has no metadata.epoch_num");
+    auto& m = model_of(f, e);
+    m.current = *event_epoch(e);
+    epoch_of(f, e)->start_ms = e.time_ms;
+  } else if (e.key == "epoch_stop") {
+    auto* ep = epoch_of(f, e);
+    require_epoch(ep, e, file);
+    ep->stop_ms = e.time_ms;
+  } else if (e.key == "eval_start" || e.key == "eval_stop") {
+    auto* ep = epoch_of(f, e);
+    require_epoch(ep, e, file);
+    (e.key == "eval_start" ? ep->eval_start_ms : ep->eval_stop_ms) = e.time_ms;
+  } else if (e.key.rfind("eval_", 0) == 0 && e.key != "eval_samples" && e.value.is_number()) {
+    auto* ep = epoch_of(f, e);
+    if (!ep) return false;  // a setting, not a measurement: kept with the unknown keys
+    ep->evals[e.key] = e.value.get<double>();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
+  const auto& k = e.key;
+  if (k == "global_batch_size") f.global_batch = count_of(e, file, 1);
+  else if (k == "number_of_nodes") f.nodes = count_of(e, file, 1);
+  else if (k == "accelerators_per_node") f.per_node = count_of(e, file, 1);
+  else if (k == "number_of_ranks") f.ranks = count_of(e, file, 1);
+  else if (k == "gradient_accumulation_frequency") f.accumulation = count_of(e, file, 1);
+  else if (k == "train_samples") f.train_samples = count_of(e, file, 1);
+  else if (k == "eval_samples") f.eval_samples = count_of(e, file, 0);
+  else if (k == "submission_benchmark" && e.value.is_string()) f.benchmark = e.value.get<std::string>();
+  else if (k == "submission_platform" && e.value.is_string()) f.platform = e.value.get<std::string>();
+  else if (k == "precision_mode" && e.value.is_string()) f.precision = e.value.get<std::string>();
+  else if (k == "opt_name" && e.value.is_string()) f.optimizer = e.value.get<std::string>();
+  else if ((k == "opt_base_learning_rate" || k == "opt_lr") && e.value.is_number()) f.learning_rate = e.value.get<double>();
+  else if (k == "mrplan_model" && e.value.is_number()) {  // a model's GPUs and batch, as it starts
+    auto& m = model_of(f, e);
+    m.gpus = e.value.get<int>();
+    if (e.metadata.contains("local_batch")) m.local_batch = e.metadata["local_batch"].get<int>();
+    if (e.metadata.contains("resolution")) m.resolution = e.metadata["resolution"].get<int>();
+  } else if (k == "mrplan_fusion" && e.value.is_number()) {
+    f.fusion_s[e.metadata.value("stage", "")] = e.value.get<double>();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+LogFacts read_facts(const std::vector<MllogEvent>& events, const std::string& file) {
+  LogFacts f;
+  for (const auto& e : events) {
+    // some submitters train on after run_stop: the run, and what is measured of it, ends there
+    if (f.run_stop && e.key != "run_stop" && e.key != "run_start") continue;
+    if (absorb_run(f, e, file) || absorb_epoch(f, e, file) || absorb_setting(f, e, file)) continue;
+    f.log_keys.emplace(e.key, e.value.dump());  // the first value of a key mrplan does not interpret
+  }
+  if (!f.run_start) fail_input(file, "run_start", "no run_start event: not an MLPerf result log");
+  return f;
+}
+
+// The quality metric: the benchmark's own (MLPerf HPC rules), else an accuracy, else an error,
+// else the first eval_* value the log reports per epoch.
+std::pair<std::string, bool> metric_of(const LogFacts& f) {
+  std::map<std::string, int> seen;
+  std::string first;
+  for (const auto& m : f.models)
+    for (const auto& [n, ep] : m.epochs)
+      for (const auto& [k, v] : ep.evals) {
+        if (first.empty()) first = k;
+        ++seen[k];
+      }
+  if (const auto* b = benchmark_facts(f.benchmark); b && seen.count(b->metric_key)) return {b->metric_key, b->maximize};
+  if (seen.count("eval_accuracy")) return {"eval_accuracy", true};
+  if (seen.count("eval_error")) return {"eval_error", false};
+  return {first, false};
+}
+
+int gpus_of(const LogFacts& f, const MllogOptions& o, const std::string& file, std::vector<std::string>& warnings) {
+  std::optional<int64_t> g;
+  if (f.nodes && f.per_node) g = *f.nodes * *f.per_node;
+  if (g && f.ranks && *f.ranks != *g)
+    warnings.push_back(fmt::format("number_of_ranks {} differs from number_of_nodes x accelerators_per_node = {}: using the latter", *f.ranks, *g));
+  if (!g) g = f.ranks;
+  if (g && o.gpus && *o.gpus != *g)
+    fail_input(file, "number_of_nodes", fmt::format("the log ran on {} GPUs, --gpus says {}", *g, *o.gpus));
+  if (!g && !o.gpus)
+    fail_input(file, "number_of_nodes",
+               "the log gives neither number_of_nodes with accelerators_per_node nor number_of_ranks: pass --gpus N");
+  return static_cast<int>(g.value_or(o.gpus.value_or(1)));
+}
+
+ModelRecord model_from_marks(const ModelMarks& m, int gpus_default, const std::string& metric, const std::string& file) {
   ModelRecord mr;
   mr.name = m.model;
   mr.resolution = m.resolution.value_or(1);
@@ -39,84 +216,60 @@ ModelRecord model_from_marks(const ModelMarks& m, int gpus_default, const std::s
     if (*marks.stop_ms < *marks.start_ms) fail_input(file, fmt::format("epoch {}", e), "epoch_stop comes before epoch_start");
     EpochRecord er;
     er.epoch = ++n;
-    er.epoch_s = (*marks.stop_ms - *marks.start_ms) / 1000.0;
-    er.metric = marks.metric;
+    // the evaluation pass is part of the epoch's wall time, whether the log closes the epoch before or after it
+    er.epoch_s = (std::max(*marks.stop_ms, marks.eval_stop_ms.value_or(0)) - *marks.start_ms) / 1000.0;
+    if (marks.eval_start_ms && marks.eval_stop_ms) {
+      if (*marks.eval_stop_ms < *marks.eval_start_ms) fail_input(file, fmt::format("epoch {}", e), "eval_stop comes before eval_start");
+      er.eval_s = (*marks.eval_stop_ms - *marks.eval_start_ms) / 1000.0;
+    }
+    if (auto it = marks.evals.find(metric); it != marks.evals.end()) er.metric = it->second;
     mr.per_epoch.push_back(er);
     mr.time_s += er.epoch_s;
+    mr.eval_s += er.eval_s;
   }
   mr.epochs = static_cast<double>(mr.per_epoch.size());
   return mr;
 }
 
+// The plan it ran, as mrplan's built-in MLPerf plan with the log's GPUs, batch, dataset,
+// precision and optimizer: what validate and calibrate records re-predict.
+void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const std::string& file) {
+  const int gpus = r.stages[0].gpus;
+  Plan p = builtin_plan(std::string(b.plan_family) + "-mlperf@" + r.machine, gpus);
+  p.name = std::filesystem::path(file).stem().string();
+  p.source_file = file;
+  auto& m = p.stages[0].models[0];
+  m.gpus = gpus;
+  m.local_batch = r.stages[0].models[0].local_batch;
+  if (f.train_samples) p.train_samples = *f.train_samples;
+  if (f.eval_samples) p.validation_samples = *f.eval_samples;
+  if (f.precision == "amp" || f.precision == "fp16" || f.precision == "bf16") p.precision = Precision::amp;
+  else if (f.precision == "fp32") p.precision = Precision::fp32;
+  else if (f.precision.empty()) r.warnings.push_back(fmt::format("the log does not say its precision: the plan assumes {}", to_string(p.precision)));
+  else r.warnings.push_back(fmt::format("precision_mode '{}' is not fp32 or amp: the plan keeps {}", f.precision, to_string(p.precision)));
+  for (const char* o : {"sgd", "momentum", "adam", "lamb"})
+    if (f.optimizer == o) m.optimizer = o;
+  if (f.learning_rate) m.learning_rate = *f.learning_rate;
+  p.staged_to_nvme = f.staging_stop.has_value();  // copied to node-local storage before training
+  r.plan_spec = plan_to_yaml(p);
+}
+
 }  // namespace
 
-Record record_from_mllog(const std::string& text, const std::string& file) {
-  std::optional<double> run_start, run_stop;
-  std::string status;
-  int64_t global_batch = 0, nodes = 1, per_node = 1;
-  std::string metric_key;
-  std::vector<ModelMarks> models;  // in the order they first appear
-  std::map<std::string, double> fusion_s;
-  std::istringstream in(text);
-  std::string line;
-  int lineno = 0;
-  for (; std::getline(in, line); ) {
-    ++lineno;
-    const auto pos = line.find(":::MLLOG ");
-    if (pos == std::string::npos) continue;
-    json j;
-    try {
-      j = json::parse(line.substr(pos + 9));
-    } catch (const json::parse_error& e) {
-      fail_input(file, fmt::format("line {}", lineno), std::string("malformed :::MLLOG line: ") + e.what());
-    }
-    if (!j.contains("key") || !j.contains("time_ms"))
-      fail_input(file, fmt::format("line {}", lineno), "an :::MLLOG line needs 'key' and 'time_ms'");
-    const std::string key = j["key"];
-    const double t = j["time_ms"].get<double>();
-    const json meta = j.value("metadata", json::object());
-    const json value = j.value("value", json());
-    auto model = [&]() -> ModelMarks& {
-      const std::string stage = meta.value("stage", "train"), name = meta.value("model", stage);
-      for (auto& m : models)
-        if (m.stage == stage && m.model == name) return m;
-      models.push_back({stage, name, {}, {}, {}, {}});
-      return models.back();
-    };
-    auto epoch = [&]() -> EpochMarks& {
-      if (!meta.contains("epoch_num"))
-        fail_input(file, fmt::format("line {}", lineno), fmt::format("'{}' has no metadata.epoch_num", key));
-      auto& m = model();
-      if (meta.contains("resolution")) m.resolution = meta["resolution"].get<int>();
-      return m.epochs[meta["epoch_num"].get<int>()];
-    };
-    if (key == "run_start") run_start = t;
-    else if (key == "run_stop") run_stop = t, status = meta.value("status", "");
-    else if (key == "epoch_start") epoch().start_ms = t;
-    else if (key == "epoch_stop") epoch().stop_ms = t;
-    else if (key.rfind("eval_", 0) == 0 && value.is_number()) epoch().metric = value.get<double>(), metric_key = key;
-    else if (key == "global_batch_size" && value.is_number()) global_batch = value.get<int64_t>();
-    else if (key == "number_of_nodes" && value.is_number()) nodes = value.get<int64_t>();
-    else if (key == "accelerators_per_node" && value.is_number()) per_node = value.get<int64_t>();
-    else if (key == "mrplan_model" && value.is_number()) {  // a model's GPUs and batch, as it starts
-      auto& m = model();
-      m.gpus = value.get<int>();
-      if (meta.contains("local_batch")) m.local_batch = meta["local_batch"].get<int>();
-      if (meta.contains("resolution")) m.resolution = meta["resolution"].get<int>();
-    } else if (key == "mrplan_fusion" && value.is_number()) {
-      fusion_s[meta.value("stage", "")] = value.get<double>();
-    }
-  }
-  if (!run_start) fail_input(file, "run_start", "no run_start event: not an MLPerf result log");
+Record record_from_mllog(const std::string& text, const std::string& file, const MllogOptions& options) {
+  const LogFacts f = read_facts(parse_mllog_events(text, file), file);
   Record r;
   r.source = Source::measured;
   r.plan = file;
-  r.machine = "mllog";
-  r.target_metric = metric_key;
-  r.target_maximize = metric_key == "eval_accuracy";  // MLPerf HPC logs eval_accuracy (DeepCAM's IoU) or eval_error
-  const int gpus = static_cast<int>(nodes * per_node);
+  r.machine = !options.machine.empty() ? options.machine : !f.platform.empty() ? f.platform : "mllog";
+  const auto* bench = benchmark_facts(f.benchmark);
+  r.workload = bench && *bench->plan_family ? (std::string(bench->plan_family) == "cosmoflow" ? "cosmoflow-mlperf" : bench->plan_family) : f.benchmark;
+  std::tie(r.target_metric, r.target_maximize) = metric_of(f);
+  if (bench && r.target_metric == bench->metric_key) r.target_value = bench->target;
+  r.log_keys = f.log_keys;
+  const int gpus = gpus_of(f, options, file, r.warnings);
   std::vector<std::vector<const ModelMarks*>> stages;  // models grouped by stage, in log order
-  for (const auto& m : models) {
+  for (const auto& m : f.models) {
     if (stages.empty() || stages.back().front()->stage != m.stage) stages.emplace_back();
     stages.back().push_back(&m);
   }
@@ -124,33 +277,48 @@ Record record_from_mllog(const std::string& text, const std::string& file) {
   for (const auto& ms : stages) {
     StageRecord s;
     s.name = ms.front()->stage;
-    s.fusion_s = fusion_s[s.name];
+    if (auto it = f.fusion_s.find(s.name); it != f.fusion_s.end()) s.fusion_s = it->second;
     concurrent = concurrent || ms.size() > 1;
     for (const auto* m : ms) {  // a model whose GPUs the log does not say: an even share of the job's
-      s.models.push_back(model_from_marks(*m, gpus / static_cast<int>(ms.size()), file));
-      s.models.back().stop_reason = &ms == &stages.back() ? (status.empty() ? "unknown" : status) : "logged";
+      s.models.push_back(model_from_marks(*m, gpus / static_cast<int>(ms.size()), r.target_metric, file));
+      s.models.back().stop_reason = &ms == &stages.back() ? (f.status.empty() ? "unknown" : f.status) : "logged";
     }
     finish_stage(s);
     r.stages.push_back(std::move(s));
   }
+  if (r.stages.empty()) fail_input(file, "epoch_start", "the log has no epoch: nothing to measure");
   r.method = concurrent ? Method::mrmf : r.stages.size() > 1 ? Method::mrt : Method::baseline;
-  if (r.stages.size() == 1) r.stages[0].global_batch = static_cast<int>(global_batch);
-  r.totals = run_totals(r.stages, status == "success");
-  // the log's own run time, from run_start to run_stop, includes what lies between its epochs
-  if (run_stop) {
-    r.totals.time_to_target_s = (*run_stop - *run_start) / 1000.0;
-    r.totals.gpu_hours = r.totals.time_to_target_s * gpus / 3600.0;
+  if (r.stages.size() == 1 && f.global_batch) {
+    auto& s = r.stages[0];
+    s.global_batch = static_cast<int>(*f.global_batch);
+    const int64_t per_step = static_cast<int64_t>(gpus) * f.accumulation.value_or(1);
+    if (*f.global_batch % per_step != 0)
+      r.warnings.push_back(fmt::format("global batch {} is not a multiple of {} GPUs x {} accumulation steps: local batch rounded down",
+                                       *f.global_batch, gpus, f.accumulation.value_or(1)));
+    for (auto& m : s.models)
+      if (m.local_batch <= 1) m.local_batch = static_cast<int>(std::max<int64_t>(1, *f.global_batch / per_step));
   }
-  if (!run_stop) r.warnings.push_back("no run_stop event: the run did not finish");
+  r.totals = run_totals(r.stages, f.status == "success");
+  // the log's own run time, from run_start to run_stop, includes what lies between its epochs
+  if (f.run_stop) {
+    r.totals.time_to_target_s = (*f.run_stop - *f.run_start) / 1000.0;
+    r.totals.gpu_hours = r.totals.time_to_target_s * gpus / 3600.0;
+  } else {
+    r.warnings.push_back("no run_stop event: the run did not finish");
+  }
+  if (f.staging_start && f.staging_stop) r.staging_s = (*f.staging_stop - *f.staging_start) / 1000.0;
+  if (bench && *bench->plan_family && r.stages.size() == 1 && r.stages[0].models.size() == 1) add_plan_spec(r, f, *bench, file);
+  else if (!f.benchmark.empty() && (!bench || !*bench->plan_family))
+    r.warnings.push_back(fmt::format("mrplan has no workload for benchmark '{}': the record carries no plan to re-predict", f.benchmark));
   return r;
 }
 
-Record load_mllog_file(const std::string& path) {
+Record load_mllog_file(const std::string& path, const MllogOptions& options) {
   std::ifstream in(path);
   if (!in) fail_input(path, "", "cannot open the log file");
   std::stringstream ss;
   ss << in.rdbuf();
-  return record_from_mllog(ss.str(), path);
+  return record_from_mllog(ss.str(), path, options);
 }
 
 }  // namespace mrplan

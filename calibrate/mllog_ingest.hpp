@@ -1,16 +1,25 @@
 #pragma once
-// `mrplan ingest-mllog`: MLPerf HPC result logs (":::MLLOG {json}" lines) as measured Records, so
-// published runs of your own system can calibrate or validate the models.
+// `mrplan ingest-mllog`: MLPerf HPC result logs (rounds v1.0-v3.0, any submitter) and mrplan's own
+// logs as measured Records, so published runs can calibrate (`calibrate records`) and validate.
+#include <optional>
 #include <string>
 
 #include "model/record.hpp"
 
 namespace mrplan {
 
-// Reads run_start/run_stop, epoch_start/epoch_stop (metadata.epoch_num), eval_* per epoch,
-// global_batch_size, number_of_nodes, accelerators_per_node; other keys are ignored. A log with
-// no run_start, or a malformed :::MLLOG line, is refused naming the file and line.
-Record record_from_mllog(const std::string& text, const std::string& file);
-Record load_mllog_file(const std::string& path);
+struct MllogOptions {
+  std::string machine;      // the plan_spec's machine (built-in name or profile YAML); empty: the log's platform
+  std::optional<int> gpus;  // for a log that gives neither number_of_nodes x accelerators_per_node nor number_of_ranks
+};
+
+// Keeps the benchmark (as mrplan's workload), global and local batch, nodes and accelerators per
+// node, train/eval samples, precision and optimizer, per-epoch times with the evaluation pass
+// apart, staging, and the accuracy metric in its direction; writes the plan_spec validate
+// re-predicts where mrplan has the benchmark's workload. Keys it does not interpret land in
+// Record.log_keys. Contradictions (two runs, run_stop before run_start, negative counts) are
+// refused naming the file and line.
+Record record_from_mllog(const std::string& text, const std::string& file, const MllogOptions& options = {});
+Record load_mllog_file(const std::string& path, const MllogOptions& options = {});
 
 }  // namespace mrplan

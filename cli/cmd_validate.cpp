@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "calibrate/mllog_ingest.hpp"
 #include "calibrate/paper_calibration.hpp"
@@ -12,6 +13,7 @@
 #include "cli/output_file.hpp"
 #include "cli/scatter_plot.hpp"
 #include "cli/text_table.hpp"
+#include "model/error_summary.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -36,6 +38,38 @@ void print_coverage(const std::vector<CoverageRow>& rows, size_t samples) {
   fmt::print("\n{}", t.str());
   fmt::print("coverage: {} of {} runs inside their predicted P10-P90 ({:.0f}%; 80% expected) over {} draws\n", inside, rows.size(),
              rows.empty() ? 0.0 : 100.0 * inside / rows.size(), samples);
+}
+
+// One record name per log: its file name, or where two logs share one (result_0.txt of several
+// systems), the folders above it too, so that no record overwrites another.
+std::vector<std::string> record_names(const std::vector<std::string>& logs) {
+  std::map<std::string, int> stems;
+  for (const auto& l : logs) ++stems[std::filesystem::path(l).stem().string()];
+  std::vector<std::string> names;
+  for (const auto& l : logs) {
+    const std::filesystem::path p(l);
+    std::string name = p.stem().string();
+    if (stems[name] > 1)
+      for (auto dir = std::filesystem::absolute(p).parent_path(); dir.has_filename() && std::count(name.begin(), name.end(), '.') < 3;
+           dir = dir.parent_path())
+        name = dir.filename().string() + "." + name;
+    names.push_back(name);
+  }
+  return names;
+}
+
+void print_ingested(const std::string& log, const Record& r) {
+  const auto& s = r.stages.front();
+  const auto& m = s.models.front();
+  std::vector<double> epoch_s;
+  for (const auto& e : m.per_epoch) epoch_s.push_back(e.epoch_s);
+  fmt::print("{}: {} on {} GPUs, global batch {} (local {}), {} epochs, median epoch {:.2f} s (eval {:.2f} s), staging {}, "
+             "time to train {:.1f} s, {} {} ({})\n",
+             log, r.workload.empty() ? "unknown benchmark" : r.workload, s.gpus, s.global_batch, m.local_batch, r.totals.epochs,
+             epoch_s.empty() ? 0.0 : median(epoch_s), m.epochs > 0 ? m.eval_s / m.epochs : 0.0,
+             r.staging_s ? fmt::format("{:.1f} s", *r.staging_s) : "none", r.totals.time_to_target_s, r.target_metric,
+             r.target_maximize ? "maximised" : "minimised", m.stop_reason);
+  for (const auto& w : r.warnings) fmt::print("  warning: {}\n", w);
 }
 
 }  // namespace
@@ -89,16 +123,19 @@ void register_validate(CLI::App& app) {
     auto* cmd = app.add_subcommand("ingest-mllog", "Turn MLPerf HPC result logs into measured Records");
     auto logs = std::make_shared<std::vector<std::string>>();
     auto out = std::make_shared<std::string>(".");
+    auto opt = std::make_shared<MllogOptions>();
+    auto gpus = std::make_shared<int>(0);
     cmd->add_option("logs", *logs, "result logs with :::MLLOG lines")->required();
     cmd->add_option("--out", *out, "folder for the NAME.record.json files")->capture_default_str();
-    cmd->callback([logs, out] {
-      std::filesystem::create_directories(*out);
-      for (const auto& l : *logs) {
-        const auto r = load_mllog_file(l);
-        const auto dst = std::filesystem::path(*out) / (std::filesystem::path(l).stem().string() + ".record.json");
-        std::ofstream(dst) << record_to_json(r);
-        fmt::print("{}: {} epochs, {} GPUs, global batch {}, time to train {:.1f} s ({}) -> {}\n", l, r.stages[0].epochs,
-                   r.stages[0].gpus, r.stages[0].global_batch, r.totals.time_to_target_s, r.stages[0].models[0].stop_reason, dst.string());
+    cmd->add_option("--machine", opt->machine, "machine of the records' plans: built-in name or profile YAML (default: the log's platform)");
+    cmd->add_option("--gpus", *gpus, "GPUs of a log that does not say (no number_of_nodes, no number_of_ranks)")->check(CLI::PositiveNumber);
+    cmd->callback([logs, out, opt, gpus] {
+      if (*gpus > 0) opt->gpus = *gpus;
+      const auto names = record_names(*logs);
+      for (size_t i = 0; i < logs->size(); ++i) {
+        const auto r = load_mllog_file((*logs)[i], *opt);
+        print_ingested((*logs)[i], r);
+        write_output((std::filesystem::path(*out) / (names[i] + ".record.json")).string(), record_to_json(r), "record");
       }
     });
   }

@@ -1,6 +1,7 @@
 #pragma once
 // A Prediction or a Measurement: the same fields whichever produced it (DESIGN.md, "The loop").
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -115,6 +116,11 @@ struct Record {
   // Measured runs: the best fp32 matmul at the run's start, timed as `calibrate compute` times
   // the profile's peak_fp32_flops (on rank 0 alone): the machine's drift since calibration.
   std::optional<double> device_matmul_flops_per_s;
+  // Measured runs from result logs: the data staging before the first epoch (inside the time to
+  // target where the log stages after run_start), and the log's keys mrplan does not interpret,
+  // each with its first value as JSON text.
+  std::optional<double> staging_s;
+  std::map<std::string, std::string> log_keys;
 };
 
 std::string record_to_json(const Record& record, int indent = 2);

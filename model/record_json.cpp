@@ -71,6 +71,8 @@ json to_j(const Record& r) {
   }
   if (!r.plan_spec.empty()) j["plan_spec"] = r.plan_spec;
   if (r.device_matmul_flops_per_s) j["device_matmul_flops_per_s"] = *r.device_matmul_flops_per_s;
+  if (r.staging_s) j["staging_s"] = *r.staging_s;
+  if (!r.log_keys.empty()) j["log_keys"] = r.log_keys;
   return j;
 }
 
@@ -285,6 +287,15 @@ Record record_from_json(const std::string& text, const std::string& file) {
   r.device_matmul_flops_per_s = R.optnum(j, "device_matmul_flops_per_s", "");
   if (r.device_matmul_flops_per_s && !(*r.device_matmul_flops_per_s > 0))
     R.fail("device_matmul_flops_per_s", "expected a rate > 0");
+  r.staging_s = R.optnum(j, "staging_s", "");
+  if (r.staging_s && !(*r.staging_s >= 0)) R.fail("staging_s", "expected a time >= 0");
+  if (auto it = j.find("log_keys"); it != j.end()) {
+    if (!it->is_object()) R.fail("log_keys", "expected an object of key: JSON text");
+    for (const auto& [k, v] : it->items()) {
+      if (!v.is_string()) R.fail("log_keys." + k, "expected the value's JSON text as a string");
+      r.log_keys[k] = v.get<std::string>();
+    }
+  }
   return r;
 }
 

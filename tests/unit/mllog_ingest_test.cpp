@@ -1,0 +1,130 @@
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "calibrate/mllog_ingest.hpp"
+#include "calibrate/paper_calibration.hpp"
+#include "calibrate/validation.hpp"
+#include "model/builtin_profiles.hpp"
+#include "model/plan_yaml.hpp"
+#include "tests/support/error_of.hpp"
+
+using namespace mrplan;
+using mrplan::testing::error_of;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kLogs = MRPLAN_MLPERF_LOGS;
+
+std::vector<fs::path> fixture_logs() {
+  std::vector<fs::path> logs;
+  if (fs::exists(kLogs))
+    for (const auto& e : fs::recursive_directory_iterator(kLogs))
+      if (e.path().filename().string().starts_with("result_")) logs.push_back(e.path());
+  std::sort(logs.begin(), logs.end());
+  return logs;
+}
+
+std::string line(const std::string& key, double t, const std::string& value = "null", const std::string& meta = "{}") {
+  return fmt::format(":::MLLOG {{\"namespace\": \"\", \"time_ms\": {}, \"key\": \"{}\", \"value\": {}, \"metadata\": {}}}\n", t, key, value, meta);
+}
+
+std::string small_log(const std::string& extra_before_stop = "") {
+  return line("number_of_nodes", 1, "2") + line("accelerators_per_node", 1, "4") + line("global_batch_size", 1, "16") +
+         line("submission_benchmark", 1, "\"deepcam\"") + line("train_samples", 1, "1600") + line("eval_samples", 1, "160") +
+         line("my_own_key", 1, "{\"a\": 1}") + line("run_start", 10) + line("epoch_start", 10, "null", R"({"epoch_num": 1})") +
+         line("eval_start", 18, "null", R"({"epoch_num": 1})") + line("eval_accuracy", 19, "0.5", "{}") +
+         line("eval_loss", 19, "0.9", R"({"epoch_num": 1})") + line("eval_stop", 20, "null", R"({"epoch_num": 1})") +
+         line("epoch_stop", 20, "null", R"({"epoch_num": 1})") + extra_before_stop + line("run_stop", 30, "null", R"({"status": "success"})");
+}
+
+}  // namespace
+
+TEST(MllogIngest, EveryPublicFixtureBecomesARecordWithAPlan) {
+  const auto logs = fixture_logs();
+  if (logs.empty()) GTEST_SKIP() << "no " << kLogs;
+  EXPECT_EQ(logs.size(), 45u);
+  for (const auto& l : logs) {
+    SCOPED_TRACE(l.string());
+    const auto r = load_mllog_file(l.string(), MllogOptions{.machine = "perlmutter", .gpus = {}});
+    const bool cosmo = l.string().find("cosmoflow") != std::string::npos;
+    EXPECT_EQ(r.workload, cosmo ? "cosmoflow-mlperf" : "deepcam");
+    EXPECT_EQ(r.target_metric, cosmo ? "eval_error" : "eval_accuracy");  // DeepCAM's IoU, not its eval_loss
+    EXPECT_EQ(r.target_maximize, !cosmo);
+    EXPECT_TRUE(r.totals.reached_target);
+    ASSERT_EQ(r.stages.size(), 1u);
+    const auto& m = r.stages[0].single();
+    EXPECT_GE(m.per_epoch.size(), 6u);
+    EXPECT_EQ(r.stages[0].global_batch, m.gpus * m.local_batch);
+    for (const auto& e : m.per_epoch) {
+      EXPECT_GT(e.eval_s, 0);
+      EXPECT_GT(e.epoch_s, e.eval_s);
+      EXPECT_TRUE(e.metric);
+    }
+    EXPECT_TRUE(r.log_keys.count("submission_org"));
+    const auto plan = plan_from_yaml_text(r.plan_spec, l.string());
+    EXPECT_EQ(plan.stages[0].models[0].gpus, m.gpus);
+    EXPECT_EQ(plan.stages[0].models[0].local_batch, m.local_batch);
+    EXPECT_EQ(plan.train_samples, cosmo ? 524288 : 121266);
+    EXPECT_EQ(plan.validation_samples, cosmo ? 65536 : 15158);
+  }
+}
+
+TEST(MllogIngest, KeepsWhatTheLogSays) {
+  if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
+  const auto c = load_mllog_file((kLogs / "v2.0/NVIDIA/dgxa100_n64_pytorch/cosmoflow/result_0.txt").string());
+  EXPECT_EQ(c.stages[0].gpus, 512);  // 64 nodes x 8
+  EXPECT_EQ(c.stages[0].single().per_epoch.size(), 24u);
+  EXPECT_NEAR(*c.staging_s, 15.568, 1e-9);
+  EXPECT_DOUBLE_EQ(c.target_value, 0.124);
+  EXPECT_EQ(c.machine, "64xNVIDIA DGX A100");  // no --machine: the log's platform
+  const auto d = load_mllog_file((kLogs / "v2.0/HelmholtzAI/horeka_gpu_n64_pytorch1.13/deepcam/result_1.txt").string());
+  EXPECT_EQ(d.stages[0].gpus, 64);
+  EXPECT_EQ(d.stages[0].single().local_batch, 2);
+  const auto dp = plan_from_yaml_text(d.plan_spec);
+  EXPECT_EQ(dp.precision, Precision::amp);
+  EXPECT_TRUE(dp.staged_to_nvme);
+  EXPECT_DOUBLE_EQ(d.target_value, 0.82);
+  // Eos trains on after run_stop: the record ends there
+  const auto e = load_mllog_file((kLogs / "v3.0/NVIDIA/eos_n64_ngc23.09_pytorch/cosmoflow/result_0.txt").string());
+  EXPECT_EQ(e.stages[0].single().per_epoch.size(), 23u);
+  EXPECT_NEAR(e.totals.time_to_target_s, 143.669, 1e-9);
+}
+
+TEST(MllogIngest, IngestedRecordsValidate) {
+  if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
+  const auto path = (kLogs / "v1.0/LBNL/perlmutter_256x4_ngc21.09_mxnet/cosmoflow/result_1.txt").string();
+  const auto rows = validate_records({{path, load_mllog_file(path, MllogOptions{.machine = "perlmutter", .gpus = {}})}}, calibrated_builtin_profile("perlmutter"));
+  EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.quantity == "epoch_s" && r.measured > 9 && r.predicted > 0; }));
+}
+
+TEST(MllogIngest, EvaluationWithoutEpochNumberBelongsToTheOpenEpoch) {
+  const auto r = record_from_mllog(small_log(), "s.log");
+  const auto& m = r.stages[0].single();
+  ASSERT_EQ(m.per_epoch.size(), 1u);
+  EXPECT_DOUBLE_EQ(*m.per_epoch[0].metric, 0.5);
+  EXPECT_DOUBLE_EQ(m.per_epoch[0].eval_s, 0.002);
+  EXPECT_DOUBLE_EQ(m.per_epoch[0].epoch_s, 0.010);
+  EXPECT_EQ(m.gpus, 8);
+  EXPECT_EQ(m.local_batch, 2);
+  EXPECT_EQ(r.log_keys.at("my_own_key"), "{\"a\":1}");  // unknown keys are kept as they are
+  EXPECT_EQ(record_from_json(record_to_json(r), "s.json").log_keys, r.log_keys);
+}
+
+TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
+  const auto base = small_log();
+  EXPECT_NE(error_of([&] { record_from_mllog(base + line("run_start", 40), "a.log"); }).find("a.log: line 16: a second run_start"), std::string::npos);
+  EXPECT_NE(error_of([&] { record_from_mllog(line("run_stop", 5) + base, "b.log"); }).find("b.log: line 1: run_stop comes before run_start"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { record_from_mllog(line("global_batch_size", 1, "-8") + base, "c.log"); })
+                .find("c.log: line 1: 'global_batch_size' is -8: expected a whole count >= 1"),
+            std::string::npos);
+  const std::string no_size = line("run_start", 1) + line("epoch_start", 2, "null", R"({"epoch_num": 1})") + line("epoch_stop", 3, "null", R"({"epoch_num": 1})");
+  EXPECT_NE(error_of([&] { record_from_mllog(no_size, "d.log"); }).find("d.log: number_of_nodes: the log gives neither"), std::string::npos);
+  EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12}).stages[0].gpus, 12);
+  EXPECT_NE(error_of([&] { record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1}); }).find("e.log: epoch_start: the log has no epoch"),
+            std::string::npos);
+}
