@@ -80,6 +80,7 @@ void register_calibrate(CLI::App& app) {
   register_calibrate_sharing(*cal);
   register_calibrate_io(*cal);
   register_calibrate_convergence(*cal);
+  register_calibrate_records(*cal);
   register_calibrate_all(*cal);
 }
 

@@ -19,6 +19,7 @@ void register_calibrate_compute(CLI::App& calibrate);
 void register_calibrate_io(CLI::App& calibrate);
 void register_calibrate_sharing(CLI::App& calibrate);
 void register_calibrate_convergence(CLI::App& calibrate);
+void register_calibrate_records(CLI::App& calibrate);
 void register_calibrate_all(CLI::App& calibrate);  // calibrate allreduce (exec builds only)
 
 }  // namespace mrplan

@@ -89,4 +89,20 @@ for name in cosmoflow-mlperf@MACHINE deepcam-mlperf@MACHINE perlmutter cosmoflow
 done
 "$MRPLAN" predict cosmoflow-mlperf@perlmutter --samples 20 > "$tmp/mlperf.txt"
 grep -q "time to target .*GPU-hours" "$tmp/mlperf.txt" && ! grep -q "NOT reached" "$tmp/mlperf.txt" || fail "cosmoflow-mlperf does not reach its target"
+# a public MLPerf log in, a profile fitted from it, its plan re-predicted
+logs="$(dirname "$0")/../../../shared/mlperf-logs/v1.0/LBNL/perlmutter_512x4_ngc21.09_pytorch/deepcam"
+if [[ -d "$logs" ]]; then
+  "$MRPLAN" ingest-mllog --machine perlmutter --out "$tmp/ing" "$logs"/result_1.txt "$logs"/result_2.txt > "$tmp/ingest.txt"
+  grep -q "deepcam on 2048 GPUs, global batch 2048 (local 1)" "$tmp/ingest.txt" || fail "ingest-mllog summary"
+  if "$MRPLAN" calibrate --help > /dev/null 2>&1; then
+    "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fit.yaml" "$tmp/ing/result_1.record.json" > "$tmp/records.txt"
+    grep -q "compute.efficiency.conv2d" "$tmp/records.txt" && grep -q "calibrate records: .*result_1.record.json" "$tmp/fit.yaml" \
+      || fail "calibrate records fits and names its record"
+    "$MRPLAN" validate --profile "$tmp/fit.yaml" "$tmp/ing"/*.record.json > "$tmp/val.txt"
+    grep -q "result_2.record.json .*epoch_s" "$tmp/val.txt" || fail "validate re-predicts an ingested record"
+    expect_error "is a built-in profile: give --out" calibrate records --profile perlmutter "$tmp/ing/result_1.record.json"
+  fi
+  printf ':::MLLOG {"key": "run_start", "time_ms": 5}\n:::MLLOG {"key": "run_start", "time_ms": 6}\n' > "$tmp/two.txt"
+  expect_error "two.txt: line 2: a second run_start" ingest-mllog --out "$tmp/ing" "$tmp/two.txt"
+fi
 echo "cli: 1 passed, 0 failed"

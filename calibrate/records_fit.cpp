@@ -1,0 +1,183 @@
+#include "calibrate/records_fit.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "model/error_summary.hpp"
+#include "model/errors.hpp"
+#include "model/least_squares.hpp"
+#include "model/plan_yaml.hpp"
+#include "model/profile_parameters.hpp"
+#include "sim/simulate.hpp"
+
+namespace mrplan {
+
+namespace {
+
+struct Observation {
+  size_t record = 0, stage = 0, model = 0;
+  bool eval = false;  // the validation pass, else the epoch's training
+  double measured = 0;
+};
+
+struct Candidate {
+  std::string key;
+  double start = 0;  // the key's unit
+  double upper = std::numeric_limits<double>::infinity();  // below the registry's bound: a fraction of a peak stays <= 1
+};
+
+std::vector<Observation> observations_of(const std::vector<NamedRecord>& records) {
+  std::vector<Observation> obs;
+  for (size_t r = 0; r < records.size(); ++r) {
+    const auto& rec = records[r].record;
+    if (rec.source != Source::measured) fail_input(records[r].file, "source", "calibrate records fits measured records; this one is a prediction");
+    if (rec.plan_spec.empty()) fail_input(records[r].file, "plan_spec", "the record does not carry the plan it ran, so it cannot be re-predicted");
+    for (size_t s = 0; s < rec.stages.size(); ++s)
+      for (size_t m = 0; m < rec.stages[s].models.size(); ++m) {
+        const auto& per = rec.stages[s].models[m].per_epoch;
+        std::vector<double> train, eval;
+        for (size_t e = per.size() >= 3 ? 1 : 0; e < per.size(); ++e)  // the first epoch warms caches and compiles kernels
+          if (per[e].fraction >= 1) train.push_back(per[e].epoch_s - per[e].eval_s), eval.push_back(per[e].eval_s);
+        if (train.empty()) continue;
+        obs.push_back({r, s, m, false, median(train)});
+        if (median(eval) > 0) obs.push_back({r, s, m, true, median(eval)});
+      }
+  }
+  if (obs.empty()) fail_input(records.front().file, "stages", "no whole epoch to fit in any of the records");
+  return obs;
+}
+
+void set_value(MachineProfile& p, const std::string& key, double value) {
+  const auto slot = find_parameter(p, key);
+  for (double* v : slot->values) *v = value * slot->to_internal;
+}
+
+double get_value(MachineProfile& p, const std::string& key) {
+  const auto slot = find_parameter(p, key);
+  return *slot->values.front() / slot->to_internal;
+}
+
+// What the simulator predicts for every observation under `p`.
+Eigen::VectorXd predict(const MachineProfile& p, const std::vector<NamedRecord>& records, const std::vector<Plan>& plans,
+                        const std::vector<Observation>& obs) {
+  std::vector<std::optional<PreparedPlan>> prepared(records.size());
+  Eigen::VectorXd out(obs.size());
+  for (size_t i = 0; i < obs.size(); ++i) {
+    auto& pp = prepared[obs[i].record];
+    if (!pp) pp = prepare(plans[obs[i].record], p);
+    if (obs[i].stage >= pp->stages.size() || obs[i].model >= pp->stages[obs[i].stage].models.size())
+      fail_input(records[obs[i].record].file, "stages", "the record's stages and models differ from its plan's");
+    const auto& c = pp->stages[obs[i].stage].models[obs[i].model];
+    const auto t3 = model_time(c, 3), t2 = model_time(c, 2);  // a steady epoch: the third
+    out[i] = obs[i].eval ? t3.eval_s - t2.eval_s : (t3.epoch_s() - t3.eval_s) - (t2.epoch_s() - t2.eval_s);
+  }
+  return out;
+}
+
+std::vector<Candidate> candidates_of(const MachineProfile& p) {
+  std::vector<Candidate> c;
+  for (const auto& [family, eff] : p.compute.efficiency) c.push_back({"compute.efficiency." + family, eff, 1.0});
+  c.push_back({"compute.inference_factor", p.compute.inference_factor > 0 ? p.compute.inference_factor : 1.0});
+  c.push_back({"compute.kernel_overhead_us", std::max(p.compute.kernel_overhead_s * 1e6, 1.0)});
+  c.push_back({"comm.bandwidth_efficiency", p.comm.bandwidth_efficiency});
+  c.push_back({"comm.inter_node.alpha_s", std::max(p.comm.inter_node.alpha_s, 1e-6)});
+  c.push_back({"compute.mem_efficiency", p.compute.mem_efficiency, 1.0});
+  c.push_back({"io.host_decode_GBps", p.io.host_decode_Bps / 1e9});
+  c.push_back({"io.pfs.per_node_bandwidth_GBps", p.io.pfs.per_node_bandwidth_Bps / 1e9});
+  return c;
+}
+
+// Relative residuals with every candidate at start * exp(theta), clamped to the registry's bounds.
+struct Problem {
+  MachineProfile base;
+  const std::vector<NamedRecord>& records;
+  std::vector<Plan> plans;
+  std::vector<Observation> obs;
+  std::vector<Candidate> cands;
+  Eigen::VectorXd measured;
+
+  MachineProfile at(const std::vector<size_t>& which, const Eigen::VectorXd& theta) const {
+    MachineProfile p = base;
+    for (size_t k = 0; k < which.size(); ++k) {
+      const auto& cand = cands[which[k]];
+      const auto slot = find_parameter(p, cand.key);
+      set_value(p, cand.key, std::clamp(cand.start * std::exp(theta[k]), slot->lower, std::min(slot->upper, cand.upper)));
+    }
+    return p;
+  }
+  Eigen::VectorXd residuals(const std::vector<size_t>& which, const Eigen::VectorXd& theta) const {
+    return predict(at(which, theta), records, plans, obs).cwiseQuotient(measured) - Eigen::VectorXd::Ones(measured.size());
+  }
+};
+
+// Measurement noise of one median epoch time (relative) and the prior's spread (log space: a
+// factor of 10 at one sigma): the data outweigh the prior wherever they say anything.
+constexpr double kObservationSigma = 0.02;
+const double kPriorSigma = std::log(10.0);
+
+// The weighted residuals of the maximum a posteriori fit: the records' relative errors, then each
+// parameter's distance from its prior.
+Eigen::VectorXd posterior_residuals(const Problem& pb, const std::vector<size_t>& all, const Eigen::VectorXd& theta) {
+  const Eigen::VectorXd data = pb.residuals(all, theta) / kObservationSigma;
+  Eigen::VectorXd r(data.size() + theta.size());
+  r << data, theta / kPriorSigma;
+  return r;
+}
+
+// The posterior standard deviation of each log-parameter, from the Jacobian at the fit.
+Eigen::VectorXd posterior_sd(const Problem& pb, const std::vector<size_t>& all, const Eigen::VectorXd& theta) {
+  const Eigen::VectorXd r0 = posterior_residuals(pb, all, theta);
+  Eigen::MatrixXd J(r0.size(), theta.size());
+  for (Eigen::Index k = 0; k < theta.size(); ++k) {
+    Eigen::VectorXd t = theta;
+    t[k] += 1e-4;
+    J.col(k) = (posterior_residuals(pb, all, t) - r0) / 1e-4;
+  }
+  return (J.transpose() * J).inverse().diagonal().cwiseSqrt();
+}
+
+}  // namespace
+
+RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records) {
+  if (records.empty()) fail_input("", "records", "give at least one measured record");
+  Problem pb{profile, records, {}, observations_of(records), candidates_of(profile), {}};
+  for (const auto& r : records) pb.plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
+  pb.measured.resize(pb.obs.size());
+  for (size_t i = 0; i < pb.obs.size(); ++i) pb.measured[i] = pb.obs[i].measured;
+  RecordsFit out;
+  std::vector<size_t> which(pb.cands.size());
+  for (size_t k = 0; k < which.size(); ++k) which[k] = k;
+  const Eigen::VectorXd prior_pred = predict(profile, records, pb.plans, pb.obs);
+  const Eigen::VectorXd zeros = Eigen::VectorXd::Zero(pb.obs.size() + which.size());
+  const auto fr = levenberg_marquardt([&](const Eigen::VectorXd& t) { return posterior_residuals(pb, which, t); },
+                                      Eigen::VectorXd::Zero(which.size()), zeros, 100);
+  const Eigen::VectorXd theta = fr.params, sd = posterior_sd(pb, which, theta);
+  MachineProfile fitted = pb.at(which, theta);
+  for (const auto& r : records) out.used.push_back(r.file);
+  const std::string source = fmt::format("calibrate records: {}", fmt::join(out.used, ", "));
+  for (size_t k = 0; k < which.size(); ++k) {
+    const auto& key = pb.cands[which[k]].key;
+    const double value = get_value(fitted, key);
+    if (std::abs(theta[k]) < 0.01) {
+      out.at_prior.push_back(key);
+      continue;
+    }
+    // the data narrow it less than twofold: a bound they set, not a value they pin (kept, and said)
+    if (sd[k] > 0.5 * kPriorSigma)
+      out.bounded.push_back(key);
+    out.fitted.push_back({key, value, value * sd[k], source});
+  }
+  for (const auto& f : out.fitted) record_fit(fitted, f);
+  const Eigen::VectorXd after = predict(fitted, records, pb.plans, pb.obs);
+  for (size_t i = 0; i < pb.obs.size(); ++i)
+    out.observations.push_back({records[pb.obs[i].record].file, pb.obs[i].eval ? "eval_s" : "train_epoch_s", pb.obs[i].measured, prior_pred[i], after[i]});
+  profile = std::move(fitted);
+  return out;
+}
+
+}  // namespace mrplan

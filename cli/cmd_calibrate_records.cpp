@@ -1,0 +1,71 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "calibrate/paper_calibration.hpp"
+#include "calibrate/records_fit.hpp"
+#include "cli/commands.hpp"
+#include "cli/output_file.hpp"
+#include "cli/text_table.hpp"
+#include "model/profile_parameters.hpp"
+#include "model/profile_yaml.hpp"
+
+namespace mrplan {
+
+namespace {
+
+struct RecordsArgs {
+  std::string profile, out;
+  std::vector<std::string> records;
+};
+
+void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
+  TextTable t({"parameter", "prior", "fitted", "std error"});
+  for (const auto& f : fit.fitted) {
+    MachineProfile p = prior;
+    const auto slot = find_parameter(p, f.key);
+    t.add({f.key, fmt::format("{:.4g}", *slot->values.front() / slot->to_internal), fmt::format("{:.4g}", f.value),
+           f.std_error == 0 ? "exact" : std::isinf(f.std_error) ? "not pinned" : fmt::format("{:.2g}", f.std_error)});
+  }
+  fmt::print("fitted from {} records:\n{}", fit.used.size(), t.str());
+  if (!fit.bounded.empty())
+    fmt::print("bounded, not pinned (the records narrow them less than twofold; more GPU counts or batches pin them): {}\n",
+               fmt::join(fit.bounded, ", "));
+  if (!fit.at_prior.empty()) fmt::print("left at their priors (the records' times do not depend on them): {}\n", fmt::join(fit.at_prior, ", "));
+  TextTable o({"record", "quantity", "measured", "prior", "fitted", "error"});
+  for (const auto& r : fit.observations)
+    o.add({r.record, r.quantity, fmt::format("{:.4g}", r.measured), fmt::format("{:.4g}", r.prior), fmt::format("{:.4g}", r.fitted),
+           fmt::format("{:+.1f}%", 100 * (r.fitted - r.measured) / r.measured)});
+  fmt::print("\n{}", o.str());
+}
+
+void calibrate_records(const RecordsArgs& a) {
+  const bool builtin = !std::filesystem::exists(a.profile);
+  if (builtin && a.out.empty())
+    throw CLI::ValidationError("--out", fmt::format("'{}' is a built-in profile: give --out FILE.yaml for the fitted copy", a.profile));
+  const MachineProfile prior = resolve_profile(a.profile);
+  std::vector<NamedRecord> recs;
+  for (const auto& f : a.records) recs.push_back({f, load_record_file(f)});
+  MachineProfile fitted = prior;
+  const auto fit = fit_records(fitted, recs);
+  print_fit(fit, prior);
+  write_output(a.out.empty() ? a.profile : a.out, profile_to_yaml(fitted), "profile");
+}
+
+}  // namespace
+
+void register_calibrate_records(CLI::App& cal) {
+  auto* c = cal.add_subcommand("records",
+                               "Fit a profile's timing parameters (compute efficiency, validation pass, kernel overhead, allreduce) "
+                               "from measured records of any cluster, through the simulator (least squares, standard errors)");
+  auto a = std::make_shared<RecordsArgs>();
+  c->add_option("records", a->records, "measured record.json files (ingest-mllog writes them from MLPerf logs)")->required();
+  c->add_option("--profile", a->profile, "prior profile: built-in name or YAML (updated in place unless --out)")->required();
+  c->add_option("--out", a->out, "write the fitted profile here");
+  c->callback([a] { calibrate_records(*a); });
+}
+
+}  // namespace mrplan

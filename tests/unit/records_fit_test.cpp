@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "calibrate/paper_calibration.hpp"
+#include "calibrate/records_fit.hpp"
+#include "model/plan_yaml.hpp"
+#include "sim/builtin_plans.hpp"
+#include "sim/simulate.hpp"
+#include "tests/support/error_of.hpp"
+
+using namespace mrplan;
+using mrplan::testing::error_of;
+
+namespace {
+
+// What a run of `plan` measures on a machine whose parameters are `truth`: the simulator's own record.
+NamedRecord measured_run(const std::string& name, Plan plan, int gpus, int local_batch, const MachineProfile& truth) {
+  auto& m = plan.stages[0].models[0];
+  m.gpus = gpus, m.local_batch = local_batch;
+  Record r = simulate(plan, truth);
+  r.source = Source::measured;
+  r.plan_spec = plan_to_yaml(plan);
+  return {name, r};
+}
+
+const FittedParameter* find(const RecordsFit& f, const std::string& key) {
+  for (const auto& p : f.fitted)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(CalibrateRecords, RecoversTheParametersThatMadeTheRecords) {
+  const MachineProfile prior = calibrated_builtin_profile("perlmutter");
+  MachineProfile truth = prior;
+  truth.compute.efficiency["conv2d"] = 0.3;  // four times the prior's
+  truth.compute.inference_factor = 0.4;
+  const Plan plan = builtin_plan("deepcam-mlperf@perlmutter", 64);
+  const std::vector<NamedRecord> runs = {measured_run("a.json", plan, 64, 2, truth), measured_run("b.json", plan, 512, 1, truth),
+                                         measured_run("c.json", plan, 16, 8, truth)};
+  MachineProfile fitted = prior;
+  const auto fit = fit_records(fitted, runs);
+  const auto* eff = find(fit, "compute.efficiency.conv2d");
+  ASSERT_NE(eff, nullptr);
+  EXPECT_NEAR(eff->value, 0.3, std::max(0.01 * 0.3, 2 * eff->std_error));
+  const auto* inf = find(fit, "compute.inference_factor");
+  ASSERT_NE(inf, nullptr);
+  EXPECT_NEAR(inf->value, 0.4, std::max(0.01 * 0.4, 2 * inf->std_error));
+  EXPECT_EQ(fitted.compute.efficiency["conv2d"], eff->value);  // the profile carries the fit...
+  EXPECT_NE(std::find_if(fitted.fitted.begin(), fitted.fitted.end(),
+                         [](const FittedParameter& p) { return p.key == "compute.efficiency.conv2d" && p.source.find("b.json") != std::string::npos; }),
+            fitted.fitted.end());  // ...and names the records it came from, so validate marks them used
+  for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.01 * o.measured) << o.record << " " << o.quantity;
+  // a family the network does not use stays where it was
+  EXPECT_NE(std::find(fit.at_prior.begin(), fit.at_prior.end(), "compute.efficiency.conv3d"), fit.at_prior.end());
+}
+
+TEST(CalibrateRecords, RefusesWhatItCannotFit) {
+  MachineProfile p = calibrated_builtin_profile("perlmutter");
+  Record pred = simulate(builtin_plan("deepcam-mlperf@perlmutter", 64), p);
+  EXPECT_NE(error_of([&] { fit_records(p, {{"p.json", pred}}); }).find("p.json: source: calibrate records fits measured records"),
+            std::string::npos);
+  pred.source = Source::measured;
+  pred.plan_spec.clear();
+  EXPECT_NE(error_of([&] { fit_records(p, {{"q.json", pred}}); }).find("q.json: plan_spec: the record does not carry the plan"),
+            std::string::npos);
+}
