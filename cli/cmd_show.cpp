@@ -63,10 +63,15 @@ void register_show(CLI::App& app) {
     cmd->callback([name] { fmt::print("{}", plan_to_yaml(load_plan(*name))); });
   }
   {
-    auto* cmd = app.add_subcommand("profile", "Print a machine profile (calibrated built-in or file) as editable YAML");
+    auto* cmd = app.add_subcommand("profile", "Print a machine profile (calibrated built-in or file) as editable YAML; compose one from parts");
     auto name = std::make_shared<std::string>();
-    cmd->add_option("name", *name, "summit, cori-gpu, perlmutter or a profile YAML")->required();
-    cmd->callback([name] { fmt::print("{}", profile_to_yaml(resolve_profile(*name))); });
+    cmd->add_option("name", *name, "summit, cori-gpu, perlmutter or a profile YAML");
+    register_profile_compose(*cmd);
+    cmd->callback([cmd, name] {
+      if (cmd->got_subcommand("compose")) return;
+      if (name->empty()) throw CLI::RequiredError("name (a built-in profile or a profile YAML), or the subcommand compose");
+      fmt::print("{}", profile_to_yaml(resolve_profile(*name)));
+    });
   }
   {
     auto* cmd = app.add_subcommand("workload", "Print a workload's layer table at a resolution and batch");

@@ -1,0 +1,74 @@
+#include "calibrate/compose_profile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "calibrate/paper_calibration.hpp"
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+namespace {
+
+// "4x HDR200" -> (4, HDR200); "Slingshot-11" -> (1, Slingshot-11)
+std::pair<int, std::string> adapters(const std::string& text) {
+  static const std::regex re(R"(^\s*(?:(\d+)\s*x\s*)?([A-Za-z0-9_.+-]+)\s*$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, re) || (m[1].matched && std::stoi(m[1]) < 1))
+    fail_input("--node-network", text, "expected COUNTx NAME (e.g. \"4x HDR200\") or NAME");
+  return {m[1].matched ? std::stoi(m[1]) : 1, m[2]};
+}
+
+void note(MachineProfile& p, const std::string& what, const std::string& source) {
+  p.fitted.push_back({"hardware", 0, 0, what + ": " + source});
+}
+
+void set_io(MachineProfile& p, const ComposeRequest& r, double node_network_Bps) {
+  // a node reads no faster than its network; the file system's aggregate only where the user knows it
+  p.io.pfs.per_node_bandwidth_Bps = r.pfs_node_GBps ? *r.pfs_node_GBps * 1e9 : node_network_Bps;
+  p.io.pfs.aggregate_bandwidth_Bps = r.pfs_GBps ? *r.pfs_GBps * 1e9 : 1e18;
+  note(p, "file system", r.pfs_GBps ? fmt::format("{} GB/s aggregate (given)", *r.pfs_GBps) : "aggregate not given: no limit");
+  if (r.nvme_TB.has_value() != r.nvme_GBps.has_value())
+    fail_input("--nvme-TB", r.nvme_TB ? fmt::format("{}", *r.nvme_TB) : "", "give --nvme-TB and --nvme-GBps together");
+  p.io.nvme_capacity_bytes = r.nvme_TB.value_or(0) * 1e12;
+  p.io.nvme_bandwidth_Bps = r.nvme_GBps.value_or(0) * 1e9;
+  if (r.host_memory_GB) p.host_memory_bytes = *r.host_memory_GB * 1e9;
+}
+
+}  // namespace
+
+MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue& c) {
+  if (r.gpus_per_node < 1) fail_input("--gpus-per-node", std::to_string(r.gpus_per_node), "expected at least 1");
+  const GpuSpec& gpu = c.gpu(r.gpu);
+  const auto [count, network] = adapters(r.node_network);
+  const LinkSpec& net = c.link(network);
+  const LinkSpec& intra = c.link(r.intra);
+  const std::string host_name = r.host_link.empty() ? gpu.host_link : r.host_link;
+  const LinkSpec& host = c.link(host_name);
+  const std::string prior = r.prior.empty() ? gpu.fits_from : r.prior;
+  MachineProfile p = calibrated_builtin_profile(prior);
+  std::erase_if(p.fitted, [](const FittedParameter& f) { return f.key == "hardware"; });  // the prior's own hardware notes
+  for (auto& f : p.fitted) f.source = fmt::format("transferred from {} ({})", prior, f.source);
+  p.name = r.name;
+  p.description = fmt::format("composed: {}x {} per node, {} inside the node, {}x {} between nodes, {} to the host", r.gpus_per_node,
+                              r.gpu, r.intra, count, network, host_name);
+  p.gpus_per_node = r.gpus_per_node;
+  p.gpu_memory_bytes = gpu.memory_bytes;
+  p.compute.peak_fp32_flops = gpu.peak_fp32_flops;
+  p.compute.peak_fp16_flops = gpu.peak_fp16_flops;
+  p.compute.mem_bandwidth_Bps = gpu.mem_bandwidth_Bps;
+  p.comm.intra_node.bandwidth_Bps = intra.bandwidth_Bps;
+  p.comm.inter_node.bandwidth_Bps = count * net.bandwidth_Bps;
+  p.io.host_to_device_Bps = host.bandwidth_Bps;
+  note(p, "gpu " + r.gpu, gpu.source);
+  note(p, "intra-node " + r.intra, intra.source);
+  note(p, fmt::format("node network {}x {}", count, network), net.source);
+  note(p, "host link " + host_name, host.source);
+  note(p, "fits", "transferred from the calibrated built-in '" + prior + "' until calibrate records fits this machine's runs");
+  set_io(p, r, count * net.bandwidth_Bps);
+  return p;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,58 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "calibrate/compose_profile.hpp"
+#include "cli/commands.hpp"
+#include "cli/output_file.hpp"
+#include "cli/text_table.hpp"
+#include "model/profile_yaml.hpp"
+
+namespace mrplan {
+
+namespace {
+
+void list_parts(const HardwareCatalogue& c) {
+  TextTable g({"gpu", "FP32 TFLOPS", "FP16 TFLOPS", "HBM GB/s", "memory GB", "host link", "source"});
+  for (const auto& [name, s] : c.gpus)
+    g.add({name, fmt::format("{:g}", s.peak_fp32_flops / 1e12), fmt::format("{:g}", s.peak_fp16_flops / 1e12),
+           fmt::format("{:g}", s.mem_bandwidth_Bps / 1e9), fmt::format("{:g}", s.memory_bytes / 1e9), s.host_link, s.source});
+  TextTable l({"link", "GB/s per direction", "source"});
+  for (const auto& [name, s] : c.links) l.add({name, fmt::format("{:g}", s.bandwidth_Bps / 1e9), s.source});
+  fmt::print("{}\n{}", g.str(), l.str());
+}
+
+}  // namespace
+
+void register_profile_compose(CLI::App& profile) {
+  auto* cmd = profile.add_subcommand("compose", "Write a profile from hardware parts (data/hardware.yaml), fits transferred from a calibrated built-in");
+  auto r = std::make_shared<ComposeRequest>();
+  auto out = std::make_shared<std::string>();
+  auto list = std::make_shared<bool>(false);
+  auto opt = [&](const char* flag, std::optional<double>& v, const char* what) {
+    cmd->add_option_function<double>(flag, [&v](double x) { v = x; }, what)->check(CLI::PositiveNumber);
+  };
+  cmd->add_flag("--list", *list, "list the catalogue's GPUs and links, with their sources");
+  cmd->add_option("--gpu", r->gpu, "GPU model, e.g. A100-SXM4-40GB (--list shows them)");
+  cmd->add_option("--gpus-per-node", r->gpus_per_node, "GPUs per node")->capture_default_str();
+  cmd->add_option("--node-network", r->node_network, "adapters per node and their kind, e.g. \"4x HDR200\" or Slingshot-11");
+  cmd->add_option("--intra", r->intra, "the GPUs' link inside a node, e.g. NVLink3");
+  cmd->add_option("--host-link", r->host_link, "host-to-GPU link (default: the GPU's)");
+  opt("--pfs-GBps", r->pfs_GBps, "parallel file system's aggregate bandwidth");
+  opt("--pfs-node-GBps", r->pfs_node_GBps, "what one node reads from it (default: its network)");
+  opt("--nvme-TB", r->nvme_TB, "node-local NVMe capacity");
+  opt("--nvme-GBps", r->nvme_GBps, "node-local NVMe read bandwidth");
+  opt("--host-memory-GB", r->host_memory_GB, "host memory per node (default: the prior's)");
+  cmd->add_option("--prior", r->prior, "calibrated built-in the fits come from (default: the GPU's)");
+  cmd->add_option("--name", r->name, "the profile's name")->capture_default_str();
+  cmd->add_option("--out", *out, "write the profile here (default: print it)");
+  cmd->callback([r, out, list] {
+    if (*list) return list_parts(builtin_catalogue());
+    for (const auto& [flag, v] : {std::pair{"--gpu", r->gpu}, {"--node-network", r->node_network}, {"--intra", r->intra}})
+      if (v.empty()) throw CLI::RequiredError(flag);
+    const auto yaml = profile_to_yaml(compose_profile(*r, builtin_catalogue()));
+    if (out->empty()) fmt::print("{}", yaml);
+    else write_output(*out, yaml, "profile");
+  });
+}
+
+}  // namespace mrplan

@@ -1,0 +1,67 @@
+#include "model/hardware_catalogue.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
+
+#include "model/errors.hpp"
+#include "model/yaml_fields.hpp"
+
+namespace mrplan {
+
+extern const char* const kHardwareCatalogueYaml;
+
+namespace {
+
+template <class Map>
+const typename Map::mapped_type& named(const Map& m, const std::string& name, const char* what) {
+  if (auto it = m.find(name); it != m.end()) return it->second;
+  std::vector<std::string> known;
+  for (const auto& [k, v] : m) known.push_back(k);
+  fail_input("hardware catalogue", what, fmt::format("unknown {} '{}' (known: {})", what, name, fmt::join(known, ", ")));
+}
+
+}  // namespace
+
+const GpuSpec& HardwareCatalogue::gpu(const std::string& name) const { return named(gpus, name, "gpu"); }
+const LinkSpec& HardwareCatalogue::link(const std::string& name) const { return named(links, name, "link"); }
+
+HardwareCatalogue catalogue_from_yaml_text(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail_input(file, "", std::string("not valid YAML: ") + e.what());
+  }
+  const YamlFields top(root, file, "");
+  top.only({"gpus", "links"});
+  HardwareCatalogue c;
+  for (const auto& item : top.child("gpus").node()) {
+    const auto name = item.first.as<std::string>();
+    const YamlFields f(item.second, file, "gpus." + name);
+    f.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "memory_GB", "host_link", "fits_from", "source"});
+    GpuSpec g;
+    g.peak_fp32_flops = f.positive("peak_fp32_TFLOPS") * 1e12;
+    g.peak_fp16_flops = f.positive("peak_fp16_TFLOPS") * 1e12;
+    g.mem_bandwidth_Bps = f.positive("mem_bandwidth_GBps") * 1e9;
+    g.memory_bytes = f.positive("memory_GB") * 1e9;
+    g.host_link = f.text("host_link"), g.fits_from = f.text("fits_from"), g.source = f.text("source");
+    c.gpus.emplace(name, g);
+  }
+  for (const auto& item : top.child("links").node()) {
+    const auto name = item.first.as<std::string>();
+    const YamlFields f(item.second, file, "links." + name);
+    f.only({"bandwidth_GBps", "source"});
+    c.links.emplace(name, LinkSpec{f.positive("bandwidth_GBps") * 1e9, f.text("source")});
+  }
+  for (const auto& [name, g] : c.gpus) c.link(g.host_link);  // every GPU's host link is in the catalogue
+  return c;
+}
+
+const HardwareCatalogue& builtin_catalogue() {
+  static const HardwareCatalogue c = catalogue_from_yaml_text(kHardwareCatalogueYaml, "data/hardware.yaml");
+  return c;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,31 @@
+#pragma once
+// Public hardware numbers (data/hardware.yaml, built into the binary): GPUs and links by name,
+// each with its source, for composing machine profiles from parts.
+#include <map>
+#include <string>
+
+namespace mrplan {
+
+struct GpuSpec {
+  double peak_fp32_flops = 0, peak_fp16_flops = 0, mem_bandwidth_Bps = 0, memory_bytes = 0;
+  std::string host_link;  // a link's name: how the host feeds it
+  std::string fits_from;  // the calibrated built-in profile whose fits a composed profile starts from
+  std::string source;
+};
+
+struct LinkSpec {
+  double bandwidth_Bps = 0;  // per direction: per adapter (node networks), per GPU (inside a node)
+  std::string source;
+};
+
+struct HardwareCatalogue {
+  std::map<std::string, GpuSpec> gpus;
+  std::map<std::string, LinkSpec> links;
+  const GpuSpec& gpu(const std::string& name) const;    // throws naming the known ones
+  const LinkSpec& link(const std::string& name) const;  // throws naming the known ones
+};
+
+HardwareCatalogue catalogue_from_yaml_text(const std::string& text, const std::string& file);
+const HardwareCatalogue& builtin_catalogue();
+
+}  // namespace mrplan
