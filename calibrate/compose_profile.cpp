@@ -13,11 +13,11 @@ namespace mrplan {
 namespace {
 
 // "4x HDR200" -> (4, HDR200); "Slingshot-11" -> (1, Slingshot-11)
-std::pair<int, std::string> adapters(const std::string& text) {
+std::pair<int, std::string> count_of(const std::string& text, const char* option) {
   static const std::regex re(R"(^\s*(?:(\d+)\s*x\s*)?([A-Za-z0-9_.+-]+)\s*$)");
   std::smatch m;
   if (!std::regex_match(text, m, re) || (m[1].matched && std::stoi(m[1]) < 1))
-    fail_input("--node-network", text, "expected COUNTx NAME (e.g. \"4x HDR200\") or NAME");
+    fail_input(option, text, "expected COUNTx NAME (e.g. \"4x HDR200\") or NAME");
   return {m[1].matched ? std::stoi(m[1]) : 1, m[2]};
 }
 
@@ -30,10 +30,11 @@ void set_io(MachineProfile& p, const ComposeRequest& r, double node_network_Bps)
   p.io.pfs.per_node_bandwidth_Bps = r.pfs_node_GBps ? *r.pfs_node_GBps * 1e9 : node_network_Bps;
   p.io.pfs.aggregate_bandwidth_Bps = r.pfs_GBps ? *r.pfs_GBps * 1e9 : 1e18;
   note(p, "file system", r.pfs_GBps ? fmt::format("{} GB/s aggregate (given)", *r.pfs_GBps) : "aggregate not given: no limit");
-  if (r.nvme_TB.has_value() != r.nvme_GBps.has_value())
-    fail_input("--nvme-TB", r.nvme_TB ? fmt::format("{}", *r.nvme_TB) : "", "give --nvme-TB and --nvme-GBps together");
+  if (r.nvme_GBps && !r.nvme_TB) fail_input("--nvme-GBps", fmt::format("{}", *r.nvme_GBps), "give the NVMe's capacity too (--nvme-TB)");
   p.io.nvme_capacity_bytes = r.nvme_TB.value_or(0) * 1e12;
-  p.io.nvme_bandwidth_Bps = r.nvme_GBps.value_or(0) * 1e9;
+  p.io.nvme_bandwidth_Bps = r.nvme_GBps ? *r.nvme_GBps * 1e9 : r.nvme_TB ? IoParams{}.nvme_bandwidth_Bps : 0;
+  if (r.nvme_TB && !r.nvme_GBps)
+    note(p, "NVMe", "read bandwidth not given: mrplan's default until calibrate records fits it from a staging time");
   if (r.host_memory_GB) p.host_memory_bytes = *r.host_memory_GB * 1e9;
 }
 
@@ -42,7 +43,7 @@ void set_io(MachineProfile& p, const ComposeRequest& r, double node_network_Bps)
 MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue& c) {
   if (r.gpus_per_node < 1) fail_input("--gpus-per-node", std::to_string(r.gpus_per_node), "expected at least 1");
   const GpuSpec& gpu = c.gpu(r.gpu);
-  const auto [count, network] = adapters(r.node_network);
+  const auto [count, network] = count_of(r.node_network, "--node-network");
   const LinkSpec& net = c.link(network);
   const LinkSpec& intra = c.link(r.intra);
   const std::string host_name = r.host_link.empty() ? gpu.host_link : r.host_link;
@@ -68,6 +69,11 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
   note(p, "host link " + host_name, host.source);
   note(p, "fits", "transferred from the calibrated built-in '" + prior + "' until calibrate records fits this machine's runs");
   set_io(p, r, count * net.bandwidth_Bps);
+  if (!r.cpu.empty()) {  // a peak: what page-cache reads reach of it, calibrate records fits
+    const auto [sockets, cpu] = count_of(r.cpu, "--cpu");
+    p.io.host_memcpy_Bps = sockets * c.cpu(cpu).memory_bandwidth_Bps;
+    note(p, fmt::format("host {}x {}", sockets, cpu), c.cpu(cpu).source);
+  }
   return p;
 }
 

@@ -17,6 +17,7 @@ struct ComposeRequest {
   std::string node_network;  // "4x HDR200", or one adapter: "Slingshot-11"
   std::string intra;         // the GPUs' link inside a node
   std::string host_link;     // empty: the GPU's own
+  std::string cpu;           // "2x EPYC-7742": the host's memory bandwidth, which page-cache reads share; empty: the prior's rate
   std::optional<double> pfs_GBps, pfs_node_GBps, nvme_TB, nvme_GBps, host_memory_GB;
   std::string prior;  // calibrated built-in the fits come from; empty: the GPU's `fits_from`
 };

@@ -233,7 +233,7 @@ ModelRecord model_from_marks(const ModelMarks& m, int gpus_default, const std::s
 
 // The plan it ran, as mrplan's built-in MLPerf plan with the log's GPUs, batch, dataset,
 // precision and optimizer: what validate and calibrate records re-predict.
-void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const std::string& file) {
+void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const std::string& file, const MllogOptions& o) {
   const int gpus = r.stages[0].gpus;
   Plan p = builtin_plan(std::string(b.plan_family) + "-mlperf@" + r.machine, gpus);
   p.name = std::filesystem::path(file).stem().string();
@@ -245,12 +245,14 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   if (f.eval_samples) p.validation_samples = *f.eval_samples;
   if (f.precision == "amp" || f.precision == "fp16" || f.precision == "bf16") p.precision = Precision::amp;
   else if (f.precision == "fp32") p.precision = Precision::fp32;
+  else if (f.precision.empty() && o.precision) p.precision = *o.precision;
   else if (f.precision.empty()) r.warnings.push_back(fmt::format("the log does not say its precision: the plan assumes {}", to_string(p.precision)));
   else r.warnings.push_back(fmt::format("precision_mode '{}' is not fp32 or amp: the plan keeps {}", f.precision, to_string(p.precision)));
   for (const char* o : {"sgd", "momentum", "adam", "lamb"})
     if (f.optimizer == o) m.optimizer = o;
   if (f.learning_rate) m.learning_rate = *f.learning_rate;
-  p.staged_to_nvme = f.staging_stop.has_value();  // copied to node-local storage before training
+  // MLPerf HPC submissions stage into node memory, or node-local NVMe where the share does not fit
+  if (f.staging_stop) p.staging = Staging::host_memory;
   r.plan_spec = plan_to_yaml(p);
 }
 
@@ -307,7 +309,7 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
     r.warnings.push_back("no run_stop event: the run did not finish");
   }
   if (f.staging_start && f.staging_stop) r.staging_s = (*f.staging_stop - *f.staging_start) / 1000.0;
-  if (bench && *bench->plan_family && r.stages.size() == 1 && r.stages[0].models.size() == 1) add_plan_spec(r, f, *bench, file);
+  if (bench && *bench->plan_family && r.stages.size() == 1 && r.stages[0].models.size() == 1) add_plan_spec(r, f, *bench, file, options);
   else if (!f.benchmark.empty() && (!bench || !*bench->plan_family))
     r.warnings.push_back(fmt::format("mrplan has no workload for benchmark '{}': the record carries no plan to re-predict", f.benchmark));
   return r;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "model/plan.hpp"
 #include "model/record.hpp"
 
 namespace mrplan {
@@ -11,6 +12,7 @@ namespace mrplan {
 struct MllogOptions {
   std::string machine;      // the plan_spec's machine (built-in name or profile YAML); empty: the log's platform
   std::optional<int> gpus;  // for a log that gives neither number_of_nodes x accelerators_per_node nor number_of_ranks
+  std::optional<Precision> precision;  // for a log without precision_mode (what the submitter's code is known to run)
 };
 
 // Keeps the benchmark (as mrplan's workload), global and local batch, nodes and accelerators per

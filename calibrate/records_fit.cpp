@@ -20,10 +20,13 @@ namespace mrplan {
 namespace {
 
 struct Observation {
+  enum class Kind { train, eval, staging } kind = Kind::train;  // an epoch's training, its validation pass, the staging phase
   size_t record = 0, stage = 0, model = 0;
-  bool eval = false;  // the validation pass, else the epoch's training
   double measured = 0;
 };
+const char* quantity(Observation::Kind k) {
+  return k == Observation::Kind::train ? "train_epoch_s" : k == Observation::Kind::eval ? "eval_s" : "staging_s";
+}
 
 struct Candidate {
   std::string key;
@@ -44,9 +47,10 @@ std::vector<Observation> observations_of(const std::vector<NamedRecord>& records
         for (size_t e = per.size() >= 3 ? 1 : 0; e < per.size(); ++e)  // the first epoch warms caches and compiles kernels
           if (per[e].fraction >= 1) train.push_back(per[e].epoch_s - per[e].eval_s), eval.push_back(per[e].eval_s);
         if (train.empty()) continue;
-        obs.push_back({r, s, m, false, median(train)});
-        if (median(eval) > 0) obs.push_back({r, s, m, true, median(eval)});
+        obs.push_back({Observation::Kind::train, r, s, m, median(train)});
+        if (median(eval) > 0) obs.push_back({Observation::Kind::eval, r, s, m, median(eval)});
       }
+    if (rec.staging_s.value_or(0) > 0) obs.push_back({Observation::Kind::staging, r, 0, 0, *rec.staging_s});
   }
   if (obs.empty()) fail_input(records.front().file, "stages", "no whole epoch to fit in any of the records");
   return obs;
@@ -74,7 +78,11 @@ Eigen::VectorXd predict(const MachineProfile& p, const std::vector<NamedRecord>&
       fail_input(records[obs[i].record].file, "stages", "the record's stages and models differ from its plan's");
     const auto& c = pp->stages[obs[i].stage].models[obs[i].model];
     const auto t3 = model_time(c, 3), t2 = model_time(c, 2);  // a steady epoch: the third
-    out[i] = obs[i].eval ? t3.eval_s - t2.eval_s : (t3.epoch_s() - t3.eval_s) - (t2.epoch_s() - t2.eval_s);
+    switch (obs[i].kind) {
+      case Observation::Kind::train: out[i] = (t3.epoch_s() - t3.eval_s) - (t2.epoch_s() - t2.eval_s); break;
+      case Observation::Kind::eval: out[i] = t3.eval_s - t2.eval_s; break;
+      case Observation::Kind::staging: out[i] = pp->staging_s; break;
+    }
   }
   return out;
 }
@@ -86,9 +94,14 @@ std::vector<Candidate> candidates_of(const MachineProfile& p) {
   c.push_back({"compute.kernel_overhead_us", std::max(p.compute.kernel_overhead_s * 1e6, 1.0)});
   c.push_back({"comm.bandwidth_efficiency", p.comm.bandwidth_efficiency});
   c.push_back({"comm.inter_node.alpha_s", std::max(p.comm.inter_node.alpha_s, 1e-6)});
+  c.push_back({"comm.call_overhead_us", std::max(p.comm.call_overhead_s * 1e6, 1.0)});
   c.push_back({"compute.mem_efficiency", p.compute.mem_efficiency, 1.0});
   c.push_back({"io.host_decode_GBps", p.io.host_decode_Bps / 1e9});
   c.push_back({"io.pfs.per_node_bandwidth_GBps", p.io.pfs.per_node_bandwidth_Bps / 1e9});
+  c.push_back({"io.pfs.aggregate_bandwidth_GBps", p.io.pfs.aggregate_bandwidth_Bps / 1e9});
+  c.push_back({"io.host_memcpy_GBps", p.io.host_memcpy_Bps / 1e9});
+  if (p.io.nvme_bandwidth_Bps > 0) c.push_back({"io.nvme_bandwidth_GBps", p.io.nvme_bandwidth_Bps / 1e9});
+  c.push_back({"io.pfs.per_file_latency_ms", std::max(p.io.pfs.per_file_latency_s * 1e3, 0.01)});
   return c;
 }
 
@@ -141,6 +154,19 @@ Eigen::VectorXd posterior_sd(const Problem& pb, const std::vector<size_t>& all, 
   return (J.transpose() * J).inverse().diagonal().cwiseSqrt();
 }
 
+void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
+  std::vector<std::string> off;
+  for (const auto& o : out.observations)
+    if (std::abs(o.fitted - o.measured) > 0.1 * o.measured && std::find(off.begin(), off.end(), o.quantity) == off.end()) off.push_back(o.quantity);
+  if (off.empty()) return;
+  out.warnings.push_back(fmt::format("the fitted model misses its own calibration data by more than 10% on {}: predictions from it "
+                                     "carry at least that error", fmt::join(off, ", ")));
+  for (const auto& c : pb.cands)
+    if (c.key.starts_with("compute.efficiency.") && get_value(fitted, c.key) >= c.upper * 0.999)
+      out.warnings.push_back(fmt::format("{} reached its peak (1) and the runs are still faster: did they train in another "
+                                         "precision than the plan says (ingest-mllog --precision amp)?", c.key));
+}
+
 }  // namespace
 
 RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records) {
@@ -175,7 +201,8 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   for (const auto& f : out.fitted) record_fit(fitted, f);
   const Eigen::VectorXd after = predict(fitted, records, pb.plans, pb.obs);
   for (size_t i = 0; i < pb.obs.size(); ++i)
-    out.observations.push_back({records[pb.obs[i].record].file, pb.obs[i].eval ? "eval_s" : "train_epoch_s", pb.obs[i].measured, prior_pred[i], after[i]});
+    out.observations.push_back({records[pb.obs[i].record].file, quantity(pb.obs[i].kind), pb.obs[i].measured, prior_pred[i], after[i]});
+  add_warnings(out, fitted, pb);
   profile = std::move(fitted);
   return out;
 }

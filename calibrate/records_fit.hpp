@@ -23,13 +23,16 @@ struct RecordsFit {
   std::vector<std::string> bounded;   // fitted, but only bounded by the records (a rate at least this fast), not pinned
   std::vector<RecordObservation> observations;
   std::vector<std::string> used;  // the records the fit used (named as the source of every fitted value)
+  std::vector<std::string> warnings;  // what the fit could not do, and what the user may check
 };
 
-// Candidates in order of preference: the compute efficiency of each math family the workloads use,
-// the validation pass's inference factor, the per-kernel overhead, the allreduce's bandwidth
-// efficiency and latency, memory-bound efficiency. A candidate enters while the records can tell it
-// from those before it (its sensitivity column is not a combination of theirs) and the parameters
-// stay fewer than the observations. `profile` gets the fitted values, recorded through the registry.
+// Every candidate (compute efficiency per math family, inference factor, kernel overhead, allreduce
+// bandwidth efficiency and latency, memory-bound efficiency, decode, file system, page cache and
+// NVMe rates) is fitted at once, maximum a posteriori: relative errors of 2% per observation against
+// a log-normal prior (a factor of 10) around the profile's value, so that one record moves what it
+// can and the prior holds the rest. A parameter the records do not move is left at its prior; one
+// they narrow less than twofold is kept but reported as bounded, not pinned. `profile` gets the
+// fitted values, recorded through the registry with the records as their source.
 RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records);
 
 }  // namespace mrplan

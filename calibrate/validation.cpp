@@ -64,6 +64,7 @@ std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& meas
       }
       if (s.fusion_s > 0 || pp.stages[i].fusion_s > 0) add(s.name, "fusion_s", s.fusion_s, pp.stages[i].fusion_s);
     }
+    if (m.staging_s || pp.staging_s > 0) add("total", "staging_s", m.staging_s.value_or(0), pp.staging_s);
     double eval_s = 0;
     for (const auto& s : m.stages) eval_s += s.eval_s;
     if (have_convergence) add("total", "time_to_target_s", training_and(m.totals.time_to_target_s, eval_s), totals(pp, predicted_epochs).time_s);

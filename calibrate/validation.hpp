@@ -14,7 +14,8 @@ struct ValidationRow {
   std::string record;    // file it came from
   std::string stage;     // stage name, or "total"
   std::string quantity;  // io_s comm_s compute_s epoch_s, and forward_s backward_s optimizer_s where the record timed them (means per epoch); epochs, time_to_target_s;
-                         // device_matmul_flops_per_s (the run's probe against the profile's peak) where the record has one
+                         // device_matmul_flops_per_s (the run's probe against the profile's peak) where the record has one;
+                         // staging_s where the record or the plan stages its data
   double measured = 0, predicted = 0;
   double rel_error = 0;  // (predicted - measured) / measured; 0 when measured is 0
   bool used_for_calibration = false;

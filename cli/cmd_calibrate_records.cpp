@@ -40,6 +40,7 @@ void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
     o.add({r.record, r.quantity, fmt::format("{:.4g}", r.measured), fmt::format("{:.4g}", r.prior), fmt::format("{:.4g}", r.fitted),
            fmt::format("{:+.1f}%", 100 * (r.fitted - r.measured) / r.measured)});
   fmt::print("\n{}", o.str());
+  for (const auto& w : fit.warnings) fmt::print("warning: {}\n", w);
 }
 
 void calibrate_records(const RecordsArgs& a) {

@@ -18,7 +18,9 @@ void list_parts(const HardwareCatalogue& c) {
            fmt::format("{:g}", s.mem_bandwidth_Bps / 1e9), fmt::format("{:g}", s.memory_bytes / 1e9), s.host_link, s.source});
   TextTable l({"link", "GB/s per direction", "source"});
   for (const auto& [name, s] : c.links) l.add({name, fmt::format("{:g}", s.bandwidth_Bps / 1e9), s.source});
-  fmt::print("{}\n{}", g.str(), l.str());
+  TextTable p({"cpu", "memory GB/s per socket", "source"});
+  for (const auto& [name, s] : c.cpus) p.add({name, fmt::format("{:g}", s.memory_bandwidth_Bps / 1e9), s.source});
+  fmt::print("{}\n{}\n{}", g.str(), p.str(), l.str());
 }
 
 }  // namespace
@@ -37,6 +39,7 @@ void register_profile_compose(CLI::App& profile) {
   cmd->add_option("--node-network", r->node_network, "adapters per node and their kind, e.g. \"4x HDR200\" or Slingshot-11");
   cmd->add_option("--intra", r->intra, "the GPUs' link inside a node, e.g. NVLink3");
   cmd->add_option("--host-link", r->host_link, "host-to-GPU link (default: the GPU's)");
+  cmd->add_option("--cpu", r->cpu, "host processors, e.g. \"2x EPYC-7742\": their memory bandwidth bounds page-cache reads");
   opt("--pfs-GBps", r->pfs_GBps, "parallel file system's aggregate bandwidth");
   opt("--pfs-node-GBps", r->pfs_node_GBps, "what one node reads from it (default: its network)");
   opt("--nvme-TB", r->nvme_TB, "node-local NVMe capacity");

@@ -129,6 +129,10 @@ void register_validate(CLI::App& app) {
     cmd->add_option("--out", *out, "folder for the NAME.record.json files")->capture_default_str();
     cmd->add_option("--machine", opt->machine, "machine of the records' plans: built-in name or profile YAML (default: the log's platform)");
     cmd->add_option("--gpus", *gpus, "GPUs of a log that does not say (no number_of_nodes, no number_of_ranks)")->check(CLI::PositiveNumber);
+    cmd->add_option_function<std::string>(
+           "--precision", [opt](const std::string& p) { opt->precision = p == "amp" ? Precision::amp : Precision::fp32; },
+           "precision of a log without precision_mode: what the submitter's code is known to run")
+        ->check(CLI::IsMember({"fp32", "amp"}));
     cmd->callback([logs, out, opt, gpus] {
       if (*gpus > 0) opt->gpus = *gpus;
       const auto names = record_names(*logs);

@@ -26,6 +26,7 @@ const typename Map::mapped_type& named(const Map& m, const std::string& name, co
 
 const GpuSpec& HardwareCatalogue::gpu(const std::string& name) const { return named(gpus, name, "gpu"); }
 const LinkSpec& HardwareCatalogue::link(const std::string& name) const { return named(links, name, "link"); }
+const CpuSpec& HardwareCatalogue::cpu(const std::string& name) const { return named(cpus, name, "cpu"); }
 
 HardwareCatalogue catalogue_from_yaml_text(const std::string& text, const std::string& file) {
   YAML::Node root;
@@ -35,7 +36,7 @@ HardwareCatalogue catalogue_from_yaml_text(const std::string& text, const std::s
     fail_input(file, "", std::string("not valid YAML: ") + e.what());
   }
   const YamlFields top(root, file, "");
-  top.only({"gpus", "links"});
+  top.only({"gpus", "cpus", "links"});
   HardwareCatalogue c;
   for (const auto& item : top.child("gpus").node()) {
     const auto name = item.first.as<std::string>();
@@ -54,6 +55,12 @@ HardwareCatalogue catalogue_from_yaml_text(const std::string& text, const std::s
     const YamlFields f(item.second, file, "links." + name);
     f.only({"bandwidth_GBps", "source"});
     c.links.emplace(name, LinkSpec{f.positive("bandwidth_GBps") * 1e9, f.text("source")});
+  }
+  for (const auto& item : top.child("cpus").node()) {
+    const auto name = item.first.as<std::string>();
+    const YamlFields f(item.second, file, "cpus." + name);
+    f.only({"memory_bandwidth_GBps", "source"});
+    c.cpus.emplace(name, CpuSpec{f.positive("memory_bandwidth_GBps") * 1e9, f.text("source")});
   }
   for (const auto& [name, g] : c.gpus) c.link(g.host_link);  // every GPU's host link is in the catalogue
   return c;

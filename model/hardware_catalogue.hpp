@@ -1,5 +1,5 @@
 #pragma once
-// Public hardware numbers (data/hardware.yaml, built into the binary): GPUs and links by name,
+// Public hardware numbers (data/hardware.yaml, built into the binary): GPUs, CPUs and links by name,
 // each with its source, for composing machine profiles from parts.
 #include <map>
 #include <string>
@@ -18,9 +18,16 @@ struct LinkSpec {
   std::string source;
 };
 
+struct CpuSpec {
+  double memory_bandwidth_Bps = 0;  // per socket
+  std::string source;
+};
+
 struct HardwareCatalogue {
   std::map<std::string, GpuSpec> gpus;
   std::map<std::string, LinkSpec> links;
+  std::map<std::string, CpuSpec> cpus;
+  const CpuSpec& cpu(const std::string& name) const;    // throws naming the known ones
   const GpuSpec& gpu(const std::string& name) const;    // throws naming the known ones
   const LinkSpec& link(const std::string& name) const;  // throws naming the known ones
 };

@@ -13,11 +13,37 @@ const char* to_string(IoTierKind t) {
   return "?";
 }
 
+namespace {
+
+double node_share_bytes(const IoJob& job) { return job.dataset_bytes / std::max(1, job.nodes); }
+
+double node_pfs_Bps(const MachineProfile& m, const IoJob& job) {
+  return std::min(m.io.pfs.per_node_bandwidth_Bps, m.io.pfs.aggregate_bandwidth_Bps / std::max(1, job.nodes));
+}
+
+}  // namespace
+
+std::optional<IoTierKind> staged_tier(const MachineProfile& m, const IoJob& job) {
+  const double share = node_share_bytes(job);
+  if (job.staging == Staging::none) return std::nullopt;
+  if (job.staging == Staging::host_memory && share <= m.host_memory_bytes * m.io.page_cache_fraction) return IoTierKind::host_cache;
+  // a share too large for memory goes to node-local NVMe where the node has room
+  if (share <= m.io.nvme_capacity_bytes && m.io.nvme_bandwidth_Bps > 0) return IoTierKind::nvme;
+  return std::nullopt;
+}
+
 IoTierKind tier_for_epoch(const MachineProfile& m, const IoJob& job, int epoch) {
-  const double node_share = job.dataset_bytes / std::max(1, job.nodes);
-  if (epoch > 0 && node_share <= m.host_memory_bytes * m.io.page_cache_fraction) return IoTierKind::host_cache;
-  if (job.staged_to_nvme && node_share <= m.io.nvme_capacity_bytes) return IoTierKind::nvme;
-  return IoTierKind::pfs;
+  const auto staged = staged_tier(m, job);
+  if (staged == IoTierKind::host_cache) return *staged;
+  if (epoch > 0 && node_share_bytes(job) <= m.host_memory_bytes * m.io.page_cache_fraction) return IoTierKind::host_cache;
+  return staged.value_or(IoTierKind::pfs);
+}
+
+double staging_s(const MachineProfile& m, const IoJob& job) {
+  const auto staged = staged_tier(m, job);
+  if (!staged) return 0;
+  // the file system, not the node's memory or NVMe, is what staging waits for
+  return node_share_bytes(job) / node_pfs_Bps(m, job);
 }
 
 IoIteration io_per_iteration(const MachineProfile& m, const IoJob& job, IoTierKind tier) {
@@ -27,7 +53,7 @@ IoIteration io_per_iteration(const MachineProfile& m, const IoJob& job, IoTierKi
   switch (tier) {
     case IoTierKind::pfs: {
       // a node gets the lesser of its link and its share of the file system's aggregate
-      const double node_bw = std::min(m.io.pfs.per_node_bandwidth_Bps, m.io.pfs.aggregate_bandwidth_Bps / std::max(1, job.nodes));
+      const double node_bw = node_pfs_Bps(m, job);
       it.read_s = m.io.pfs.per_file_latency_s * job.local_batch / std::max(1.0, job.samples_per_file) + batch_bytes / (node_bw / r);
       break;
     }

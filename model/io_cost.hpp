@@ -4,6 +4,7 @@
 #include <string>
 
 #include "model/machine_profile.hpp"
+#include "model/plan.hpp"
 
 namespace mrplan {
 
@@ -18,13 +19,21 @@ struct IoJob {
   int nodes = 1;
   double dataset_bytes = 0;    // the whole training set on disk
   double samples_per_file = 1; // a file's open latency is shared by its samples
-  bool staged_to_nvme = false;
+  Staging staging = Staging::none;
 };
 
-// Tier a given epoch (0-based) reads from: the parallel file system first; afterwards the page
-// cache when a node's share of the dataset fits in the usable host memory (restricted shuffling
-// keeps each node on its share, MRT III-D), else NVMe when staged, else the file system again.
+// Tier a given epoch (0-based) reads from: host memory when staged there and a node's share fits
+// its usable part; else the parallel file system first and afterwards the page cache when the share
+// fits it (restricted shuffling keeps each node on its share, MRT III-D), else NVMe when staged and
+// the share fits, else the file system again.
 IoTierKind tier_for_epoch(const MachineProfile& m, const IoJob& job, int epoch);
+// Where staging puts the data (host memory, or NVMe where the share does not fit memory); nullopt
+// when the plan does not stage or the node's share fits neither.
+std::optional<IoTierKind> staged_tier(const MachineProfile& m, const IoJob& job);
+
+// The staging phase before the first epoch: every node copies its share of the dataset from the
+// parallel file system (the lesser of its link and its share of the aggregate); 0 when nothing is staged.
+double staging_s(const MachineProfile& m, const IoJob& job);
 
 struct IoIteration {
   double read_s = 0;    // one rank's batch from the tier (ranks on a node share its bandwidth)

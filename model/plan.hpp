@@ -17,6 +17,12 @@ const char* to_string(Method m);
 std::optional<Method> method_from_string(const std::string& name);
 
 enum class Precision { fp32, amp };
+
+// Where the dataset is copied before training (MLPerf HPC's staging phase): read from the parallel
+// file system otherwise.
+enum class Staging { none, nvme, host_memory };
+const char* to_string(Staging s);
+std::optional<Staging> staging_from_string(const std::string& name);
 const char* to_string(Precision p);
 
 // How a model's training in a stage ends.
@@ -82,7 +88,7 @@ struct Plan {
                                    // batches per rank before each validation (0: running averages)
   double bucket_bytes = 25e6;      // gradient bucket (PyTorch DDP default 25 MB)
   bool overlap_comm = true;        // allreduce during backward (DDP) or after it (Horovod tape)
-  bool staged_to_nvme = false;
+  Staging staging = Staging::none;
   bool h2d_overlapped = true;      // the input pipeline also prefetches to the GPU (tf.data); false: a
                                    // synchronous copy per step (PyTorch .to(device) on pageable memory)
   std::vector<Stage> stages;

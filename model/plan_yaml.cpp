@@ -36,6 +36,21 @@ std::optional<Method> method_from_string(const std::string& name) {
 
 const char* to_string(Precision p) { return p == Precision::amp ? "amp" : "fp32"; }
 
+const char* to_string(Staging s) {
+  switch (s) {
+    case Staging::none: return "none";
+    case Staging::nvme: return "nvme";
+    case Staging::host_memory: return "host_memory";
+  }
+  return "?";
+}
+
+std::optional<Staging> staging_from_string(const std::string& name) {
+  for (auto s : {Staging::none, Staging::nvme, Staging::host_memory})
+    if (name == to_string(s)) return s;
+  return std::nullopt;
+}
+
 int Stage::gpus() const {
   int g = 0;
   for (const auto& m : models) g += m.gpus;
@@ -247,8 +262,11 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   }
   if (f.has("io")) {
     auto io = f.child("io");
-    io.only({"staged_to_nvme", "h2d_overlapped"});
-    p.staged_to_nvme = io.boolean("staged_to_nvme", false);
+    io.only({"staging", "staged_to_nvme", "h2d_overlapped"});
+    const auto staging = io.text("staging", io.boolean("staged_to_nvme", false) ? "nvme" : "none");  // staged_to_nvme: before staging
+    if (!staging_from_string(staging))
+      fail_input(file, io.key_path("staging"), fmt::format("unknown staging '{}' (expected none, nvme or host_memory)", staging));
+    p.staging = *staging_from_string(staging);
     p.h2d_overlapped = io.boolean("h2d_overlapped", true);
   }
   if (f.has("data")) {
@@ -358,8 +376,8 @@ std::string plan_to_yaml(const Plan& p) {
   e << YAML::EndMap;
   e << YAML::Key << "comm" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "bucket_mb" << YAML::Value
     << p.bucket_bytes / 1e6 << YAML::Key << "overlap" << YAML::Value << p.overlap_comm << YAML::EndMap;
-  e << YAML::Key << "io" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "staged_to_nvme"
-    << YAML::Value << p.staged_to_nvme << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped
+  e << YAML::Key << "io" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "staging"
+    << YAML::Value << to_string(p.staging) << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped
     << YAML::EndMap;
   if (!p.data_dir.empty())
     e << YAML::Key << "data" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dir" << YAML::Value << p.data_dir << YAML::EndMap;

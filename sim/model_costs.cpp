@@ -76,7 +76,8 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   job.ranks_on_node = gpn;
   job.nodes = c.nodes;
   job.dataset_bytes = job.sample_bytes * static_cast<double>(plan.train_samples);
-  job.staged_to_nvme = plan.staged_to_nvme;
+  job.staging = plan.staging;
+  c.staging_s = staging_s(m, job);
   job.samples_per_file = table.samples_per_file;
   const double step_s = c.compute_iter_s + c.comm_exposed_iter_s;
   // validation after every epoch, as exec/trainer runs it: each rank its share of the held-out

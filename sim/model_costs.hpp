@@ -36,6 +36,7 @@ struct ModelCosts {
   double eval_batches = 0;      // such passes per validation: the rank's held-out share and, with the
                                 // plan's precise_bn_batches, the batches that recompute batch norm
   double working_set_bytes = 0;  // a step's peak live bytes (model/startup_cost)
+  double staging_s = 0;          // copying this model's dataset (its resolution) to the staged tier, before training
   double startup_s = 0;          // in first_epoch's compute: touching what the heap did not hold yet
   EpochCost first_epoch;   // reads from the parallel file system
   EpochCost later_epoch;   // reads from whatever tier holds the data after the first pass

@@ -288,7 +288,7 @@ void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, c
     std::vector<std::optional<Candidate>> best_of(tail_nb);  // per configuration (tail batch), its best point
     for (size_t k = 0; k < points.size(); ++k) {
       double head_handed = 0;
-      Totals head_totals;
+      Totals head_totals = start_totals(scratch);
       for (size_t i = 0; i < head; ++i) {
         stage_epochs(scratch, i, points[k], head_epochs, head_handed);
         add_stage(scratch.stages[i], head_epochs, head_totals);

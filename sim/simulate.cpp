@@ -141,6 +141,12 @@ void add_startups(PreparedPlan& p, const MachineProfile& machine) {
   // the one whose heap grew least before it
   double heap_held_bytes = 0;
   p.model_count = 0;
+  p.staging_s = 0;
+  std::vector<int> staged;  // resolutions whose dataset is staged already
+  for (size_t i = 0; i < p.stages.size(); ++i)
+    for (size_t j = 0; j < p.stages[i].models.size(); ++j)
+      if (const int res = p.plan.stages[i].models[j].resolution; std::find(staged.begin(), staged.end(), res) == staged.end())
+        staged.push_back(res), p.staging_s += p.stages[i].models[j].staging_s;
   for (auto& ps : p.stages) {
     ps.first = p.model_count;
     double held_after = 1e300;
@@ -335,8 +341,15 @@ void add_stage(const PreparedStage& st, const std::vector<ModelEpochs>& epochs, 
   t.time_s = t.io_s + t.comm_s + t.compute_s + t.eval_s + t.fusion_s;
 }
 
-Totals totals(const PreparedPlan& p, const std::vector<ModelEpochs>& epochs) {
+Totals start_totals(const PreparedPlan& p) {
   Totals t;
+  t.io_s = t.time_s = p.staging_s;
+  t.gpu_hours = p.staging_s * (p.stages.empty() ? 0 : p.stages.front().gpus) / 3600.0;
+  return t;
+}
+
+Totals totals(const PreparedPlan& p, const std::vector<ModelEpochs>& epochs) {
+  Totals t = start_totals(p);
   for (const auto& st : p.stages) add_stage(st, epochs, t);
   return t;
 }
@@ -430,6 +443,11 @@ Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optio
     r.stages.push_back(std::move(s));
   }
   r.totals = run_totals(r.stages, reached);
+  if (p.staging_s > 0) {  // before the first epoch, inside the time to target as MLPerf times it
+    r.staging_s = p.staging_s;
+    const auto start = start_totals(p);
+    r.totals.time_to_target_s += start.time_s, r.totals.io_s += start.io_s, r.totals.gpu_hours += start.gpu_hours;
+  }
   return r;
 }
 

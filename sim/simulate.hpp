@@ -38,6 +38,7 @@ struct PreparedPlan {
   std::optional<double> dense_target_epochs;  // where the dense curve crosses the target (reference batch)
   std::vector<PreparedStage> stages;
   size_t model_count = 0;
+  double staging_s = 0;  // the staging phase before the first stage: each resolution's dataset once
 };
 PreparedPlan prepare(const Plan& plan, const MachineProfile& machine);
 // prepare in parts, for searches that combine stages prepared apart (sim/optimize): the plan, its
@@ -76,6 +77,8 @@ void stage_epochs(const PreparedPlan& p, size_t stage, std::optional<double> for
 // Time of a model that trains `epochs` (possibly fractional) epochs.
 EpochCost model_time(const ModelCosts& c, double epochs);
 Totals totals(const PreparedPlan& p, const std::vector<ModelEpochs>& epochs);
+// What the plan costs before its first stage (staging), where add_stage starts adding stages.
+Totals start_totals(const PreparedPlan& p);
 // One stage's share of the totals, added to `t` (totals adds every stage's).
 void add_stage(const PreparedStage& stage, const std::vector<ModelEpochs>& epochs, Totals& t);
 

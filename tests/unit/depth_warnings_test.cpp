@@ -70,7 +70,7 @@ TEST(DepthWarnings, ANetworkFromAFileThatTakesABuiltinsNameAndItsCurves) {
 TEST(DepthWarnings, StagedToNvmeOnAMachineWithout) {
   MachineProfile m = calibrated_builtin_profile("summit");
   Plan p = builtin_plan("cosmoflow-mrt@summit");
-  p.staged_to_nvme = true;
+  p.staging = Staging::nvme;
   EXPECT_EQ(count(simulate(p, m), "NVMe"), 0u);
   m.io.nvme_capacity_bytes = 0;
   EXPECT_EQ(count(simulate(p, m), "stages its data to node NVMe, but machine 'summit' has none"), 1u);

@@ -86,7 +86,7 @@ TEST(MllogIngest, KeepsWhatTheLogSays) {
   EXPECT_EQ(d.stages[0].single().local_batch, 2);
   const auto dp = plan_from_yaml_text(d.plan_spec);
   EXPECT_EQ(dp.precision, Precision::amp);
-  EXPECT_TRUE(dp.staged_to_nvme);
+  EXPECT_EQ(dp.staging, Staging::host_memory);
   EXPECT_DOUBLE_EQ(d.target_value, 0.82);
   // Eos trains on after run_stop: the record ends there
   const auto e = load_mllog_file((kLogs / "v3.0/NVIDIA/eos_n64_ngc23.09_pytorch/cosmoflow/result_0.txt").string());
