@@ -23,3 +23,17 @@ grep -v '^#' studies/mlperf-scaling/systems.txt | while IFS='|' read -r name ben
   $M predict "$d/large-plan.yaml" --machine "$d/fitted.yaml" --samples 0 --epochs --json "$d/predicted.json" > "$d/predict.txt"
 done
 /usr/bin/python3 studies/mlperf-scaling/summarize.py "$OUT" | tee "$OUT/summary.md"
+# measured (solid), mrplan (dashed) and linear scaling (dotted) per system, from the calibration run
+gnuplot <<GP
+set terminal pngcairo size 1100,700
+set output "$OUT/scaling.png"
+set logscale xy
+set xlabel "GPUs"; set ylabel "steady epoch time (s)"
+set key outside right
+set title "MLPerf HPC strong-scaling pairs, calibrated on the smaller run\\nsolid: measured; dashed: mrplan at the larger; dotted: linear scaling"
+names = system("grep '^# ' $OUT/scaling.dat | cut -c3-")
+plot for [i=0:words(names)-1] "$OUT/scaling.dat" index i using 1:2 with linespoints lw 2 lc i+1 title word(names, i+1)." measured", \
+     for [i=0:words(names)-1] "$OUT/scaling.dat" index i using 1:3 with linespoints dt 2 lc i+1 notitle, \
+     for [i=0:words(names)-1] "$OUT/scaling.dat" index i using 1:4 with lines dt 3 lc i+1 notitle
+GP
+echo "wrote $OUT/summary.md, $OUT/scaling.png"

@@ -15,7 +15,7 @@ def measured(folder):
     return statistics.median(steady_epoch(r) for r in recs), recs[0]["stages"][0]
 
 
-rows, errs, lin_errs = [], [], []
+rows, errs, lin_errs, points = [], [], [], []
 for d in sorted(glob.glob(os.path.join(out, "*/"))):
     name = os.path.basename(d.rstrip("/"))
     small_s, small = measured(os.path.join(d, "small"))
@@ -24,6 +24,7 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     linear = small_s * small["gpus"] / large["gpus"]
     e, le = (pred - large_s) / large_s, (linear - large_s) / large_s
     errs.append(abs(e)), lin_errs.append(abs(le))
+    points.append((name, small["gpus"], small_s, large["gpus"], large_s, pred, linear))
     lb = lambda s: s["global_batch"] // s["gpus"]
     rows.append(f"| {name} | {small['gpus']} (local {lb(small)}) | {large['gpus']} (local {lb(large)}) | {small_s:.2f} | {large_s:.2f} "
                 f"| {pred:.2f} | {100 * e:+.1f}% | {linear:.2f} | {100 * le:+.1f}% |")
@@ -31,3 +32,8 @@ print("| pair | calibrated on GPUs | predicted GPUs | small epoch s | large epoc
 print("|---|---|---|---|---|---|---|---|---|")
 print("\n".join(rows))
 print(f"\nmedian |error|: mrplan {100 * statistics.median(errs):.1f}%, linear scaling {100 * statistics.median(lin_errs):.1f}% over {len(rows)} pairs")
+
+# predicted vs measured epoch time against GPU count, one panel line per system (gnuplot data blocks)
+with open(os.path.join(out, "scaling.dat"), "w") as f:
+    for name, g1, s1, g2, s2, pred, lin in points:
+        f.write(f"# {name}\n{g1} {s1} {s1} {s1}\n{g2} {s2} {pred} {lin}\n\n\n")
