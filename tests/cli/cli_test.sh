@@ -89,6 +89,17 @@ for name in cosmoflow-mlperf@MACHINE deepcam-mlperf@MACHINE perlmutter cosmoflow
 done
 "$MRPLAN" predict cosmoflow-mlperf@perlmutter --samples 20 > "$tmp/mlperf.txt"
 grep -q "time to target .*GPU-hours" "$tmp/mlperf.txt" && ! grep -q "NOT reached" "$tmp/mlperf.txt" || fail "cosmoflow-mlperf does not reach its target"
+# a profile from hardware parts, predicted with at once
+"$MRPLAN" profile compose --gpu H100-SXM5-80GB --gpus-per-node 8 --node-network "8x NDR" --intra NVSwitch3 --cpu "2x Xeon-8480C" \
+  --out "$tmp/eos.yaml" > /dev/null
+grep -q "peak_fp16_TFLOPS: 989" "$tmp/eos.yaml" && grep -q "inter_node: {alpha_s: .*, bandwidth_GBps: 400}" "$tmp/eos.yaml" \
+  || fail "profile compose: H100 peaks and 8 NDR adapters"
+"$MRPLAN" predict cosmoflow-mlperf@perlmutter --machine "$tmp/eos.yaml" --samples 0 > "$tmp/eos.txt"
+grep -q "time to target" "$tmp/eos.txt" || fail "predict on a composed profile"
+"$MRPLAN" profile compose --list > "$tmp/parts.txt"
+grep -q "^MI250X " "$tmp/parts.txt" || fail "profile compose --list"
+expect_error "unknown link 'Myrinet'" profile compose --gpu A100-SXM4-40GB --node-network "2x Myrinet" --intra NVLink3
+
 # a public MLPerf log in, a profile fitted from it, its plan re-predicted
 logs="$(dirname "$0")/../../../shared/mlperf-logs/v1.0/LBNL/perlmutter_512x4_ngc21.09_pytorch/deepcam"
 if [[ -d "$logs" ]]; then

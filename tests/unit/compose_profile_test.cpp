@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "calibrate/compose_profile.hpp"
+#include "model/profile_yaml.hpp"
+#include "tests/support/error_of.hpp"
+
+using namespace mrplan;
+using mrplan::testing::error_of;
+
+namespace {
+
+ComposeRequest perlmutter_like() {
+  ComposeRequest r;
+  r.name = "pm";
+  r.gpu = "A100-SXM4-40GB";
+  r.gpus_per_node = 4;
+  r.node_network = "4x HDR200";
+  r.intra = "NVLink3";
+  r.cpu = "2x EPYC-7742";
+  r.pfs_GBps = 5000;
+  return r;
+}
+
+}  // namespace
+
+TEST(HardwareCatalogue, EveryEntryHasASourceAndItsHostLinkExists) {
+  const auto& c = builtin_catalogue();
+  for (const char* g : {"P100-SXM2-16GB", "V100-SXM2-16GB", "V100-SXM2-32GB", "A100-PCIE-40GB", "A100-SXM4-40GB", "A100-PCIE-80GB",
+                        "A100-SXM4-80GB", "H100-SXM5-80GB", "H200-SXM-141GB", "GH200-96GB", "MI250X"}) {
+    EXPECT_FALSE(c.gpu(g).source.empty()) << g;
+    EXPECT_NO_THROW(c.link(c.gpu(g).host_link)) << g;
+  }
+  for (const char* l : {"EDR", "HDR100", "HDR200", "NDR", "Slingshot-10", "Slingshot-11", "Aries", "NVLink2", "NVLink3", "NVLink4",
+                        "NVSwitch", "PCIe3", "PCIe4", "PCIe5"})
+    EXPECT_FALSE(c.link(l).source.empty()) << l;
+  EXPECT_NE(error_of([] { catalogue_from_yaml_text("gpus: {X: {peak_fp32_TFLOPS: 1}}\nlinks: {}\ncpus: {}\n", "h.yaml"); })
+                .find("h.yaml: gpus.X"),
+            std::string::npos);
+}
+
+TEST(ComposeProfile, HardwareFromThePartsFitsFromThePrior) {
+  const auto p = compose_profile(perlmutter_like(), builtin_catalogue());
+  EXPECT_EQ(p.gpus_per_node, 4);
+  EXPECT_DOUBLE_EQ(p.compute.peak_fp32_flops, 19.5e12);
+  EXPECT_DOUBLE_EQ(p.compute.peak_fp16_flops, 312e12);
+  EXPECT_DOUBLE_EQ(p.gpu_memory_bytes, 40e9);
+  EXPECT_DOUBLE_EQ(p.comm.inter_node.bandwidth_Bps, 4 * 25e9);  // four adapters of 200 Gb/s
+  EXPECT_DOUBLE_EQ(p.comm.intra_node.bandwidth_Bps, 300e9);
+  EXPECT_DOUBLE_EQ(p.io.host_to_device_Bps, 31.5e9);              // the GPU's PCIe 4 x16
+  EXPECT_DOUBLE_EQ(p.io.host_memcpy_Bps, 2 * 204.8e9);
+  EXPECT_DOUBLE_EQ(p.io.pfs.per_node_bandwidth_Bps, 100e9);       // no faster than its network
+  EXPECT_DOUBLE_EQ(p.io.pfs.aggregate_bandwidth_Bps, 5000e9);
+  EXPECT_GT(p.compute.efficiency.at("conv3d"), 0);                // the prior's fits...
+  const auto transferred = std::count_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) {
+    return f.source.starts_with("transferred from perlmutter");
+  });
+  EXPECT_GT(transferred, 3);  // ...say where they came from
+  const auto back = profile_from_yaml_text(profile_to_yaml(p), "pm.yaml");
+  EXPECT_DOUBLE_EQ(back.comm.inter_node.bandwidth_Bps, p.comm.inter_node.bandwidth_Bps);
+}
+
+TEST(ComposeProfile, BadPartsNameWhatIsKnown) {
+  auto r = perlmutter_like();
+  r.gpu = "A200";
+  EXPECT_NE(error_of([&] { compose_profile(r, builtin_catalogue()); }).find("unknown gpu 'A200' (known: A100-PCIE-40GB"), std::string::npos);
+  r = perlmutter_like();
+  r.node_network = "four HDR";
+  EXPECT_NE(error_of([&] { compose_profile(r, builtin_catalogue()); }).find("--node-network: four HDR: expected COUNTx NAME"),
+            std::string::npos);
+  r = perlmutter_like();
+  r.intra = "NVLink9";
+  EXPECT_NE(error_of([&] { compose_profile(r, builtin_catalogue()); }).find("unknown link 'NVLink9'"), std::string::npos);
+}
