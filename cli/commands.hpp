@@ -16,6 +16,7 @@ void register_data(CLI::App& app);  // datagen, coarsen (exec builds only)
 void register_run(CLI::App& app);   // run (exec builds only)
 void register_calibrate(CLI::App& app);
 void register_profile_compose(CLI::App& profile);  // profile compose
+void register_jobscript(CLI::App& app);
 void register_calibrate_compute(CLI::App& calibrate);
 void register_calibrate_io(CLI::App& calibrate);
 void register_calibrate_sharing(CLI::App& calibrate);

@@ -89,6 +89,23 @@ for name in cosmoflow-mlperf@MACHINE deepcam-mlperf@MACHINE perlmutter cosmoflow
 done
 "$MRPLAN" predict cosmoflow-mlperf@perlmutter --samples 20 > "$tmp/mlperf.txt"
 grep -q "time to target .*GPU-hours" "$tmp/mlperf.txt" && ! grep -q "NOT reached" "$tmp/mlperf.txt" || fail "cosmoflow-mlperf does not reach its target"
+# batch scripts where the users run, one per scheduler, with the centre's own conventions
+"$MRPLAN" jobscript cosmoflow-mlperf@perlmutter --account m1 --time 2h --data /scratch/c --out "$tmp/js/pm.sh" 2> "$tmp/js.err" > /dev/null
+for line in "#SBATCH -N 32" "#SBATCH -t 02:00:00" "#SBATCH -A m1" "#SBATCH -C gpu" "#SBATCH --gpus-per-node=4" \
+    "srun -n 128 --ntasks-per-node=4 -c 32 --cpu-bind=cores --gpus-per-task=1 --gpu-bind=none mrplan run $tmp/js/cosmoflow-mlperf.yaml --out out/run --device cuda"; do
+  grep -qxF -- "$line" "$tmp/js/pm.sh" || fail "perlmutter job script lacks: $line"
+done
+grep -q "data: {dir: /scratch/c}" "$tmp/js/cosmoflow-mlperf.yaml" || fail "jobscript writes the plan the job runs"
+"$MRPLAN" plan cosmoflow-mrt@summit | sed 's/staging: none/staging: nvme/' > "$tmp/js/s.yaml"
+"$MRPLAN" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --out "$tmp/js/summit.sh" 2> /dev/null > /dev/null
+for line in "#BSUB -nnodes 6" "#BSUB -W 0:30" "jsrun -n 6 -r1 -a1 -c1 bash -c 'mkdir -p /mnt/bb/\$USER/mrplan && cp -r /gpfs/c/. /mnt/bb/\$USER/mrplan/'"; do
+  grep -qxF -- "$line" "$tmp/js/summit.sh" || fail "summit job script lacks: $line"
+done
+grep -q "^jsrun -n 32 -r6 -a1 -c7 -g1 -bpacked:7 mrplan run .* --data /mnt/bb/\$USER/mrplan$" "$tmp/js/summit.sh" || fail "summit runs on the staged data"
+"$MRPLAN" jobscript deepcam-mlperf@perlmutter --scheduler flux --time 90m --out "$tmp/js/f.sh" 2> /dev/null > /dev/null
+grep -qxF "flux run -N 64 -n 256 --gpus-per-task=1 mrplan run $tmp/js/deepcam-mlperf.yaml --out out/run --device cuda" "$tmp/js/f.sh" \
+  && grep -qxF "#FLUX: -t 90m" "$tmp/js/f.sh" || fail "flux job script"
+
 # a profile from hardware parts, predicted with at once
 "$MRPLAN" profile compose --gpu H100-SXM5-80GB --gpus-per-node 8 --node-network "8x NDR" --intra NVSwitch3 --cpu "2x Xeon-8480C" \
   --out "$tmp/eos.yaml" > /dev/null
@@ -98,6 +115,7 @@ grep -q "peak_fp16_TFLOPS: 989" "$tmp/eos.yaml" && grep -q "inter_node: {alpha_s
 grep -q "time to target" "$tmp/eos.txt" || fail "predict on a composed profile"
 "$MRPLAN" profile compose --list > "$tmp/parts.txt"
 grep -q "^MI250X " "$tmp/parts.txt" || fail "profile compose --list"
+expect_error "no site entry for machine 'composed': say which scheduler it runs" jobscript "$tmp/js/s.yaml" --machine "$tmp/eos.yaml"
 expect_error "unknown link 'Myrinet'" profile compose --gpu A100-SXM4-40GB --node-network "2x Myrinet" --intra NVLink3
 
 # a public MLPerf log in, a profile fitted from it, its plan re-predicted

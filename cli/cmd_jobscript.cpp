@@ -1,0 +1,85 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "cli/commands.hpp"
+#include "cli/inputs.hpp"
+#include "cli/jobscript.hpp"
+#include "cli/optimize_args.hpp"
+#include "cli/output_file.hpp"
+#include "model/plan_yaml.hpp"
+#include "sim/monte_carlo.hpp"
+#include "sim/simulate.hpp"
+
+namespace mrplan {
+
+namespace {
+
+struct JobscriptArgs {
+  std::string plan, scheduler, machine, account, time, out, run_out = "out/run", name, data;
+  size_t samples = 200;
+};
+
+// The limit to ask for: the user's, or the prediction's P90 with a margin.
+double time_limit_s(const Plan& plan, const MachineProfile& m, const JobscriptArgs& a, std::string& why) {
+  if (!a.time.empty()) {
+    why = "as asked";
+    return parse_duration_s(a.time, "--time");
+  }
+  Record r = simulate(plan, m);
+  add_spread(r, plan, m, a.samples, 1);
+  const double p90 = r.spread ? r.spread->time_to_target_s.p90 : r.totals.time_to_target_s;
+  why = fmt::format("the predicted P90 {:.2f} h with 20% and 10 min added", p90 / 3600);
+  return requested_time_s(p90);
+}
+
+void jobscript(const JobscriptArgs& a) {
+  Plan plan = load_plan(a.plan);
+  if (!a.data.empty()) plan.data_dir = a.data;
+  const auto machine = machine_for(plan, a.machine);
+  std::optional<Scheduler> scheduler;
+  if (!a.scheduler.empty()) scheduler = a.scheduler == "slurm" ? Scheduler::slurm : a.scheduler == "lsf" ? Scheduler::lsf : Scheduler::flux;
+  const Site site = find_site(machine.name, scheduler);
+  const auto folder = a.out.empty() ? std::filesystem::path(".") : std::filesystem::path(a.out).parent_path();
+  JobRequest job;
+  job.job_name = a.name.empty() ? plan.name.substr(0, plan.name.find('@')) : a.name;
+  job.account = a.account, job.out_dir = a.run_out;
+  job.plan_file = a.plan;
+  if (!std::filesystem::is_regular_file(a.plan) || !a.data.empty()) {  // mrplan run reads a plan file: write the one the job runs
+    job.plan_file = (folder / (job.job_name + ".yaml")).string();
+    write_output(job.plan_file, plan_to_yaml(plan), "plan");
+  }
+  std::string why;
+  job.time_limit_s = time_limit_s(plan, machine, a, why);
+  const auto script = render_jobscript(plan, site, machine.gpus_per_node, job);
+  if (a.out.empty()) fmt::print("{}", script);
+  else write_output(a.out, script, "job script");
+  fmt::print(stderr, "{} job for {} ({}): time limit {:.2f} h, {}\n", to_string(site.scheduler), site.name, site.source,
+             job.time_limit_s / 3600, why);
+  if (site.max_walltime_h > 0 && job.time_limit_s > site.max_walltime_h * 3600)
+    fmt::print(stderr, "warning: {} allows {} h at most: checkpoint (plan checkpoint_every) and resubmit with mrplan run --resume\n",
+               site.name, site.max_walltime_h);
+  if (plan.staging != Staging::none && plan.data_dir.empty())
+    fmt::print(stderr, "warning: the plan stages its data but names no data folder: give --data DIR\n");
+}
+
+}  // namespace
+
+void register_jobscript(CLI::App& app) {
+  auto* cmd = app.add_subcommand("jobscript", "Write a Slurm, LSF or Flux batch script that runs a plan on its machine");
+  auto a = std::make_shared<JobscriptArgs>();
+  cmd->add_option("plan", a->plan, "plan YAML file or built-in APP@MACHINE")->required();
+  cmd->add_option("--scheduler", a->scheduler, "slurm, lsf or flux (default: the machine's)")->check(CLI::IsMember({"slurm", "lsf", "flux"}));
+  cmd->add_option("--machine", a->machine, "machine (built-in or profile YAML) whose site conventions and prediction to use");
+  cmd->add_option("--account", a->account, "project or account to charge");
+  cmd->add_option("--time", a->time, "time limit (2h, 90m); default: the prediction's P90 plus a margin");
+  cmd->add_option("--data", a->data, "data folder on the cluster (the plan's data.dir)");
+  cmd->add_option("--run-out", a->run_out, "the run's --out folder on the cluster")->capture_default_str();
+  cmd->add_option("--name", a->name, "job name (default: the plan's)");
+  cmd->add_option("--samples", a->samples, "Monte Carlo draws for the P90")->capture_default_str();
+  cmd->add_option("--out", a->out, "write the script here (default: print it)");
+  cmd->callback([a] { jobscript(*a); });
+}
+
+}  // namespace mrplan

@@ -1,0 +1,137 @@
+#include "cli/jobscript.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/errors.hpp"
+#include "model/yaml_fields.hpp"
+
+namespace mrplan {
+
+extern const char* const kSitesYaml;
+
+const char* to_string(Scheduler s) {
+  switch (s) {
+    case Scheduler::slurm: return "slurm";
+    case Scheduler::lsf: return "lsf";
+    case Scheduler::flux: return "flux";
+  }
+  return "?";
+}
+
+namespace {
+
+Scheduler scheduler_of(const YamlFields& f) {
+  const auto s = f.text("scheduler");
+  for (auto k : {Scheduler::slurm, Scheduler::lsf, Scheduler::flux})
+    if (s == to_string(k)) return k;
+  fail_input(f.file(), f.key_path("scheduler"), fmt::format("unknown scheduler '{}' (expected slurm, lsf or flux)", s));
+}
+
+std::optional<Site> read_site(const std::string& name) {
+  static const YAML::Node root = YAML::Load(kSitesYaml);
+  if (!root[name]) return std::nullopt;
+  const YamlFields f(root[name], "data/sites.yaml", name);
+  f.only({"scheduler", "gpus_per_node", "options", "launch", "memory_dir", "nvme_dir", "max_walltime_h", "source"});
+  Site s;
+  s.name = name;
+  s.scheduler = scheduler_of(f);
+  s.gpus_per_node = static_cast<int>(f.integer("gpus_per_node", 0));
+  for (const auto& o : f.node()["options"]) s.options.push_back(o.as<std::string>());
+  s.launch = f.text("launch");
+  s.memory_dir = f.text("memory_dir", "");
+  s.nvme_dir = f.text("nvme_dir", "");
+  s.max_walltime_h = f.non_negative("max_walltime_h", 0);
+  s.source = f.text("source");
+  return s;
+}
+
+// {nodes} {ranks} {gpus_per_node} filled in
+std::string fill(std::string text, int nodes, int ranks, int gpn) {
+  for (const auto& [key, value] : {std::pair{"{nodes}", nodes}, {"{ranks}", ranks}, {"{gpus_per_node}", gpn}})
+    for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, std::string(key).size(), std::to_string(value));
+  return text;
+}
+
+std::string hms(double s) {
+  const long m = static_cast<long>(std::ceil(s / 60.0));
+  return fmt::format("{:02d}:{:02d}:00", m / 60, m % 60);
+}
+
+std::string directives(const Site& site, const JobRequest& job, int nodes, int ranks, int gpn) {
+  std::string out;
+  auto d = [&](const char* prefix, const std::string& text) { out += fmt::format("{} {}\n", prefix, text); };
+  const long minutes = static_cast<long>(std::ceil(job.time_limit_s / 60.0));
+  switch (site.scheduler) {
+    case Scheduler::slurm:
+      d("#SBATCH", "-J " + job.job_name), d("#SBATCH", fmt::format("-N {}", nodes)), d("#SBATCH", "-t " + hms(job.time_limit_s));
+      if (!job.account.empty()) d("#SBATCH", "-A " + job.account);
+      d("#SBATCH", "-o " + job.job_name + ".%j.out");
+      for (const auto& o : site.options) d("#SBATCH", fill(o, nodes, ranks, gpn));
+      break;
+    case Scheduler::lsf:
+      d("#BSUB", "-J " + job.job_name), d("#BSUB", fmt::format("-W {}:{:02d}", minutes / 60, minutes % 60));
+      if (!job.account.empty()) d("#BSUB", "-P " + job.account);
+      d("#BSUB", "-o " + job.job_name + ".%J.out");
+      for (const auto& o : site.options) d("#BSUB", fill(o, nodes, ranks, gpn));
+      break;
+    case Scheduler::flux:
+      d("#FLUX:", fmt::format("-N {}", nodes)), d("#FLUX:", fmt::format("-t {}m", minutes)), d("#FLUX:", "--job-name=" + job.job_name);
+      if (!job.account.empty()) d("#FLUX:", "--bank=" + job.account);
+      d("#FLUX:", "--output=" + job.job_name + ".{{id}}.out");
+      for (const auto& o : site.options) d("#FLUX:", fill(o, nodes, ranks, gpn));
+      break;
+  }
+  return out;
+}
+
+// One task per node copies the data folder into node memory or NVMe before training.
+std::string staging_step(const Plan& plan, const Site& site, int nodes, std::string& data_arg) {
+  if (plan.staging == Staging::none) return "";
+  const bool nvme = plan.staging == Staging::nvme && !site.nvme_dir.empty();
+  const std::string dest = nvme ? site.nvme_dir : site.memory_dir;
+  if (plan.data_dir.empty() || dest.empty())
+    return fmt::format("# the plan stages its data ({}), but {}: it reads from where it lies\n", to_string(plan.staging),
+                       plan.data_dir.empty() ? "gives no data.dir" : "this site has no such place");
+  const std::string copy = fmt::format("bash -c 'mkdir -p {0} && cp -r {1}/. {0}/'", dest, plan.data_dir);
+  std::string per_node;
+  switch (site.scheduler) {
+    case Scheduler::slurm: per_node = fmt::format("srun -N {} --ntasks-per-node=1 {}", nodes, copy); break;
+    case Scheduler::lsf: per_node = fmt::format("jsrun -n {} -r1 -a1 -c1 {}", nodes, copy); break;
+    case Scheduler::flux: per_node = fmt::format("flux run -N {0} -n {0} {1}", nodes, copy); break;
+  }
+  data_arg = " --data " + dest;
+  return fmt::format("# stage the data into node {} (MLPerf HPC's staging phase; the plan's io.staging)\n{}\n",
+                     nvme ? "NVMe" : "memory", per_node);
+}
+
+}  // namespace
+
+Site find_site(const std::string& machine, std::optional<Scheduler> scheduler) {
+  if (auto s = read_site(machine); s && (!scheduler || s->scheduler == *scheduler)) return *s;
+  if (!scheduler)
+    fail_input("", "--scheduler", fmt::format("no site entry for machine '{}': say which scheduler it runs (slurm, lsf or flux)", machine));
+  return *read_site(to_string(*scheduler));
+}
+
+double requested_time_s(double p90_s) { return std::ceil((1.2 * p90_s + 600.0) / 60.0) * 60.0; }
+
+std::string render_jobscript(const Plan& plan, const Site& site, int gpus_per_node, const JobRequest& job) {
+  int ranks = 0;
+  for (const auto& s : plan.stages) ranks = std::max(ranks, s.gpus());
+  const int gpn = site.gpus_per_node > 0 ? site.gpus_per_node : gpus_per_node;
+  const int nodes = (ranks + gpn - 1) / gpn;
+  std::string data_arg;
+  const std::string staging = staging_step(plan, site, nodes, data_arg);
+  std::string out = "#!/bin/bash\n" + directives(site, job, nodes, ranks, gpn);
+  out += fmt::format("# {} plan '{}' on {} GPUs ({} nodes of {}); written by mrplan jobscript for {} ({})\n", to_string(plan.method),
+                     plan.name, ranks, nodes, gpn, site.name, site.source);
+  out += "set -euo pipefail\n" + staging;
+  out += fmt::format("{} {} run {} --out {} --device cuda{}\n", fill(site.launch, nodes, ranks, gpn), job.mrplan, job.plan_file, job.out_dir,
+                     data_arg);
+  return out;
+}
+
+}  // namespace mrplan

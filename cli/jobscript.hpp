@@ -1,0 +1,42 @@
+#pragma once
+// `mrplan jobscript`: a batch script that runs a plan where the user's centre runs jobs (Slurm,
+// LSF, Flux), from the centres' conventions in data/sites.yaml.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/plan.hpp"
+
+namespace mrplan {
+
+enum class Scheduler { slurm, lsf, flux };
+const char* to_string(Scheduler s);
+
+struct Site {
+  std::string name;
+  Scheduler scheduler = Scheduler::slurm;
+  int gpus_per_node = 0;  // 0: the machine profile's
+  std::vector<std::string> options;
+  std::string launch, memory_dir, nvme_dir, source;
+  double max_walltime_h = 0;  // 0: not known
+};
+
+// The site named `machine` when data/sites.yaml has it and it uses `scheduler` (or no scheduler is
+// asked for); otherwise the scheduler's generic entry. Throws when neither says which scheduler.
+Site find_site(const std::string& machine, std::optional<Scheduler> scheduler);
+
+struct JobRequest {
+  std::string plan_file;  // as `mrplan run` will read it on the cluster
+  std::string out_dir, account, job_name, mrplan = "mrplan";
+  double time_limit_s = 0;
+};
+
+// The script: directives (nodes, time, account, name, the site's options), the staging step where
+// the plan stages its data, then one rank per GPU running the plan.
+std::string render_jobscript(const Plan& plan, const Site& site, int gpus_per_node, const JobRequest& job);
+
+// The wall time to ask for: the prediction's P90 with a fifth more and ten minutes for start-up,
+// rounded up to whole minutes.
+double requested_time_s(double p90_s);
+
+}  // namespace mrplan
