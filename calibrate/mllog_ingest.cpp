@@ -138,7 +138,7 @@ bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
   const auto& k = e.key;
   if (k == "global_batch_size") f.global_batch = count_of(e, file, 1);
   else if (k == "number_of_nodes") f.nodes = count_of(e, file, 1);
-  else if (k == "accelerators_per_node") f.per_node = count_of(e, file, 1);
+  else if (k == "accelerators_per_node") f.per_node = count_of(e, file, 0);  // 0: a CPU run (the rules allow it)
   else if (k == "number_of_ranks") f.ranks = count_of(e, file, 1);
   else if (k == "gradient_accumulation_frequency") f.accumulation = count_of(e, file, 1);
   else if (k == "train_samples") f.train_samples = count_of(e, file, 1);
@@ -173,8 +173,9 @@ LogFacts read_facts(const std::vector<MllogEvent>& events, const std::string& fi
   return f;
 }
 
-// The quality metric: the benchmark's own (MLPerf HPC rules), else an accuracy, else an error,
-// else the first eval_* value the log reports per epoch.
+// The quality metric: the benchmark's own (MLPerf HPC rules), else an error (logs with both carry
+// the error beside its negation as eval_accuracy), else an accuracy, else the first eval_* value
+// the log reports per epoch.
 std::pair<std::string, bool> metric_of(const LogFacts& f) {
   std::map<std::string, int> seen;
   std::string first;
@@ -185,14 +186,14 @@ std::pair<std::string, bool> metric_of(const LogFacts& f) {
         ++seen[k];
       }
   if (const auto* b = benchmark_facts(f.benchmark); b && seen.count(b->metric_key)) return {b->metric_key, b->maximize};
-  if (seen.count("eval_accuracy")) return {"eval_accuracy", true};
   if (seen.count("eval_error")) return {"eval_error", false};
+  if (seen.count("eval_accuracy")) return {"eval_accuracy", true};
   return {first, false};
 }
 
 int gpus_of(const LogFacts& f, const MllogOptions& o, const std::string& file, std::vector<std::string>& warnings) {
   std::optional<int64_t> g;
-  if (f.nodes && f.per_node) g = *f.nodes * *f.per_node;
+  if (f.nodes && f.per_node && *f.per_node > 0) g = *f.nodes * *f.per_node;
   if (g && f.ranks && *f.ranks != *g)
     warnings.push_back(fmt::format("number_of_ranks {} differs from number_of_nodes x accelerators_per_node = {}: using the latter", *f.ranks, *g));
   if (!g) g = f.ranks;
@@ -267,7 +268,8 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
   const auto* bench = benchmark_facts(f.benchmark);
   r.workload = bench && *bench->plan_family ? (std::string(bench->plan_family) == "cosmoflow" ? "cosmoflow-mlperf" : bench->plan_family) : f.benchmark;
   std::tie(r.target_metric, r.target_maximize) = metric_of(f);
-  if (bench && r.target_metric == bench->metric_key) r.target_value = bench->target;
+  // the benchmark's target, unless mrplan wrote the log for a plan of its own
+  if (bench && r.target_metric == bench->metric_key && !f.log_keys.count("mrplan_method")) r.target_value = bench->target;
   r.log_keys = f.log_keys;
   const int gpus = gpus_of(f, options, file, r.warnings);
   std::vector<std::vector<const ModelMarks*>> stages;  // models grouped by stage, in log order

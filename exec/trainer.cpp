@@ -8,6 +8,8 @@
 #include <fstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "exec/checkpointer.hpp"
 #include "exec/communicator.hpp"
 #include "exec/compute_microbench.hpp"
@@ -18,6 +20,7 @@
 #include "exec/model_trainer.hpp"
 #include "exec/run.hpp"
 #include "exec/run_context.hpp"
+#include "exec/run_log.hpp"
 #include "model/errors.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
@@ -227,12 +230,19 @@ double matmul_probe(Communicator& world, const torch::Device& dev) {
   return flops_per_s;
 }
 
-void log_run_start(MlLog& log, const Plan& plan, int ranks) {
-  log.event("run_start", "INTERVAL_START", "null");
-  log.point("number_of_ranks", std::to_string(ranks));
-  log.point("accelerators_per_node", std::to_string(ranks));
-  log.point("number_of_nodes", "1");
-  log.point("global_batch_size", std::to_string(plan.stages.front().global_batch()));
+// The run's size as MLPerf logs it: nodes are the ranks that are first on their host.
+RunFacts run_facts(Communicator& world, const torch::Device& dev, uint64_t seed) {
+  double first_on_node = world.local_rank() == 0 ? 1.0 : 0.0;
+  world.allreduce_sum(&first_on_node, 1);
+  RunFacts f;
+  f.ranks = world.size();
+  f.nodes = static_cast<int>(first_on_node);
+  f.accelerators_per_node = dev.is_cuda() ? (f.ranks + f.nodes - 1) / f.nodes : 0;
+  f.seed = seed;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  f.platform = fmt::format("{}x {} ({})", f.nodes, host, dev.is_cuda() ? "CUDA GPUs" : "CPUs");
+  return f;
 }
 
 }  // namespace
@@ -269,7 +279,8 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   // a fresh process has, as model/startup_cost predicts it
   release_free_heap();
   MlLog log(rank == 0 ? (out / "mllog.txt").string() : "", resuming);
-  if (!resuming) log_run_start(log, plan, ranks);
+  const RunFacts facts = run_facts(*world, dev, o.seed);
+  if (!resuming) log_run_header(log, plan, spec.name, facts);
   RunContext ctx{plan,   o,   *world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks};
 
@@ -287,8 +298,9 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     r.warnings.push_back(fmt::format("stopped after {} epochs (--stop-after); resume with --resume", o.stop_after_epochs));
   add_totals(plan, r, killed);
   if (rank == 0) {
-    log.event("run_stop", "INTERVAL_END", "null",
-              fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : killed ? "aborted" : "target_not_reached"));
+    // exactly once per run, resumed or not (MLPerf HPC rules: success or aborted); a stop as if
+    // killed writes none, so that the resumed run's is the one
+    if (!killed) log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
     std::ofstream(out / "record.json.tmp") << record_to_json(r);
     fs::rename(out / "record.json.tmp", out / "record.json");
     if (!o.quiet) print_summary(r);

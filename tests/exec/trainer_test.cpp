@@ -13,6 +13,7 @@
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
 #include "tests/support/error_of.hpp"
+#include "tests/support/mllog_rules.hpp"
 #include "tests/support/scratch_data.hpp"
 
 using namespace mrplan;
@@ -57,6 +58,12 @@ stages:
 };
 fs::path TinyRun::dir;
 
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+const std::string kRules = std::string(MRPLAN_TEST_SUPPORT) + "/mlperf_hpc_rules.json";
+
 std::vector<torch::Tensor> load_params(const fs::path& out) {
   const auto spec = builtin_workload("cosmoflow-mrt", {.size = 16, .width = 0.25});
   SpecNet net(spec, coarsened_spatial(spec, 1));
@@ -97,6 +104,7 @@ TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
   EXPECT_NE(all.find("\"key\": \"run_start\""), std::string::npos);
   EXPECT_NE(all.find("\"key\": \"eval_error\""), std::string::npos);
   EXPECT_NE(all.find("\"key\": \"run_stop\""), std::string::npos);
+  EXPECT_EQ(mrplan::testing::mllog_rule_violations(all, kRules), std::vector<std::string>{});  // MLPerf HPC's logging rules
   // the log reads back as a measured record with every epoch of both stages, each as its stage
   const auto ingested = load_mllog_file((dir / "mrt/mllog.txt").string());
   ASSERT_EQ(ingested.stages.size(), 2u);
@@ -242,6 +250,10 @@ TEST_F(TinyRun, ResumedAtTheSwitchEndsWithTheSameParameters) {
   const auto a = load_params(dir / "straight-switch"), b = load_params(dir / "killed-switch");
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << i;
+  // the resumed run's log is still one run: one run_start, one run_stop, within the rules
+  const auto log = read_text(dir / "killed-switch/mllog.txt");
+  EXPECT_EQ(mrplan::testing::mllog_rule_violations(log, kRules), std::vector<std::string>{});
+  EXPECT_NE(log.find(resumed.totals.reached_target ? "\"status\": \"success\"" : "\"status\": \"aborted\""), std::string::npos);
   // a finished run resumed trains nothing more
   const auto again = run_plan(p, r);
   EXPECT_EQ(record_to_json(again), record_to_json(resumed));
