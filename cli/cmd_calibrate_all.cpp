@@ -21,7 +21,7 @@ struct AllArgs {
   int ranks = 2;
   int threads = 1;
   std::string device = "cpu";
-  std::string mpirun = "mpirun";
+  std::string launcher = "mpirun -np {n}";  // how this site starts n ranks: {n} is the count
   double max_bytes = 64e6;
   double compute_seconds = 0, sharing_seconds = 0;
 };
@@ -35,12 +35,20 @@ void step(const std::string& what, const std::string& cmd) {
   if (rc != 0) fail_input("", "calibrate all", fmt::format("{} failed (exit status {}); the profile keeps the steps before it", what, rc));
 }
 
+// The launch prefix for n ranks: the launcher with {n} filled in.
+std::string launch(const std::string& launcher, int n) {
+  const auto at = launcher.find("{n}");
+  if (at == std::string::npos)
+    fail_input("command line", "--launcher", fmt::format("'{}': expected {{n}} where the rank count goes (e.g. \"srun -n {{n}}\")", launcher));
+  return launcher.substr(0, at) + std::to_string(n) + launcher.substr(at + 3);
+}
+
 void calibrate_all(const AllArgs& a) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   const auto png = std::filesystem::path(a.profile).replace_extension("").string() + "-roofline.png";
   if (!a.data.empty() && !std::filesystem::is_directory(a.data)) fail_input(a.data, "--data", "not a folder");
   if (a.ranks > 1)
-    step("allreduce", fmt::format("{} -np {} '{}' calibrate allreduce --profile '{}' --max-bytes {} --device {}", a.mpirun, a.ranks, self,
+    step("allreduce", fmt::format("{} '{}' calibrate allreduce --profile '{}' --max-bytes {} --device {}", launch(a.launcher, a.ranks), self,
                                   a.profile, a.max_bytes, a.device));
   else
     fmt::print("== allreduce: skipped (one rank per node has nothing to reduce); the profile keeps its network section\n");
@@ -49,8 +57,8 @@ void calibrate_all(const AllArgs& a) {
                               self, a.profile, fmt::join(a.workloads, ","), fmt::join(a.batches, ","), a.threads, a.ranks, a.device,
                               a.compute_seconds, png));
   if (a.ranks > 1)
-    step("node sharing", fmt::format("{} -np {} '{}' calibrate sharing --profile '{}' --workload {} --threads {} --device {} --min-seconds {}",
-                                     a.mpirun, a.ranks, self, a.profile, fmt::join(a.workloads, ","), a.threads, a.device, a.sharing_seconds));
+    step("node sharing", fmt::format("{} '{}' calibrate sharing --profile '{}' --workload {} --threads {} --device {} --min-seconds {}",
+                                     launch(a.launcher, a.ranks), self, a.profile, fmt::join(a.workloads, ","), a.threads, a.device, a.sharing_seconds));
   else
     fmt::print("== node sharing: skipped (one rank per node shares nothing)\n");
   const std::string first = a.workloads.front().substr(0, a.workloads.front().find(':'));
@@ -65,7 +73,7 @@ void calibrate_all(const AllArgs& a) {
 }  // namespace
 
 void register_calibrate_all(CLI::App& cal) {
-  auto* c = cal.add_subcommand("all", "allreduce (under mpirun), compute and io for this machine, into one profile");
+  auto* c = cal.add_subcommand("all", "allreduce (under the site's launcher), compute and io for this machine, into one profile");
   auto a = std::make_shared<AllArgs>();
   c->add_option("--profile", a->profile, "profile YAML to write (updated if present)")->capture_default_str();
   c->add_option("--data", a->data, "dataset folder for the io step (skipped without it)");
@@ -84,7 +92,10 @@ void register_calibrate_all(CLI::App& cal) {
   c->add_option("--sharing-seconds", a->sharing_seconds, "the node-sharing step times rounds for at least this long (its --min-seconds)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  c->add_option("--mpirun", a->mpirun, "MPI launcher")->capture_default_str();
+  c->add_option("--launcher", a->launcher, "how to start {n} ranks here: \"srun -n {n}\", \"jsrun -n {n} -a1 -g1\", \"flux run -n {n}\"")
+      ->capture_default_str();
+  c->add_option_function<std::string>(
+      "--mpirun", [a](const std::string& m) { a->launcher = m + " -np {n}"; }, "an MPI launcher taking -np (older form of --launcher)");
   c->add_option("--max-bytes", a->max_bytes, "largest allreduce message")->capture_default_str();
   c->callback([a] { calibrate_all(*a); });
 }

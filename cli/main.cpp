@@ -2,14 +2,18 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <exception>
 
 #include "cli/commands.hpp"
+#include "cli/suggest.hpp"
+#include "cli/version.hpp"
 #include "model/errors.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"mrplan: which multi-resolution training plan reaches the target soonest, and why"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", mrplan::version_text());
   mrplan::register_predict(app);
   mrplan::register_sweep(app);
   mrplan::register_optimize(app);
@@ -22,6 +26,14 @@ int main(int argc, char** argv) {
   mrplan::register_run(app);
   mrplan::register_calibrate(app);
 #endif
+  std::vector<std::string> names;
+  for (const auto* c : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(c->get_name());
+  if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {  // a mistyped command
+    const auto near = mrplan::nearest_word(argv[1], names);
+    fmt::print(stderr, "mrplan: error: unknown command '{}'{} (mrplan --help lists them)\n", argv[1],
+               near ? fmt::format(": did you mean '{}'?", *near) : "");
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -43,7 +43,7 @@ expect_error() {  # expect_error "message fragment" args...
   local rc=$?
   set -e
   [[ $rc -eq 2 ]] || fail "mrplan $* exited $rc, expected 2"
-  grep -qF "$want" "$tmp/err.txt" || fail "mrplan $*: expected '$want' in: $(cat "$tmp/err.txt")"
+  grep -qF -- "$want" "$tmp/err.txt" || fail "mrplan $*: expected '$want' in: $(cat "$tmp/err.txt")"
 }
 expect_error "file not found" predict /nonexistent.yaml
 expect_error "neither a plan file nor a built-in plan" predict resnet@summit
@@ -89,6 +89,14 @@ for name in cosmoflow-mlperf@MACHINE deepcam-mlperf@MACHINE perlmutter cosmoflow
 done
 "$MRPLAN" predict cosmoflow-mlperf@perlmutter --samples 20 > "$tmp/mlperf.txt"
 grep -q "time to target .*GPU-hours" "$tmp/mlperf.txt" && ! grep -q "NOT reached" "$tmp/mlperf.txt" || fail "cosmoflow-mlperf does not reach its target"
+# a CLI that explains itself: its version and build, a suggestion for a mistyped command
+"$MRPLAN" --version > "$tmp/version.txt"
+grep -q "^mrplan [0-9.]* (commit .*build; with: " "$tmp/version.txt" || fail "--version: $(cat "$tmp/version.txt")"
+expect_error "unknown command 'predcit': did you mean 'predict'?" predcit cosmoflow-mrt@summit
+if "$MRPLAN" calibrate --help > /dev/null 2>&1; then
+  expect_error "--launcher: 'srun -n': expected {n} where the rank count goes" calibrate all --ranks 2 --launcher "srun -n" --profile "$tmp/l.yaml"
+fi
+
 # batch scripts where the users run, one per scheduler, with the centre's own conventions
 "$MRPLAN" jobscript cosmoflow-mlperf@perlmutter --account m1 --time 2h --data /scratch/c --out "$tmp/js/pm.sh" 2> "$tmp/js.err" > /dev/null
 for line in "#SBATCH -N 32" "#SBATCH -t 02:00:00" "#SBATCH -A m1" "#SBATCH -C gpu" "#SBATCH --gpus-per-node=4" \
