@@ -8,8 +8,15 @@
 
 namespace mrplan {
 
-// Hardware profile + paper fits. Cached: the fit runs once per process and name.
+// Hardware profile + paper fits. Cached: the fit runs once per process and name, or not at all where
+// the program carries the fits made at build time (use_prefitted_profiles).
 const MachineProfile& calibrated_builtin_profile(const std::string& name);
+
+// Every built-in profile, fitted, as YAML documents: what the build writes once (mrplan-fit-builtins)
+// and the programs embed, so that they start without fitting.
+std::string prefitted_profiles_yaml();
+// Makes calibrated_builtin_profile read `yaml_documents` (prefitted_profiles_yaml's text) first.
+void use_prefitted_profiles(const char* yaml_documents);
 
 // A profile from a file or a built-in name.
 MachineProfile resolve_profile(const std::string& name_or_file);

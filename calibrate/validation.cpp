@@ -49,9 +49,11 @@ std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& meas
         const std::string where = s.models.size() == 1 ? s.name : s.name + "/" + mr.name;
         if (mr.epochs <= 0) continue;
         const auto t = model_time(c, mr.epochs);
-        add(where, "io_s", mr.io_s / mr.epochs, t.io_s / mr.epochs);
-        add(where, "comm_s", mr.comm_s / mr.epochs, t.comm_s / mr.epochs);
-        add(where, "compute_s", mr.compute_s / mr.epochs, t.compute_s / mr.epochs);
+        if (mr.io_s + mr.comm_s + mr.compute_s > 0) {  // result logs time epochs, not their parts
+          add(where, "io_s", mr.io_s / mr.epochs, t.io_s / mr.epochs);
+          add(where, "comm_s", mr.comm_s / mr.epochs, t.comm_s / mr.epochs);
+          add(where, "compute_s", mr.compute_s / mr.epochs, t.compute_s / mr.epochs);
+        }
         add(where, "epoch_s", training_and(mr.time_s, mr.eval_s) / mr.epochs, t.epoch_s() / mr.epochs);
         if (eval_modelled) add(where, "eval_s", mr.eval_s / mr.epochs, t.eval_s / mr.epochs);
         if (mr.phases) {  // where the step's time goes, for records that timed its phases

@@ -17,6 +17,7 @@
 #include "cli/inputs.hpp"
 #include "cli/optimize_args.hpp"
 #include "cli/output_file.hpp"
+#include "cli/launch.hpp"
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
@@ -199,8 +200,7 @@ SearchSpace space_from(const OptimizeOpts& o, const MachineProfile& m, std::vect
 
 // The MPI ranks sharing the search, when it was launched under mpirun/srun (one process otherwise).
 SearchPart launch_part() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS"})
-    if (const char* n = std::getenv(v); n && std::atoi(n) > 1) return {-1, std::atoi(n)};
+  if (const int n = launched_ranks(); n > 1) return {-1, n};
   return {};
 }
 

@@ -5,12 +5,20 @@
 #include <algorithm>
 #include <exception>
 
+#include "calibrate/paper_calibration.hpp"
 #include "cli/commands.hpp"
+#include "cli/exec_forward.hpp"
+#include "cli/launch.hpp"
 #include "cli/suggest.hpp"
 #include "cli/version.hpp"
 #include "model/errors.hpp"
 
+namespace mrplan {
+extern const char* const kPrefittedProfilesYaml;  // built by mrplan-fit-builtins
+}
+
 int main(int argc, char** argv) {
+  mrplan::use_prefitted_profiles(mrplan::kPrefittedProfilesYaml);
   CLI::App app{"mrplan: which multi-resolution training plan reaches the target soonest, and why"};
   app.require_subcommand(1);
   app.set_version_flag("--version", mrplan::version_text());
@@ -25,6 +33,15 @@ int main(int argc, char** argv) {
   mrplan::register_data(app);
   mrplan::register_run(app);
   mrplan::register_calibrate(app);
+#else
+  for (const auto& [name, what] : mrplan::exec_commands()) app.add_subcommand(name, what);  // listed; mrplan-exec runs them
+  try {
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (mrplan::is_exec_command(first) || (first == "optimize" && mrplan::launched_ranks() > 1)) mrplan::run_exec_program(argv);
+  } catch (const mrplan::InputError& e) {
+    fmt::print(stderr, "mrplan: error: {}\n", e.what());
+    return 2;
+  }
 #endif
   std::vector<std::string> names;
   for (const auto* c : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(c->get_name());

@@ -18,7 +18,7 @@ conv_ranks=${ranks_list[-1]}
 if [[ -z ${MRPLAN:-} ]]; then
   ./scripts/setup.sh
   cmake --preset release > /dev/null
-  cmake --build --preset release --target mrplan -- -j"$(nproc)" > /dev/null
+  cmake --build --preset release --target mrplan mrplan-exec -- -j"$(nproc)" > /dev/null
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 M=$(realpath "${MRPLAN:-build/release/mrplan}")

@@ -49,7 +49,7 @@ TEST(MllogIngest, EveryPublicFixtureBecomesARecordWithAPlan) {
   EXPECT_EQ(logs.size(), 45u);
   for (const auto& l : logs) {
     SCOPED_TRACE(l.string());
-    const auto r = load_mllog_file(l.string(), MllogOptions{.machine = "perlmutter", .gpus = {}});
+    const auto r = load_mllog_file(l.string(), MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}});
     const bool cosmo = l.string().find("cosmoflow") != std::string::npos;
     EXPECT_EQ(r.workload, cosmo ? "cosmoflow-mlperf" : "deepcam");
     EXPECT_EQ(r.target_metric, cosmo ? "eval_error" : "eval_accuracy");  // DeepCAM's IoU, not its eval_loss
@@ -97,7 +97,7 @@ TEST(MllogIngest, KeepsWhatTheLogSays) {
 TEST(MllogIngest, IngestedRecordsValidate) {
   if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
   const auto path = (kLogs / "v1.0/LBNL/perlmutter_256x4_ngc21.09_mxnet/cosmoflow/result_1.txt").string();
-  const auto rows = validate_records({{path, load_mllog_file(path, MllogOptions{.machine = "perlmutter", .gpus = {}})}}, calibrated_builtin_profile("perlmutter"));
+  const auto rows = validate_records({{path, load_mllog_file(path, MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}})}}, calibrated_builtin_profile("perlmutter"));
   EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.quantity == "epoch_s" && r.measured > 9 && r.predicted > 0; }));
 }
 
@@ -124,7 +124,7 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
             std::string::npos);
   const std::string no_size = line("run_start", 1) + line("epoch_start", 2, "null", R"({"epoch_num": 1})") + line("epoch_stop", 3, "null", R"({"epoch_num": 1})");
   EXPECT_NE(error_of([&] { record_from_mllog(no_size, "d.log"); }).find("d.log: number_of_nodes: the log gives neither"), std::string::npos);
-  EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12}).stages[0].gpus, 12);
-  EXPECT_NE(error_of([&] { record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1}); }).find("e.log: epoch_start: the log has no epoch"),
+  EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}}).stages[0].gpus, 12);
+  EXPECT_NE(error_of([&] { record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1, .precision = {}}); }).find("e.log: epoch_start: the log has no epoch"),
             std::string::npos);
 }
