@@ -11,6 +11,13 @@ PACKAGES=(
   libtorch-dev libhdf5-dev libopenmpi-dev openmpi-bin libfftw3-dev
 )
 
+# A cluster without root or without apt: the dependencies come from its modules or Spack
+# (docs/building.md); nothing is installed here.
+if [[ -n "${MRPLAN_SKIP_SETUP:-}" ]] || ! command -v dpkg-query > /dev/null 2>&1; then
+  echo "setup: not installing packages (MRPLAN_SKIP_SETUP set or no dpkg); CMake finds the dependencies (docs/building.md)" >&2
+  exit 0
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
