@@ -15,7 +15,7 @@ namespace mrplan {
 AllreduceFit fit_ring_alpha_beta(const std::vector<AllreduceTiming>& timings) {
   std::set<double> sizes;
   for (const auto& t : timings) {
-    if (t.ranks < 2) fail_input("", "allreduce", "an allreduce over one rank moves nothing: calibrate under mpirun -np 2 or more");
+    if (t.ranks < 2) fail_input("", "allreduce", "an allreduce over one rank moves nothing: calibrate over 2 or more ranks (mpirun -np 2, srun -n 2, jsrun, flux run)");
     if (!(t.seconds > 0) || !(t.bytes > 0)) fail_input("", "allreduce", fmt::format("timing of {} bytes is not positive", t.bytes));
     sizes.insert(t.bytes);
   }

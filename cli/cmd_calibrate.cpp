@@ -28,7 +28,7 @@ void calibrate_allreduce(const AllreduceArgs& a) {
   Communicator& comm = nccl ? *nccl : *mpi;
   const bool root = mpi->rank() == 0;
   if (mpi->size() < 2 && root)
-    fmt::print("note: one rank moves nothing; run under mpirun -np 2 or more for a fit (timings follow anyway)\n");
+    fmt::print("note: one rank moves nothing; launch 2 or more ranks (mpirun -np 2, srun -n 2, jsrun, flux run) for a fit (timings follow anyway)\n");
   const auto rows = run_allreduce_bench(comm, *mpi, a.bench, [&](int done, int total) {
     if (root) fmt::print(stderr, "\rallreduce {}/{} sizes", done, total), std::fflush(stderr);
   });
@@ -64,7 +64,7 @@ void calibrate_allreduce(const AllreduceArgs& a) {
 
 void register_calibrate(CLI::App& app) {
   auto* cal = app.add_subcommand("calibrate", "Microbenchmarks and fits that write a machine profile")->require_subcommand(1);
-  auto* ar = cal->add_subcommand("allreduce", "Time allreduce from 4 B to 256 MB (x2 steps) under mpirun; fit alpha and beta");
+  auto* ar = cal->add_subcommand("allreduce", "Time allreduce from 4 B to 256 MB (x2 steps) over the launched ranks; fit alpha and beta");
   auto a = std::make_shared<AllreduceArgs>();
   ar->add_option("--profile", a->profile, "profile YAML to update (created if missing)")->capture_default_str();
   ar->add_option("--csv", a->csv, "write the timings here");

@@ -25,7 +25,7 @@ void calibrate_sharing(SharingArgs a) {
   if (a.bench.device == "cuda") nccl = make_nccl_communicator(*mpi, mpi->local_rank());
   const bool root = mpi->rank() == 0;
   if (mpi->size() < 2) {
-    if (root) fmt::print("note: one rank shares its node with nobody; run under mpirun -np <ranks per node> for a fit\n");
+    if (root) fmt::print("note: one rank shares its node with nobody; launch as many ranks as the node has devices (mpirun -np, srun -n, jsrun, flux run) for a fit\n");
     return;
   }
   const auto timings = time_node_sharing(a.bench, nccl ? *nccl : *mpi, *mpi, [&](int done, int total) {
@@ -57,7 +57,7 @@ void calibrate_sharing(SharingArgs a) {
 }  // namespace
 
 void register_calibrate_sharing(CLI::App& cal) {
-  auto* c = cal.add_subcommand("sharing", "Under mpirun: a whole step alone and with every rank of the node stepping; fit the slowdown");
+  auto* c = cal.add_subcommand("sharing", "Over the launched ranks: a whole step alone and with every rank of the node stepping; fit the slowdown");
   auto a = std::make_shared<SharingArgs>();
   a->bench.batches = {4, 8};
   a->bench.repeats = 10;  // the wait's mean has a long tail

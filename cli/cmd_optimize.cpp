@@ -17,9 +17,9 @@
 #include "cli/inputs.hpp"
 #include "cli/optimize_args.hpp"
 #include "cli/output_file.hpp"
-#include "cli/launch.hpp"
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
+#include "model/launch_env.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/depth_warnings.hpp"
 #include "sim/monte_carlo.hpp"
@@ -200,7 +200,7 @@ SearchSpace space_from(const OptimizeOpts& o, const MachineProfile& m, std::vect
 
 // The MPI ranks sharing the search, when it was launched under mpirun/srun (one process otherwise).
 SearchPart launch_part() {
-  if (const int n = launched_ranks(); n > 1) return {-1, n};
+  if (const int n = detect_launch().size; n > 1) return {-1, n};
   return {};
 }
 
@@ -225,7 +225,7 @@ void optimize(const OptimizeOpts& o) {
   std::unique_ptr<Communicator> comm;
   if (part.parts > 1) comm = make_mpi_communicator(), part = {comm->rank(), comm->size()};
 #else
-  if (part.parts > 1) fail_input("command line", "mpirun", "this build has no MPI (configured without the execution backend)");
+  if (part.parts > 1) fail_input("command line", "launcher", "this build has no MPI (configured without the execution backend): run one process");
 #endif
   const bool root = part.index == 0;
   std::unique_ptr<std::ofstream> csv;

@@ -8,7 +8,7 @@
 namespace mrplan {
 
 void register_run(CLI::App& app) {
-  auto* cmd = app.add_subcommand("run", "Train a plan for real (under mpirun) and write its Measurement record");
+  auto* cmd = app.add_subcommand("run", "Train a plan for real (under mpirun, srun, jsrun or flux) and write its Measurement record");
   auto plan = std::make_shared<std::string>();
   auto o = std::make_shared<RunOptions>();
   cmd->add_option("plan", *plan, "plan YAML file")->required();

@@ -8,7 +8,7 @@
 #include "calibrate/paper_calibration.hpp"
 #include "cli/commands.hpp"
 #include "cli/exec_forward.hpp"
-#include "cli/launch.hpp"
+#include "model/launch_env.hpp"
 #include "cli/suggest.hpp"
 #include "cli/version.hpp"
 #include "model/errors.hpp"
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   for (const auto& [name, what] : mrplan::exec_commands()) app.add_subcommand(name, what);  // listed; mrplan-exec runs them
   try {
     const std::string first = argc > 1 ? argv[1] : "";
-    if (mrplan::is_exec_command(first) || (first == "optimize" && mrplan::launched_ranks() > 1)) mrplan::run_exec_program(argv);
+    if (mrplan::is_exec_command(first) || (first == "optimize" && mrplan::detect_launch().size > 1)) mrplan::run_exec_program(argv);
   } catch (const mrplan::InputError& e) {
     fmt::print(stderr, "mrplan: error: {}\n", e.what());
     return 2;

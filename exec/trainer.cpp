@@ -22,6 +22,7 @@
 #include "exec/run_context.hpp"
 #include "exec/run_log.hpp"
 #include "model/errors.hpp"
+#include "model/launch_env.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/simulate.hpp"
@@ -55,7 +56,8 @@ void check_ranks(const Plan& plan, int ranks) {
     if (st.models.size() > 1)
       for (const auto& m : st.models) split += fmt::format("{}{} ({})", split.empty() ? " = " : " + ", m.gpus, m.name);
     fail_input(plan.source_file, fmt::format("stages[{}].gpus", i),
-               fmt::format("the stage wants {} ranks{} but {} were launched (mpirun -np {})", st.gpus(), split, ranks, st.gpus()));
+               fmt::format("the stage wants {0} ranks{1} but {2} were launched (mpirun -np {0}, srun -n {0}, jsrun -n {0} or flux run -n {0})",
+                           st.gpus(), split, ranks));
   }
 }
 
@@ -251,6 +253,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   keep_large_allocations_mapped();
   auto world = make_mpi_communicator();
   const int rank = world->rank(), ranks = world->size();
+  // a launcher whose tasks MPI does not see would train the plan once per task, each alone
+  if (const auto env = detect_launch(); env.size > 1 && env.size != ranks)
+    fail_input(plan.source_file, "ranks",
+               fmt::format("{} started {} tasks but MPI sees {}: this MPI was not built for {} (use its mpirun, or srun --mpi=pmix)",
+                           env.launcher, env.size, ranks, env.launcher));
   check_ranks(plan, ranks);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   set_intra_op_threads(o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks)));
