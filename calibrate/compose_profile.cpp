@@ -53,8 +53,8 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
   std::erase_if(p.fitted, [](const FittedParameter& f) { return f.key == "hardware"; });  // the prior's own hardware notes
   for (auto& f : p.fitted) f.source = fmt::format("transferred from {} ({})", prior, f.source);
   p.name = r.name;
-  p.description = fmt::format("composed: {}x {} per node, {} inside the node, {}x {} between nodes, {} to the host", r.gpus_per_node,
-                              r.gpu, r.intra, count, network, host_name);
+  p.description = fmt::format("composed: {}x {} per node, {} inside the node, {}x {} between nodes, {} to the host", r.gpus_per_node, r.gpu,
+                              r.intra, count, network, host_name);
   p.gpus_per_node = r.gpus_per_node;
   p.gpu_memory_bytes = gpu.memory_bytes;
   p.compute.peak_fp32_flops = gpu.peak_fp32_flops;

@@ -30,7 +30,7 @@ const char* quantity(Observation::Kind k) {
 
 struct Candidate {
   std::string key;
-  double start = 0;  // the key's unit
+  double start = 0;                                        // the key's unit
   double upper = std::numeric_limits<double>::infinity();  // below the registry's bound: a fraction of a peak stays <= 1
 };
 
@@ -38,8 +38,10 @@ std::vector<Observation> observations_of(const std::vector<NamedRecord>& records
   std::vector<Observation> obs;
   for (size_t r = 0; r < records.size(); ++r) {
     const auto& rec = records[r].record;
-    if (rec.source != Source::measured) fail_input(records[r].file, "source", "calibrate records fits measured records; this one is a prediction");
-    if (rec.plan_spec.empty()) fail_input(records[r].file, "plan_spec", "the record does not carry the plan it ran, so it cannot be re-predicted");
+    if (rec.source != Source::measured)
+      fail_input(records[r].file, "source", "calibrate records fits measured records; this one is a prediction");
+    if (rec.plan_spec.empty())
+      fail_input(records[r].file, "plan_spec", "the record does not carry the plan it ran, so it cannot be re-predicted");
     for (size_t s = 0; s < rec.stages.size(); ++s)
       for (size_t m = 0; m < rec.stages[s].models.size(); ++m) {
         const auto& per = rec.stages[s].models[m].per_epoch;
@@ -79,9 +81,15 @@ Eigen::VectorXd predict(const MachineProfile& p, const std::vector<NamedRecord>&
     const auto& c = pp->stages[obs[i].stage].models[obs[i].model];
     const auto t3 = model_time(c, 3), t2 = model_time(c, 2);  // a steady epoch: the third
     switch (obs[i].kind) {
-      case Observation::Kind::train: out[i] = (t3.epoch_s() - t3.eval_s) - (t2.epoch_s() - t2.eval_s); break;
-      case Observation::Kind::eval: out[i] = t3.eval_s - t2.eval_s; break;
-      case Observation::Kind::staging: out[i] = pp->staging_s; break;
+      case Observation::Kind::train:
+        out[i] = (t3.epoch_s() - t3.eval_s) - (t2.epoch_s() - t2.eval_s);
+        break;
+      case Observation::Kind::eval:
+        out[i] = t3.eval_s - t2.eval_s;
+        break;
+      case Observation::Kind::staging:
+        out[i] = pp->staging_s;
+        break;
     }
   }
   return out;
@@ -157,14 +165,19 @@ Eigen::VectorXd posterior_sd(const Problem& pb, const std::vector<size_t>& all, 
 void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
   std::vector<std::string> off;
   for (const auto& o : out.observations)
-    if (std::abs(o.fitted - o.measured) > 0.1 * o.measured && std::find(off.begin(), off.end(), o.quantity) == off.end()) off.push_back(o.quantity);
+    if (std::abs(o.fitted - o.measured) > 0.1 * o.measured && std::find(off.begin(), off.end(), o.quantity) == off.end())
+      off.push_back(o.quantity);
   if (off.empty()) return;
-  out.warnings.push_back(fmt::format("the fitted model misses its own calibration data by more than 10% on {}: predictions from it "
-                                     "carry at least that error", fmt::join(off, ", ")));
+  out.warnings.push_back(
+      fmt::format("the fitted model misses its own calibration data by more than 10% on {}: predictions from it "
+                  "carry at least that error",
+                  fmt::join(off, ", ")));
   for (const auto& c : pb.cands)
     if (c.key.starts_with("compute.efficiency.") && get_value(fitted, c.key) >= c.upper * 0.999)
-      out.warnings.push_back(fmt::format("{} reached its peak (1) and the runs are still faster: did they train in another "
-                                         "precision than the plan says (ingest-mllog --precision amp)?", c.key));
+      out.warnings.push_back(
+          fmt::format("{} reached its peak (1) and the runs are still faster: did they train in another "
+                      "precision than the plan says (ingest-mllog --precision amp)?",
+                      c.key));
 }
 
 }  // namespace
@@ -194,8 +207,7 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
       continue;
     }
     // the data narrow it less than twofold: a bound they set, not a value they pin (kept, and said)
-    if (sd[k] > 0.5 * kPriorSigma)
-      out.bounded.push_back(key);
+    if (sd[k] > 0.5 * kPriorSigma) out.bounded.push_back(key);
     out.fitted.push_back({key, value, value * sd[k], source});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);

@@ -19,10 +19,10 @@ struct RecordObservation {
 
 struct RecordsFit {
   std::vector<FittedParameter> fitted;  // key, value (the key's unit), std_error (0: exactly determined)
-  std::vector<std::string> at_prior;  // candidates the records do not move
-  std::vector<std::string> bounded;   // fitted, but only bounded by the records (a rate at least this fast), not pinned
+  std::vector<std::string> at_prior;    // candidates the records do not move
+  std::vector<std::string> bounded;     // fitted, but only bounded by the records (a rate at least this fast), not pinned
   std::vector<RecordObservation> observations;
-  std::vector<std::string> used;  // the records the fit used (named as the source of every fitted value)
+  std::vector<std::string> used;      // the records the fit used (named as the source of every fitted value)
   std::vector<std::string> warnings;  // what the fit could not do, and what the user may check
 };
 

@@ -1,6 +1,6 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -28,13 +28,16 @@ void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
     MachineProfile p = prior;
     const auto slot = find_parameter(p, f.key);
     t.add({f.key, fmt::format("{:.4g}", *slot->values.front() / slot->to_internal), fmt::format("{:.4g}", f.value),
-           f.std_error == 0 ? "exact" : std::isinf(f.std_error) ? "not pinned" : fmt::format("{:.2g}", f.std_error)});
+           f.std_error == 0          ? "exact"
+           : std::isinf(f.std_error) ? "not pinned"
+                                     : fmt::format("{:.2g}", f.std_error)});
   }
   fmt::print("fitted from {} records:\n{}", fit.used.size(), t.str());
   if (!fit.bounded.empty())
     fmt::print("bounded, not pinned (the records narrow them less than twofold; more GPU counts or batches pin them): {}\n",
                fmt::join(fit.bounded, ", "));
-  if (!fit.at_prior.empty()) fmt::print("left at their priors (the records' times do not depend on them): {}\n", fmt::join(fit.at_prior, ", "));
+  if (!fit.at_prior.empty())
+    fmt::print("left at their priors (the records' times do not depend on them): {}\n", fmt::join(fit.at_prior, ", "));
   TextTable o({"record", "quantity", "measured", "prior", "fitted", "error"});
   for (const auto& r : fit.observations)
     o.add({r.record, r.quantity, fmt::format("{:.4g}", r.measured), fmt::format("{:.4g}", r.prior), fmt::format("{:.4g}", r.fitted),

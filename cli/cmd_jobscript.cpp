@@ -1,5 +1,5 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <filesystem>
 
@@ -70,7 +70,8 @@ void register_jobscript(CLI::App& app) {
   auto* cmd = app.add_subcommand("jobscript", "Write a Slurm, LSF or Flux batch script that runs a plan on its machine");
   auto a = std::make_shared<JobscriptArgs>();
   cmd->add_option("plan", a->plan, "plan YAML file or built-in APP@MACHINE")->required();
-  cmd->add_option("--scheduler", a->scheduler, "slurm, lsf or flux (default: the machine's)")->check(CLI::IsMember({"slurm", "lsf", "flux"}));
+  cmd->add_option("--scheduler", a->scheduler, "slurm, lsf or flux (default: the machine's)")
+      ->check(CLI::IsMember({"slurm", "lsf", "flux"}));
   cmd->add_option("--machine", a->machine, "machine (built-in or profile YAML) whose site conventions and prediction to use");
   cmd->add_option("--account", a->account, "project or account to charge");
   cmd->add_option("--time", a->time, "time limit (2h, 90m); default: the prediction's P90 plus a margin");

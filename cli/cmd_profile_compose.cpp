@@ -1,5 +1,5 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "calibrate/compose_profile.hpp"
 #include "cli/commands.hpp"
@@ -26,12 +26,15 @@ void list_parts(const HardwareCatalogue& c) {
 }  // namespace
 
 void register_profile_compose(CLI::App& profile) {
-  auto* cmd = profile.add_subcommand("compose", "Write a profile from hardware parts (data/hardware.yaml), fits transferred from a calibrated built-in");
+  auto* cmd = profile.add_subcommand(
+      "compose", "Write a profile from hardware parts (data/hardware.yaml), fits transferred from a calibrated built-in");
   auto r = std::make_shared<ComposeRequest>();
   auto out = std::make_shared<std::string>();
   auto list = std::make_shared<bool>(false);
   auto opt = [&](const char* flag, std::optional<double>& v, const char* what) {
-    cmd->add_option_function<double>(flag, [&v](double x) { v = x; }, what)->check(CLI::PositiveNumber);
+    cmd->add_option_function<double>(
+           flag, [&v](double x) { v = x; }, what)
+        ->check(CLI::PositiveNumber);
   };
   cmd->add_flag("--list", *list, "list the catalogue's GPUs and links, with their sources");
   cmd->add_option("--gpu", r->gpu, "GPU model, e.g. A100-SXM4-40GB (--list shows them)");

@@ -1,5 +1,5 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "calibrate/paper_calibration.hpp"
 #include "cli/commands.hpp"
@@ -27,35 +27,51 @@ std::string shape(const std::vector<int64_t>& s) {
 }  // namespace
 
 // What a newcomer can name without writing a file: plans (APP@MACHINE), machines, workloads.
-void print_builtins() {
-  TextTable plans({"plan (APP@MACHINE)", "method", "workload", "stages", "target"});
-  for (const auto& app : builtin_plan_names()) {
-    const Plan p = builtin_plan(app + "@summit");
-    plans.add({app + "@MACHINE", to_string(p.method), p.workload, std::to_string(p.stages.size()),
-               fmt::format("{} {} {}", p.target_metric, p.maximize ? ">=" : "<=", p.target_value)});
+void print_builtins(const std::string& what) {
+  const bool all = what.empty();
+  if (all || what == "plans") {
+    TextTable plans({"plan (APP@MACHINE)", "method", "workload", "stages", "target"});
+    for (const auto& app : builtin_plan_names()) {
+      const Plan p = builtin_plan(app + "@summit");
+      plans.add({app + "@MACHINE", to_string(p.method), p.workload, std::to_string(p.stages.size()),
+                 fmt::format("{} {} {}", p.target_metric, p.maximize ? ">=" : "<=", p.target_value)});
+    }
+    fmt::print("{}\n", plans.str());
   }
-  fmt::print("{}\n", plans.str());
-  TextTable machines({"machine", "GPUs/node", "GPU memory GB", "learning curves for", "description"});
-  for (const auto& name : builtin_profile_names()) {
-    const auto& m = calibrated_builtin_profile(name);
-    std::string curves;
-    for (const auto& [w, c] : m.convergence) curves += (curves.empty() ? "" : ", ") + w;
-    machines.add({name, std::to_string(m.gpus_per_node), fmt::format("{:.0f}", m.gpu_memory_bytes / 1e9), curves, m.description});
+  if (all || what == "machines") {
+    TextTable machines({"machine", "GPUs/node", "GPU memory GB", "learning curves for", "description"});
+    for (const auto& name : builtin_profile_names()) {
+      const auto& m = calibrated_builtin_profile(name);
+      std::string curves;
+      for (const auto& [w, c] : m.convergence) curves += (curves.empty() ? "" : ", ") + w;
+      machines.add({name, std::to_string(m.gpus_per_node), fmt::format("{:.0f}", m.gpu_memory_bytes / 1e9), curves, m.description});
+    }
+    fmt::print("{}\n", machines.str());
+    fmt::print("compose a profile of another machine from its parts: mrplan profile compose --list\n\n");
   }
-  fmt::print("{}\n", machines.str());
-  TextTable workloads({"workload", "input (res 1)", "ops", "parameters"});
-  for (const auto& w : builtin_workload_names()) {
-    const auto spec = builtin_workload(w);
-    const auto t = resolve(spec, coarsened_spatial(spec, 1), 1, 4.0, 1);
-    workloads.add({w, shape(t.input_shape), std::to_string(spec.ops.size()), fmt::format("{:.2f} M", t.total_params() / 1e6)});
+  if (all || what == "workloads") {
+    TextTable workloads({"workload", "input (res 1)", "ops", "parameters"});
+    for (const auto& w : builtin_workload_names()) {
+      const auto spec = builtin_workload(w);
+      const auto t = resolve(spec, coarsened_spatial(spec, 1), 1, 4.0, 1);
+      workloads.add({w, shape(t.input_shape), std::to_string(spec.ops.size()), fmt::format("{:.2f} M", t.total_params() / 1e6)});
+    }
+    fmt::print("{}", workloads.str());
   }
-  fmt::print("{}", workloads.str());
-  fmt::print("\nAPP@MACHINE names a built-in plan (mrplan plan APP@MACHINE prints it as YAML); optimize takes the application "
-             "alone (cosmoflow@perlmutter).\n");
+  if (all || what == "plans")
+    fmt::print(
+        "\nAPP@MACHINE names a built-in plan (mrplan plan APP@MACHINE prints it as YAML); optimize takes the application "
+        "alone (cosmoflow@perlmutter).\n");
 }
 
 void register_show(CLI::App& app) {
-  app.add_subcommand("list", "List the built-in plans, machines and workloads")->callback(print_builtins);
+  {
+    auto* cmd = app.add_subcommand("list", "List the built-in plans, machines and workloads");
+    auto what = std::make_shared<std::string>();
+    cmd->add_option("what", *what, "plans, machines or workloads (default: all three)")
+        ->check(CLI::IsMember({"plans", "machines", "workloads"}));
+    cmd->callback([what] { print_builtins(*what); });
+  }
   {
     auto* cmd = app.add_subcommand("plan", "Print a plan (built-in APP@MACHINE or file) as editable YAML");
     auto name = std::make_shared<std::string>();
@@ -63,7 +79,8 @@ void register_show(CLI::App& app) {
     cmd->callback([name] { fmt::print("{}", plan_to_yaml(load_plan(*name))); });
   }
   {
-    auto* cmd = app.add_subcommand("profile", "Print a machine profile (calibrated built-in or file) as editable YAML; compose one from parts");
+    auto* cmd =
+        app.add_subcommand("profile", "Print a machine profile (calibrated built-in or file) as editable YAML; compose one from parts");
     auto name = std::make_shared<std::string>();
     cmd->add_option("name", *name, "summit, cori-gpu, perlmutter or a profile YAML");
     register_profile_compose(*cmd);
@@ -103,14 +120,14 @@ void register_show(CLI::App& app) {
       const auto t = model_run_table(p, spec, run);
       TextTable tt({"layer", "kind", "in", "out", "params", "fwd GFLOP", "bwd GFLOP", "MB read", "MB written"});
       for (const auto& l : t.layers)
-        tt.add({l.name, layer_family(l), shape(l.in_shape),
-                shape(l.out_shape), std::to_string(l.params), fmt::format("{:.3f}", l.fwd_flops / 1e9),
-                fmt::format("{:.3f}", l.bwd_flops / 1e9), fmt::format("{:.1f}", l.bytes_read / 1e6),
-                fmt::format("{:.1f}", l.bytes_written / 1e6)});
+        tt.add({l.name, layer_family(l), shape(l.in_shape), shape(l.out_shape), std::to_string(l.params),
+                fmt::format("{:.3f}", l.fwd_flops / 1e9), fmt::format("{:.3f}", l.bwd_flops / 1e9),
+                fmt::format("{:.1f}", l.bytes_read / 1e6), fmt::format("{:.1f}", l.bytes_written / 1e6)});
       fmt::print("{}", tt.str());
-      fmt::print("{}: input {} x batch {}, {} layers, {} parameters, {:.2f} GFLOP forward, {:.2f} GFLOP backward, sample {:.2f} MB on disk\n",
-                 spec.name, shape(t.input_shape), t.batch, t.layers.size(), t.total_params(), t.total_fwd_flops() / 1e9,
-                 t.total_bwd_flops() / 1e9, t.sample_bytes_on_disk / 1e6);
+      fmt::print(
+          "{}: input {} x batch {}, {} layers, {} parameters, {:.2f} GFLOP forward, {:.2f} GFLOP backward, sample {:.2f} MB on disk\n",
+          spec.name, shape(t.input_shape), t.batch, t.layers.size(), t.total_params(), t.total_fwd_flops() / 1e9, t.total_bwd_flops() / 1e9,
+          t.sample_bytes_on_disk / 1e6);
     });
   }
 }

@@ -14,9 +14,12 @@ extern const char* const kSitesYaml;
 
 const char* to_string(Scheduler s) {
   switch (s) {
-    case Scheduler::slurm: return "slurm";
-    case Scheduler::lsf: return "lsf";
-    case Scheduler::flux: return "flux";
+    case Scheduler::slurm:
+      return "slurm";
+    case Scheduler::lsf:
+      return "lsf";
+    case Scheduler::flux:
+      return "flux";
   }
   return "?";
 }
@@ -98,13 +101,19 @@ std::string staging_step(const Plan& plan, const Site& site, int nodes, std::str
   const std::string copy = fmt::format("bash -c 'mkdir -p {0} && cp -r {1}/. {0}/'", dest, plan.data_dir);
   std::string per_node;
   switch (site.scheduler) {
-    case Scheduler::slurm: per_node = fmt::format("srun -N {} --ntasks-per-node=1 {}", nodes, copy); break;
-    case Scheduler::lsf: per_node = fmt::format("jsrun -n {} -r1 -a1 -c1 {}", nodes, copy); break;
-    case Scheduler::flux: per_node = fmt::format("flux run -N {0} -n {0} {1}", nodes, copy); break;
+    case Scheduler::slurm:
+      per_node = fmt::format("srun -N {} --ntasks-per-node=1 {}", nodes, copy);
+      break;
+    case Scheduler::lsf:
+      per_node = fmt::format("jsrun -n {} -r1 -a1 -c1 {}", nodes, copy);
+      break;
+    case Scheduler::flux:
+      per_node = fmt::format("flux run -N {0} -n {0} {1}", nodes, copy);
+      break;
   }
   data_arg = " --data " + dest;
-  return fmt::format("# stage the data into node {} (MLPerf HPC's staging phase; the plan's io.staging)\n{}\n",
-                     nvme ? "NVMe" : "memory", per_node);
+  return fmt::format("# stage the data into node {} (MLPerf HPC's staging phase; the plan's io.staging)\n{}\n", nvme ? "NVMe" : "memory",
+                     per_node);
 }
 
 }  // namespace
@@ -129,8 +138,8 @@ std::string render_jobscript(const Plan& plan, const Site& site, int gpus_per_no
   out += fmt::format("# {} plan '{}' on {} GPUs ({} nodes of {}); written by mrplan jobscript for {} ({})\n", to_string(plan.method),
                      plan.name, ranks, nodes, gpn, site.name, site.source);
   out += "set -euo pipefail\n" + staging;
-  out += fmt::format("{} {} run {} --out {} --device cuda{}\n", fill(site.launch, nodes, ranks, gpn), job.mrplan, job.plan_file, job.out_dir,
-                     data_arg);
+  out += fmt::format("{} {} run {} --out {} --device cuda{}\n", fill(site.launch, nodes, ranks, gpn), job.mrplan, job.plan_file,
+                     job.out_dir, data_arg);
   return out;
 }
 

@@ -39,13 +39,16 @@ inline std::vector<std::string> mllog_rule_violations(const std::string& log, co
     const json meta = e.value("metadata", json::object()), value = e.value("value", json());
     if (!first_line.count(key)) first_line[key] = n;
     ++count[key];
-    if (listed("needs_epoch_num", key) && !meta.contains("epoch_num")) bad.push_back(fmt::format("line {}: {} without metadata.epoch_num", n, key));
+    if (listed("needs_epoch_num", key) && !meta.contains("epoch_num"))
+      bad.push_back(fmt::format("line {}: {} without metadata.epoch_num", n, key));
     if (rules["allowed_values"].contains(key)) {
       const auto& ok = rules["allowed_values"][key];
       if (std::find(ok.begin(), ok.end(), value) == ok.end()) bad.push_back(fmt::format("line {}: {} is {}", n, key, value.dump()));
     }
-    if (listed("positive", key) && !(value.is_number() && value.get<double>() > 0)) bad.push_back(fmt::format("line {}: {} must be > 0", n, key));
-    if (listed("non_negative", key) && !(value.is_number() && value.get<double>() >= 0)) bad.push_back(fmt::format("line {}: {} must be >= 0", n, key));
+    if (listed("positive", key) && !(value.is_number() && value.get<double>() > 0))
+      bad.push_back(fmt::format("line {}: {} must be > 0", n, key));
+    if (listed("non_negative", key) && !(value.is_number() && value.get<double>() >= 0))
+      bad.push_back(fmt::format("line {}: {} must be >= 0", n, key));
     if (key == "run_stop") {
       const auto& ok = rules["run_stop_status"];
       if (!meta.contains("status") || std::find(ok.begin(), ok.end(), meta["status"]) == ok.end())
@@ -54,7 +57,8 @@ inline std::vector<std::string> mllog_rule_violations(const std::string& log, co
     if (listed("after_run_start", key) && !count.count("run_start")) bad.push_back(fmt::format("line {}: {} before run_start", n, key));
   }
   for (const auto& k : rules["exactly_one"])
-    if (count[k.get<std::string>()] != 1) bad.push_back(fmt::format("{} appears {} times, not exactly once", k.get<std::string>(), count[k.get<std::string>()]));
+    if (count[k.get<std::string>()] != 1)
+      bad.push_back(fmt::format("{} appears {} times, not exactly once", k.get<std::string>(), count[k.get<std::string>()]));
   for (const auto& k : rules["at_least_one"])
     if (count[k.get<std::string>()] < 1) bad.push_back(fmt::format("{} is missing", k.get<std::string>()));
   const auto& order = rules["in_order"];

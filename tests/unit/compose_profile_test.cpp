@@ -35,8 +35,9 @@ TEST(HardwareCatalogue, EveryEntryHasASourceAndItsHostLinkExists) {
   for (const char* l : {"EDR", "HDR100", "HDR200", "NDR", "Slingshot-10", "Slingshot-11", "Aries", "NVLink2", "NVLink3", "NVLink4",
                         "NVSwitch", "PCIe3", "PCIe4", "PCIe5"})
     EXPECT_FALSE(c.link(l).source.empty()) << l;
-  EXPECT_NE(error_of([] { catalogue_from_yaml_text("gpus: {X: {peak_fp32_TFLOPS: 1}}\nlinks: {}\ncpus: {}\n", "h.yaml"); })
-                .find("h.yaml: gpus.X"),
+  EXPECT_NE(error_of([] {
+              catalogue_from_yaml_text("gpus: {X: {peak_fp32_TFLOPS: 1}}\nlinks: {}\ncpus: {}\n", "h.yaml");
+            }).find("h.yaml: gpus.X"),
             std::string::npos);
 }
 
@@ -48,14 +49,13 @@ TEST(ComposeProfile, HardwareFromThePartsFitsFromThePrior) {
   EXPECT_DOUBLE_EQ(p.gpu_memory_bytes, 40e9);
   EXPECT_DOUBLE_EQ(p.comm.inter_node.bandwidth_Bps, 4 * 25e9);  // four adapters of 200 Gb/s
   EXPECT_DOUBLE_EQ(p.comm.intra_node.bandwidth_Bps, 300e9);
-  EXPECT_DOUBLE_EQ(p.io.host_to_device_Bps, 31.5e9);              // the GPU's PCIe 4 x16
+  EXPECT_DOUBLE_EQ(p.io.host_to_device_Bps, 31.5e9);  // the GPU's PCIe 4 x16
   EXPECT_DOUBLE_EQ(p.io.host_memcpy_Bps, 2 * 204.8e9);
-  EXPECT_DOUBLE_EQ(p.io.pfs.per_node_bandwidth_Bps, 100e9);       // no faster than its network
+  EXPECT_DOUBLE_EQ(p.io.pfs.per_node_bandwidth_Bps, 100e9);  // no faster than its network
   EXPECT_DOUBLE_EQ(p.io.pfs.aggregate_bandwidth_Bps, 5000e9);
-  EXPECT_GT(p.compute.efficiency.at("conv3d"), 0);                // the prior's fits...
-  const auto transferred = std::count_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) {
-    return f.source.starts_with("transferred from perlmutter");
-  });
+  EXPECT_GT(p.compute.efficiency.at("conv3d"), 0);  // the prior's fits...
+  const auto transferred = std::count_if(p.fitted.begin(), p.fitted.end(),
+                                         [](const FittedParameter& f) { return f.source.starts_with("transferred from perlmutter"); });
   EXPECT_GT(transferred, 3);  // ...say where they came from
   const auto back = profile_from_yaml_text(profile_to_yaml(p), "pm.yaml");
   EXPECT_DOUBLE_EQ(back.comm.inter_node.bandwidth_Bps, p.comm.inter_node.bandwidth_Bps);
@@ -64,7 +64,8 @@ TEST(ComposeProfile, HardwareFromThePartsFitsFromThePrior) {
 TEST(ComposeProfile, BadPartsNameWhatIsKnown) {
   auto r = perlmutter_like();
   r.gpu = "A200";
-  EXPECT_NE(error_of([&] { compose_profile(r, builtin_catalogue()); }).find("unknown gpu 'A200' (known: A100-PCIE-40GB"), std::string::npos);
+  EXPECT_NE(error_of([&] { compose_profile(r, builtin_catalogue()); }).find("unknown gpu 'A200' (known: A100-PCIE-40GB"),
+            std::string::npos);
   r = perlmutter_like();
   r.node_network = "four HDR";
   EXPECT_NE(error_of([&] { compose_profile(r, builtin_catalogue()); }).find("--node-network: four HDR: expected COUNTx NAME"),

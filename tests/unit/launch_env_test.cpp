@@ -26,8 +26,11 @@ TEST(LaunchEnv, EachLaunchersRankAndLocalRank) {
   EXPECT_EQ(s.rank, 5);
   EXPECT_EQ(s.local_rank, 1);
   // jsrun also sets Open MPI's variables: its own win
-  const auto j = with({{"JSM_NAMESPACE_SIZE", "12"}, {"JSM_NAMESPACE_RANK", "7"}, {"JSM_NAMESPACE_LOCAL_RANK", "1"},
-                       {"OMPI_COMM_WORLD_SIZE", "12"}, {"OMPI_COMM_WORLD_RANK", "7"}});
+  const auto j = with({{"JSM_NAMESPACE_SIZE", "12"},
+                       {"JSM_NAMESPACE_RANK", "7"},
+                       {"JSM_NAMESPACE_LOCAL_RANK", "1"},
+                       {"OMPI_COMM_WORLD_SIZE", "12"},
+                       {"OMPI_COMM_WORLD_RANK", "7"}});
   EXPECT_EQ(j.launcher, "jsrun");
   EXPECT_EQ(j.local_rank, 1);
   const auto m = with({{"OMPI_COMM_WORLD_SIZE", "3"}, {"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "2"}});

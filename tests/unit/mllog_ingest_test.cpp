@@ -29,7 +29,8 @@ std::vector<fs::path> fixture_logs() {
 }
 
 std::string line(const std::string& key, double t, const std::string& value = "null", const std::string& meta = "{}") {
-  return fmt::format(":::MLLOG {{\"namespace\": \"\", \"time_ms\": {}, \"key\": \"{}\", \"value\": {}, \"metadata\": {}}}\n", t, key, value, meta);
+  return fmt::format(":::MLLOG {{\"namespace\": \"\", \"time_ms\": {}, \"key\": \"{}\", \"value\": {}, \"metadata\": {}}}\n", t, key, value,
+                     meta);
 }
 
 std::string small_log(const std::string& extra_before_stop = "") {
@@ -38,7 +39,8 @@ std::string small_log(const std::string& extra_before_stop = "") {
          line("my_own_key", 1, "{\"a\": 1}") + line("run_start", 10) + line("epoch_start", 10, "null", R"({"epoch_num": 1})") +
          line("eval_start", 18, "null", R"({"epoch_num": 1})") + line("eval_accuracy", 19, "0.5", "{}") +
          line("eval_loss", 19, "0.9", R"({"epoch_num": 1})") + line("eval_stop", 20, "null", R"({"epoch_num": 1})") +
-         line("epoch_stop", 20, "null", R"({"epoch_num": 1})") + extra_before_stop + line("run_stop", 30, "null", R"({"status": "success"})");
+         line("epoch_stop", 20, "null", R"({"epoch_num": 1})") + extra_before_stop +
+         line("run_stop", 30, "null", R"({"status": "success"})");
 }
 
 }  // namespace
@@ -97,8 +99,10 @@ TEST(MllogIngest, KeepsWhatTheLogSays) {
 TEST(MllogIngest, IngestedRecordsValidate) {
   if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
   const auto path = (kLogs / "v1.0/LBNL/perlmutter_256x4_ngc21.09_mxnet/cosmoflow/result_1.txt").string();
-  const auto rows = validate_records({{path, load_mllog_file(path, MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}})}}, calibrated_builtin_profile("perlmutter"));
-  EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.quantity == "epoch_s" && r.measured > 9 && r.predicted > 0; }));
+  const auto rows = validate_records({{path, load_mllog_file(path, MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}})}},
+                                     calibrated_builtin_profile("perlmutter"));
+  EXPECT_TRUE(
+      std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.quantity == "epoch_s" && r.measured > 9 && r.predicted > 0; }));
 }
 
 TEST(MllogIngest, EvaluationWithoutEpochNumberBelongsToTheOpenEpoch) {
@@ -116,15 +120,22 @@ TEST(MllogIngest, EvaluationWithoutEpochNumberBelongsToTheOpenEpoch) {
 
 TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
   const auto base = small_log();
-  EXPECT_NE(error_of([&] { record_from_mllog(base + line("run_start", 40), "a.log"); }).find("a.log: line 16: a second run_start"), std::string::npos);
-  EXPECT_NE(error_of([&] { record_from_mllog(line("run_stop", 5) + base, "b.log"); }).find("b.log: line 1: run_stop comes before run_start"),
+  EXPECT_NE(error_of([&] { record_from_mllog(base + line("run_start", 40), "a.log"); }).find("a.log: line 16: a second run_start"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { record_from_mllog(line("global_batch_size", 1, "-8") + base, "c.log"); })
-                .find("c.log: line 1: 'global_batch_size' is -8: expected a whole count >= 1"),
+  EXPECT_NE(
+      error_of([&] { record_from_mllog(line("run_stop", 5) + base, "b.log"); }).find("b.log: line 1: run_stop comes before run_start"),
+      std::string::npos);
+  EXPECT_NE(error_of([&] {
+              record_from_mllog(line("global_batch_size", 1, "-8") + base, "c.log");
+            }).find("c.log: line 1: 'global_batch_size' is -8: expected a whole count >= 1"),
             std::string::npos);
-  const std::string no_size = line("run_start", 1) + line("epoch_start", 2, "null", R"({"epoch_num": 1})") + line("epoch_stop", 3, "null", R"({"epoch_num": 1})");
-  EXPECT_NE(error_of([&] { record_from_mllog(no_size, "d.log"); }).find("d.log: number_of_nodes: the log gives neither"), std::string::npos);
+  const std::string no_size =
+      line("run_start", 1) + line("epoch_start", 2, "null", R"({"epoch_num": 1})") + line("epoch_stop", 3, "null", R"({"epoch_num": 1})");
+  EXPECT_NE(error_of([&] { record_from_mllog(no_size, "d.log"); }).find("d.log: number_of_nodes: the log gives neither"),
+            std::string::npos);
   EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}}).stages[0].gpus, 12);
-  EXPECT_NE(error_of([&] { record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1, .precision = {}}); }).find("e.log: epoch_start: the log has no epoch"),
+  EXPECT_NE(error_of([&] {
+              record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1, .precision = {}});
+            }).find("e.log: epoch_start: the log has no epoch"),
             std::string::npos);
 }

@@ -50,7 +50,9 @@ TEST(CalibrateRecords, RecoversTheParametersThatMadeTheRecords) {
   EXPECT_NEAR(inf->value, 0.4, std::max(0.01 * 0.4, 2 * inf->std_error));
   EXPECT_EQ(fitted.compute.efficiency["conv2d"], eff->value);  // the profile carries the fit...
   EXPECT_NE(std::find_if(fitted.fitted.begin(), fitted.fitted.end(),
-                         [](const FittedParameter& p) { return p.key == "compute.efficiency.conv2d" && p.source.find("b.json") != std::string::npos; }),
+                         [](const FittedParameter& p) {
+                           return p.key == "compute.efficiency.conv2d" && p.source.find("b.json") != std::string::npos;
+                         }),
             fitted.fitted.end());  // ...and names the records it came from, so validate marks them used
   for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.01 * o.measured) << o.record << " " << o.quantity;
   // a family the network does not use stays where it was
@@ -60,10 +62,14 @@ TEST(CalibrateRecords, RecoversTheParametersThatMadeTheRecords) {
 TEST(CalibrateRecords, RefusesWhatItCannotFit) {
   MachineProfile p = calibrated_builtin_profile("perlmutter");
   Record pred = simulate(builtin_plan("deepcam-mlperf@perlmutter", 64), p);
-  EXPECT_NE(error_of([&] { fit_records(p, {{"p.json", pred}}); }).find("p.json: source: calibrate records fits measured records"),
+  EXPECT_NE(error_of([&] {
+              fit_records(p, {{"p.json", pred}});
+            }).find("p.json: source: calibrate records fits measured records"),
             std::string::npos);
   pred.source = Source::measured;
   pred.plan_spec.clear();
-  EXPECT_NE(error_of([&] { fit_records(p, {{"q.json", pred}}); }).find("q.json: plan_spec: the record does not carry the plan"),
+  EXPECT_NE(error_of([&] {
+              fit_records(p, {{"q.json", pred}});
+            }).find("q.json: plan_spec: the record does not carry the plan"),
             std::string::npos);
 }

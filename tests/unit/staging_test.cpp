@@ -43,7 +43,7 @@ TEST(Staging, HostMemoryWhereTheShareFitsElseNvmeElseNothing) {
   // a node's share over the lesser of its link (10 GB/s) and its share of the aggregate (20/4 GB/s)
   EXPECT_DOUBLE_EQ(staging_s(m, job(400, 4, Staging::host_memory)), 100e9 / 5e9);
   EXPECT_DOUBLE_EQ(staging_s(m, job(400, 1, Staging::host_memory)), 400e9 / 10e9);  // to NVMe, at the node's link
-  EXPECT_DOUBLE_EQ(staging_s(m, job(4000, 1, Staging::host_memory)), 0);             // 4 TB fits neither tier of one node
+  EXPECT_DOUBLE_EQ(staging_s(m, job(4000, 1, Staging::host_memory)), 0);            // 4 TB fits neither tier of one node
   EXPECT_DOUBLE_EQ(staging_s(m, job(400, 4, Staging::none)), 0);
 }
 
@@ -71,6 +71,8 @@ TEST(Staging, PlanYamlSaysWhereAndReadsTheOlderKey) {
   EXPECT_EQ(plan_from_yaml_text(yaml).staging, Staging::nvme);
   yaml = plan_to_yaml(p);
   yaml.replace(yaml.find("staging: host_memory"), 20, "staging: tape");
-  EXPECT_NE(error_of([&] { plan_from_yaml_text(yaml, "p.yaml"); }).find("p.yaml: io.staging: unknown staging 'tape' (expected none, nvme or host_memory)"),
+  EXPECT_NE(error_of([&] {
+              plan_from_yaml_text(yaml, "p.yaml");
+            }).find("p.yaml: io.staging: unknown staging 'tape' (expected none, nvme or host_memory)"),
             std::string::npos);
 }
