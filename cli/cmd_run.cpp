@@ -1,4 +1,6 @@
 #include <CLI/CLI.hpp>
+
+#include "cli/version.hpp"
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
@@ -11,6 +13,7 @@ void register_run(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Train a plan for real (under mpirun, srun, jsrun or flux) and write its Measurement record");
   auto plan = std::make_shared<std::string>();
   auto o = std::make_shared<RunOptions>();
+  o->version = version_text();
   cmd->add_option("plan", *plan, "plan YAML file")->required();
   cmd->add_option("--out", o->out_dir, "output folder: record.json, mllog.txt, checkpoints/")->required();
   cmd->add_option("--data", o->data_dir, "data folder (overrides the plan's data.dir)");

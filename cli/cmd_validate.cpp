@@ -98,7 +98,7 @@ void register_validate(CLI::App& app) {
       for (const auto& r : rows)
         if (r.quantity != "device_matmul_flops_per_s")  // the machine's drift, on its own line below
           t.add({r.record, r.stage, r.quantity, fmt::format("{:.4g}", r.measured), fmt::format("{:.4g}", r.predicted),
-               r.measured != 0 ? fmt::format("{:+.1f}%", 100 * r.rel_error) : "n/a", r.used_for_calibration ? "yes" : ""});
+                 r.measured != 0 ? fmt::format("{:+.1f}%", 100 * r.rel_error) : "n/a", r.used_for_calibration ? "yes" : ""});
       fmt::print("{}", t.str());
       TextTable s({"quantity (records not used for calibration)", "rows", "median |error|", "p90 |error|"});
       for (const auto& [label, qs] : std::vector<std::pair<std::string, std::vector<std::string>>>{

@@ -16,6 +16,7 @@ struct RunOptions {
   uint64_t seed = 1;
   bool quiet = false;
   int stop_after_epochs = 0;  // testing aid: stop (as if killed) after this many epochs in total
+  std::string version;        // the program's, for the Record's provenance
 };
 
 // Runs every stage of the plan on the ranks mpirun started. Rank 0 writes the outputs.

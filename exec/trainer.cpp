@@ -1,9 +1,12 @@
 // The trainer behind `mrplan run`: the plan's stages in order, each model of a stage trained on its
 // own group of ranks (exec/model_trainer), what a stage hands on passed to the next (exec/handoff),
 // checkpointed (exec/checkpointer) and written as a Measurement.
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <chrono>
+#include <ctime>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -247,6 +250,23 @@ RunFacts run_facts(Communicator& world, const torch::Device& dev, uint64_t seed)
   return f;
 }
 
+// Where, when and with what the run ran, for the Record.
+std::map<std::string, std::string> provenance(const RunFacts& f, const torch::Device& dev, const RunOptions& o) {
+  std::map<std::string, std::string> p;
+  p["mrplan"] = o.version.empty() ? "unknown" : o.version;
+  p["platform"] = f.platform;
+  p["started_utc"] = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
+  const auto env = detect_launch();
+  p["launcher"] = env.launcher.empty() ? "none (one process)" : env.launcher;
+  for (const char* job : {"SLURM_JOB_ID", "LSB_JOBID", "FLUX_JOB_ID", "PBS_JOBID"})
+    if (const char* id = std::getenv(job)) p["job_id"] = fmt::format("{} ({})", id, job);
+  p["ranks"] = std::to_string(f.ranks), p["nodes"] = std::to_string(f.nodes);
+  p["device"] = dev.is_cuda() ? "cuda" : "cpu";
+  p["devices_per_node"] = std::to_string(f.accelerators_per_node);
+  p["seed"] = std::to_string(f.seed);
+  return p;
+}
+
 }  // namespace
 
 Record run_plan(const Plan& plan, const RunOptions& o) {
@@ -287,6 +307,7 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   release_free_heap();
   MlLog log(rank == 0 ? (out / "mllog.txt").string() : "", resuming);
   const RunFacts facts = run_facts(*world, dev, o.seed);
+  if (state.record.provenance.empty()) state.record.provenance = provenance(facts, dev, o);  // a resume keeps the run's
   if (!resuming) log_run_header(log, plan, spec.name, facts);
   RunContext ctx{plan,   o,   *world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks};

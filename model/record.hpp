@@ -121,6 +121,9 @@ struct Record {
   // each with its first value as JSON text.
   std::optional<double> staging_s;
   std::map<std::string, std::string> log_keys;
+  // Measured runs: where, when and with what they ran (mrplan version and commit, hosts, job id,
+  // launcher, devices per node, seed), as text.
+  std::map<std::string, std::string> provenance;
 };
 
 std::string record_to_json(const Record& record, int indent = 2);

@@ -73,6 +73,7 @@ json to_j(const Record& r) {
   if (r.device_matmul_flops_per_s) j["device_matmul_flops_per_s"] = *r.device_matmul_flops_per_s;
   if (r.staging_s) j["staging_s"] = *r.staging_s;
   if (!r.log_keys.empty()) j["log_keys"] = r.log_keys;
+  if (!r.provenance.empty()) j["provenance"] = r.provenance;
   return j;
 }
 
@@ -289,6 +290,13 @@ Record record_from_json(const std::string& text, const std::string& file) {
     R.fail("device_matmul_flops_per_s", "expected a rate > 0");
   r.staging_s = R.optnum(j, "staging_s", "");
   if (r.staging_s && !(*r.staging_s >= 0)) R.fail("staging_s", "expected a time >= 0");
+  if (auto it = j.find("provenance"); it != j.end()) {
+    if (!it->is_object()) R.fail("provenance", "expected an object of key: text");
+    for (const auto& [k, v] : it->items()) {
+      if (!v.is_string()) R.fail("provenance." + k, "expected text");
+      r.provenance[k] = v.get<std::string>();
+    }
+  }
   if (auto it = j.find("log_keys"); it != j.end()) {
     if (!it->is_object()) R.fail("log_keys", "expected an object of key: JSON text");
     for (const auto& [k, v] : it->items()) {

@@ -95,6 +95,10 @@ TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
       EXPECT_LT(e.phases->h2d_s, 1e-3);
     }
   ASSERT_TRUE(r.device_matmul_flops_per_s.has_value());  // the machine's speed at the start, for validate's drift line
+  EXPECT_EQ(r.provenance.at("device"), "cpu");  // where and with what it ran
+  EXPECT_EQ(r.provenance.at("devices_per_node"), "0");
+  EXPECT_EQ(r.provenance.at("seed"), "1");
+  EXPECT_EQ(r.provenance.at("started_utc").size(), 20u);
   EXPECT_GT(*r.device_matmul_flops_per_s, 1e8);
   const auto back = load_record_file((dir / "mrt/record.json").string());
   EXPECT_EQ(record_to_json(back), record_to_json(r));
