@@ -38,7 +38,8 @@ HardwareCatalogue catalogue_from_yaml_text(const std::string& text, const std::s
   const YamlFields top(root, file, "");
   top.only({"gpus", "cpus", "links"});
   HardwareCatalogue c;
-  for (const auto& item : top.child("gpus").node()) {
+  const YamlFields gpus = top.child("gpus");  // named: the loop holds a reference into it
+  for (const auto& item : gpus.node()) {
     const auto name = item.first.as<std::string>();
     const YamlFields f(item.second, file, "gpus." + name);
     f.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "memory_GB", "host_link", "fits_from", "source"});
@@ -50,13 +51,15 @@ HardwareCatalogue catalogue_from_yaml_text(const std::string& text, const std::s
     g.host_link = f.text("host_link"), g.fits_from = f.text("fits_from"), g.source = f.text("source");
     c.gpus.emplace(name, g);
   }
-  for (const auto& item : top.child("links").node()) {
+  const YamlFields links = top.child("links");  // named: the loop holds a reference into it
+  for (const auto& item : links.node()) {
     const auto name = item.first.as<std::string>();
     const YamlFields f(item.second, file, "links." + name);
     f.only({"bandwidth_GBps", "source"});
     c.links.emplace(name, LinkSpec{f.positive("bandwidth_GBps") * 1e9, f.text("source")});
   }
-  for (const auto& item : top.child("cpus").node()) {
+  const YamlFields cpus = top.child("cpus");  // named: the loop holds a reference into it
+  for (const auto& item : cpus.node()) {
     const auto name = item.first.as<std::string>();
     const YamlFields f(item.second, file, "cpus." + name);
     f.only({"memory_bandwidth_GBps", "source"});
