@@ -19,19 +19,19 @@ namespace mrplan {
 
 namespace {
 
-// MLPerf HPC training rules, benchmarks table: each benchmark's quality metric, direction, target.
+// MLPerf HPC training rules, benchmarks table: each benchmark's quality metric and its direction
+// (the target is the built-in MLPerf plan's, one place).
 struct BenchmarkFacts {
   const char* benchmark;
   const char* plan_family;  // mrplan's built-in `FAMILY-mlperf` plan; empty: no workload for it
   const char* metric_key;
   bool maximize;
-  double target;
 };
 constexpr BenchmarkFacts kBenchmarks[] = {
-    {"cosmoflow", "cosmoflow", "eval_error", false, 0.124},
-    {"deepcam", "deepcam", "eval_accuracy", true, 0.82},
-    {"oc20", "", "eval_error", false, 0.036},
-    {"opencatalyst", "", "eval_error", false, 0.036},
+    {"cosmoflow", "cosmoflow", "eval_error", false},
+    {"deepcam", "deepcam", "eval_accuracy", true},
+    {"oc20", "", "eval_error", false},
+    {"opencatalyst", "", "eval_error", false},
 };
 const BenchmarkFacts* benchmark_facts(const std::string& name) {
   for (const auto& b : kBenchmarks)
@@ -242,6 +242,8 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   auto& m = p.stages[0].models[0];
   m.gpus = gpus;
   m.local_batch = r.stages[0].models[0].local_batch;
+  // the benchmark's target, unless mrplan wrote the log for a plan of its own
+  if (r.target_metric == b.metric_key && !f.log_keys.count("mrplan_method")) r.target_value = p.target_value;
   if (f.train_samples) p.train_samples = *f.train_samples;
   if (f.eval_samples) p.validation_samples = *f.eval_samples;
   if (f.precision == "amp" || f.precision == "fp16" || f.precision == "bf16") p.precision = Precision::amp;
@@ -268,8 +270,6 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
   const auto* bench = benchmark_facts(f.benchmark);
   r.workload = bench && *bench->plan_family ? (std::string(bench->plan_family) == "cosmoflow" ? "cosmoflow-mlperf" : bench->plan_family) : f.benchmark;
   std::tie(r.target_metric, r.target_maximize) = metric_of(f);
-  // the benchmark's target, unless mrplan wrote the log for a plan of its own
-  if (bench && r.target_metric == bench->metric_key && !f.log_keys.count("mrplan_method")) r.target_value = bench->target;
   r.log_keys = f.log_keys;
   const int gpus = gpus_of(f, options, file, r.warnings);
   std::vector<std::vector<const ModelMarks*>> stages;  // models grouped by stage, in log order

@@ -113,7 +113,7 @@ std::vector<Candidate> candidates_of(const MachineProfile& p) {
   return c;
 }
 
-// Relative residuals with every candidate at start * exp(theta), clamped to the registry's bounds.
+// Relative residuals with candidate k at start * exp(theta[k]), clamped to the registry's bounds.
 struct Problem {
   MachineProfile base;
   const std::vector<NamedRecord>& records;
@@ -122,17 +122,17 @@ struct Problem {
   std::vector<Candidate> cands;
   Eigen::VectorXd measured;
 
-  MachineProfile at(const std::vector<size_t>& which, const Eigen::VectorXd& theta) const {
+  MachineProfile at(const Eigen::VectorXd& theta) const {
     MachineProfile p = base;
-    for (size_t k = 0; k < which.size(); ++k) {
-      const auto& cand = cands[which[k]];
+    for (size_t k = 0; k < cands.size(); ++k) {
+      const auto& cand = cands[k];
       const auto slot = find_parameter(p, cand.key);
       set_value(p, cand.key, std::clamp(cand.start * std::exp(theta[k]), slot->lower, std::min(slot->upper, cand.upper)));
     }
     return p;
   }
-  Eigen::VectorXd residuals(const std::vector<size_t>& which, const Eigen::VectorXd& theta) const {
-    return predict(at(which, theta), records, plans, obs).cwiseQuotient(measured) - Eigen::VectorXd::Ones(measured.size());
+  Eigen::VectorXd residuals(const Eigen::VectorXd& theta) const {
+    return predict(at(theta), records, plans, obs).cwiseQuotient(measured) - Eigen::VectorXd::Ones(measured.size());
   }
 };
 
@@ -143,21 +143,21 @@ const double kPriorSigma = std::log(10.0);
 
 // The weighted residuals of the maximum a posteriori fit: the records' relative errors, then each
 // parameter's distance from its prior.
-Eigen::VectorXd posterior_residuals(const Problem& pb, const std::vector<size_t>& all, const Eigen::VectorXd& theta) {
-  const Eigen::VectorXd data = pb.residuals(all, theta) / kObservationSigma;
+Eigen::VectorXd posterior_residuals(const Problem& pb, const Eigen::VectorXd& theta) {
+  const Eigen::VectorXd data = pb.residuals(theta) / kObservationSigma;
   Eigen::VectorXd r(data.size() + theta.size());
   r << data, theta / kPriorSigma;
   return r;
 }
 
 // The posterior standard deviation of each log-parameter, from the Jacobian at the fit.
-Eigen::VectorXd posterior_sd(const Problem& pb, const std::vector<size_t>& all, const Eigen::VectorXd& theta) {
-  const Eigen::VectorXd r0 = posterior_residuals(pb, all, theta);
+Eigen::VectorXd posterior_sd(const Problem& pb, const Eigen::VectorXd& theta) {
+  const Eigen::VectorXd r0 = posterior_residuals(pb, theta);
   Eigen::MatrixXd J(r0.size(), theta.size());
   for (Eigen::Index k = 0; k < theta.size(); ++k) {
     Eigen::VectorXd t = theta;
     t[k] += 1e-4;
-    J.col(k) = (posterior_residuals(pb, all, t) - r0) / 1e-4;
+    J.col(k) = (posterior_residuals(pb, t) - r0) / 1e-4;
   }
   return (J.transpose() * J).inverse().diagonal().cwiseSqrt();
 }
@@ -189,18 +189,17 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   pb.measured.resize(pb.obs.size());
   for (size_t i = 0; i < pb.obs.size(); ++i) pb.measured[i] = pb.obs[i].measured;
   RecordsFit out;
-  std::vector<size_t> which(pb.cands.size());
-  for (size_t k = 0; k < which.size(); ++k) which[k] = k;
+  const size_t n = pb.cands.size();
   const Eigen::VectorXd prior_pred = predict(profile, records, pb.plans, pb.obs);
-  const Eigen::VectorXd zeros = Eigen::VectorXd::Zero(pb.obs.size() + which.size());
-  const auto fr = levenberg_marquardt([&](const Eigen::VectorXd& t) { return posterior_residuals(pb, which, t); },
-                                      Eigen::VectorXd::Zero(which.size()), zeros, 100);
-  const Eigen::VectorXd theta = fr.params, sd = posterior_sd(pb, which, theta);
-  MachineProfile fitted = pb.at(which, theta);
+  const Eigen::VectorXd zeros = Eigen::VectorXd::Zero(pb.obs.size() + n);
+  const auto fr =
+      levenberg_marquardt([&](const Eigen::VectorXd& t) { return posterior_residuals(pb, t); }, Eigen::VectorXd::Zero(n), zeros, 100);
+  const Eigen::VectorXd theta = fr.params, sd = posterior_sd(pb, theta);
+  MachineProfile fitted = pb.at(theta);
   for (const auto& r : records) out.used.push_back(r.file);
   const std::string source = fmt::format("calibrate records: {}", fmt::join(out.used, ", "));
-  for (size_t k = 0; k < which.size(); ++k) {
-    const auto& key = pb.cands[which[k]].key;
+  for (size_t k = 0; k < n; ++k) {
+    const auto& key = pb.cands[k].key;
     const double value = get_value(fitted, key);
     if (std::abs(theta[k]) < 0.01) {
       out.at_prior.push_back(key);
