@@ -62,8 +62,11 @@ struct LogFacts {
 };
 
 int64_t count_of(const MllogEvent& e, const std::string& file, int64_t least) {
-  if (!e.value.is_number() || e.value.get<double>() != std::floor(e.value.get<double>()) || e.value.get<double>() < least)
-    fail_input(file, fmt::format("line {}", e.line), fmt::format("'{}' is {}: expected a whole count >= {}", e.key, e.value.dump(), least));
+  constexpr double most = 2147483647;  // counts go into ints downstream: never wrapped
+  if (!e.value.is_number() || e.value.get<double>() != std::floor(e.value.get<double>()) || e.value.get<double>() < least ||
+      e.value.get<double>() > most)
+    fail_input(file, fmt::format("line {}", e.line),
+               fmt::format("'{}' is {}: expected a whole count from {} to {}", e.key, e.value.dump(), least, most));
   return e.value.get<int64_t>();
 }
 

@@ -17,8 +17,15 @@ void register_run(CLI::App& app) {
   cmd->add_option("plan", *plan, "plan YAML file")->required();
   cmd->add_option("--out", o->out_dir, "output folder: record.json, mllog.txt, checkpoints/")->required();
   cmd->add_option("--data", o->data_dir, "data folder (overrides the plan's data.dir)");
-  cmd->add_option("--resume", o->resume_dir, "continue the run whose --out folder this is");
-  cmd->add_option("--threads", o->threads, "intra-op threads per rank (default: cores / ranks)");
+  cmd->add_option("--resume", o->resume_dir, "continue the run whose --out folder this is (the same plan, on the same ranks)");
+  cmd->add_flag("--overwrite", o->overwrite, "replace the run already in --out (refused otherwise)");
+  cmd->add_option("--force", o->force, "on --resume, plan fields that may differ from the checkpoint's (e.g. stages[1].learning_rate)")
+      ->delimiter(',');
+  cmd->add_option("--keep-checkpoints", o->keep_checkpoints, "checkpoint generations kept")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_option("--watchdog-s", o->watchdog_s, "end the job when a rank makes no progress for this long (at least; scaled up by the slowest step)")
+      ->check(CLI::Range(1.0, 1e7))
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "intra-op threads per rank (default: cores / ranks)")->check(CLI::Range(1, 4096));
   cmd->add_option("--device", o->device, "cpu, cuda (one GPU per rank, gradients over NCCL) or auto")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();

@@ -76,7 +76,11 @@ void register_show(CLI::App& app) {
     auto* cmd = app.add_subcommand("plan", "Print a plan (built-in APP@MACHINE or file) as editable YAML");
     auto name = std::make_shared<std::string>();
     cmd->add_option("name", *name, "e.g. cosmoflow-mrt@summit, deepcam-baseline@cori-gpu")->required();
-    cmd->callback([name] { fmt::print("{}", plan_to_yaml(load_plan(*name))); });
+    cmd->callback([name] {
+      const Plan plan = load_plan(*name);
+      machine_for(plan, "");  // a plan for a machine mrplan does not know is refused here, not at predict time
+      fmt::print("{}", plan_to_yaml(plan));
+    });
   }
   {
     auto* cmd =

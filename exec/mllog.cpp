@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
 namespace mrplan {
+
+std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 
 MlLog::MlLog(const std::string& path, bool append) {
   if (!path.empty()) out_.open(path, append ? std::ios::app : std::ios::trunc);

@@ -6,6 +6,9 @@
 
 namespace mrplan {
 
+// A number as JSON: a non-finite one (a diverged run's loss) as null, which JSON readers accept.
+std::string json_number(double v);
+
 class MlLog {
  public:
   explicit MlLog(const std::string& path, bool append);  // empty path: disabled

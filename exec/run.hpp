@@ -1,6 +1,7 @@
 #pragma once
 // `mrplan run`: train a plan for real and write its Measurement. No torch in this header.
 #include <string>
+#include <vector>
 
 #include "model/plan.hpp"
 #include "model/record.hpp"
@@ -11,6 +12,10 @@ struct RunOptions {
   std::string out_dir;      // record.json, mllog.txt, checkpoints/
   std::string data_dir;     // overrides the plan's data.dir
   std::string resume_dir;   // continue the run whose checkpoints are here
+  bool overwrite = false;   // replace a run already in out_dir (refused otherwise)
+  std::vector<std::string> force;  // plan fields a resume may find changed ("stages[1].learning_rate")
+  int keep_checkpoints = 2;        // generations kept per checkpoint folder
+  double watchdog_s = 300;         // no progress on a rank for this long (at least) ends the job
   int threads = 0;          // intra-op threads per rank; 0: cores / ranks
   std::string device = "auto";  // cpu | cuda | auto (cuda where LibTorch sees a GPU)
   uint64_t seed = 1;

@@ -14,6 +14,7 @@
 #include "exec/objective.hpp"
 #include "exec/run.hpp"
 #include "exec/spec_network.hpp"
+#include "exec/watchdog.hpp"
 #include "model/network_spec.hpp"
 
 namespace mrplan {
@@ -30,6 +31,7 @@ struct RunContext {
   MlLog& log;
   std::optional<Objective> objective;  // the masks are the same at every resolution: weighed once
   int rank = 0, ranks = 1;
+  Watchdog* watchdog = nullptr;  // told of every step; ends a job that stalls
 };
 
 // The plan's data folder, or --data; relative paths from the plan file's folder.

@@ -16,11 +16,13 @@
 #include "exec/checkpointer.hpp"
 #include "exec/communicator.hpp"
 #include "exec/compute_microbench.hpp"
+#include "exec/durable_file.hpp"
 #include "exec/grad_sync.hpp"
 #include "exec/fusion.hpp"
 #include "exec/handoff.hpp"
 #include "exec/host_tuning.hpp"
 #include "exec/model_trainer.hpp"
+#include "exec/resume_checks.hpp"
 #include "exec/run.hpp"
 #include "exec/run_context.hpp"
 #include "exec/run_log.hpp"
@@ -166,7 +168,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
   auto opt = make_optimizer(run, model->parameters());
   ModelProgress prog;
   if (resume_from && resume_from->has_model(si, j)) {
-    resume_from->load_model(si, j, *model, *opt, prog);
+    resume_from->load_model(si, j, *model, *opt, prog, host.rank());
   } else {
     if (run.from_previous && handed) initialise_from(*handed, *model);
     broadcast_module(*model, tensors);
@@ -203,16 +205,28 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
   }
   state.record.stages.push_back(sr);
   state.stage = si + 1;
-  if (ctx.rank == 0) {
-    checkpoints.save_handoff(*handed);
-    checkpoints.save_run(state);
-  }
+  if (ctx.rank == 0) checkpoints.save_run(state, &*handed);
   world.barrier();
+  ctx.watchdog->set_last_checkpoint(checkpoints.last_good());
+  ctx.watchdog->progress(fmt::format("stage '{}' finished", st.name));
   // --stop-after at a stage's last epoch: killed right after the hand-off was saved (on every rank
   // when on any: the groups of a fusion stage counted their own epochs)
   double stop_now = o.stop_after_epochs > 0 && si + 1 < plan.stages.size() && prog.total_epochs >= o.stop_after_epochs ? 1 : 0;
   world.allreduce_sum(&stop_now, 1);
   return stop_now == 0;
+}
+
+// A finished run resumed: what a kill after its last checkpoint kept it from writing (the log's
+// run_stop, the final model, the record) is written now; what it wrote stays as it is.
+void finish_outputs(const fs::path& out, const Record& r, const std::string& final_model_bytes, bool quiet) {
+  std::ifstream in(out / "mllog.txt");
+  const std::string log((std::istreambuf_iterator<char>(in)), {});
+  if (log.find("\"key\": \"run_stop\"") == std::string::npos)
+    MlLog((out / "mllog.txt").string(), true).event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
+  const bool missing = !fs::exists(out / "model.pt") || !fs::exists(out / "record.json");
+  if (!fs::exists(out / "model.pt")) write_atomically(out / "model.pt", final_model_bytes);
+  if (!fs::exists(out / "record.json")) write_atomically(out / "record.json", record_to_json(r));
+  if (!quiet) fmt::print("the run in {} is finished; {}\n", out.string(), missing ? "its final outputs were written from the last checkpoint" : "nothing to resume");
 }
 
 // Plan and data checks that can fail before anything trains.
@@ -285,23 +299,30 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   const auto spec = plan_network(plan);
   check_before_training(plan, spec);
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
+  const bool resuming = !o.resume_dir.empty();
   if (rank == 0) fs::create_directories(out);
-  const Checkpointer checkpoints(out / "checkpoints");
-  const Checkpointer resume_from(fs::path(o.resume_dir) / "checkpoints");
+  world->barrier();
+  if (!resuming) claim_out_dir(out, o.overwrite, *world);
+  const std::string plan_yaml = plan_to_yaml(plan);
+  const CheckpointIdentity id{plan_hash(plan_yaml), ranks, o.keep_checkpoints};
+  const Checkpointer checkpoints(out / "checkpoints", id, rank == 0);
+  const Checkpointer resume_from(fs::path(o.resume_dir) / "checkpoints", id, rank == 0);
 
   RunState state{0, fresh_record(plan, spec)};
-  const bool resuming = !o.resume_dir.empty();
+  std::optional<LoadedRun> loaded;
   if (resuming) {
-    auto loaded = resume_from.load_run();
-    if (!loaded) fail_input((resume_from.dir() / "state.json").string(), "", "no checkpoint to resume from");
-    state = std::move(*loaded);
+    loaded = resume_from.load_run();
+    if (!loaded) fail_input(resume_from.dir().string(), "", "no checkpoint to resume from");
+    state = resumable_state(plan, plan_yaml, *loaded, ranks, o.force);
     if (state.stage >= plan.stages.size()) {  // finished: nothing left to train
       add_totals(plan, state.record, false);
+      if (rank == 0) finish_outputs(out, state.record, loaded->handoff_bytes, o.quiet);
+      world->barrier();
       return state.record;
     }
   }
   if (!state.record.device_matmul_flops_per_s) state.record.device_matmul_flops_per_s = matmul_probe(*world, dev);  // kept on resume
-  if (!resuming && rank == 0) checkpoints.save_run(state);  // a run killed in its first stage resumes from here
+  if (!resuming && rank == 0) checkpoints.save_run(state, nullptr);  // a run killed in its first stage resumes from here
   // the probe's buffers go back to the kernel, so that every rank's first stage starts on the heap
   // a fresh process has, as model/startup_cost predicts it
   release_free_heap();
@@ -311,16 +332,24 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   if (!resuming) log_run_header(log, plan, spec.name, facts);
   RunContext ctx{plan,   o,   *world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks};
+  Watchdog watchdog(o.watchdog_s, rank, ranks, out / "heartbeats");
+  watchdog.set_last_checkpoint(checkpoints.last_good());
+  ctx.watchdog = &watchdog;
 
   SpecNet handed{nullptr};  // what the previous stage handed on
   if (state.stage > 0) {
     handed = build_network(ctx, handed_on_resolution(plan.stages[state.stage - 1]));
-    resume_from.load_handoff(*handed);
+    module_from_bytes(*handed, loaded->handoff_bytes, (loaded->dir / "handoff.pt").string());
   }
   bool killed = false;
   const size_t first = state.stage;
-  for (size_t si = first; si < plan.stages.size() && !killed; ++si)
-    killed = !run_stage(ctx, si, state, handed, checkpoints, resuming && si == first ? &resume_from : nullptr);
+  try {
+    for (size_t si = first; si < plan.stages.size() && !killed; ++si)
+      killed = !run_stage(ctx, si, state, handed, checkpoints, resuming && si == first ? &resume_from : nullptr);
+  } catch (...) {  // a run that fails still ends its log (MLPerf HPC rules: run_stop, aborted)
+    if (rank == 0) log.event("run_stop", "INTERVAL_END", "null", "{\"status\": \"aborted\"}");
+    throw;
+  }
   auto& r = state.record;
   if (killed)
     r.warnings.push_back(fmt::format("stopped after {} epochs (--stop-after); resume with --resume", o.stop_after_epochs));
@@ -329,10 +358,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     // exactly once per run, resumed or not (MLPerf HPC rules: success or aborted); a stop as if
     // killed writes none, so that the resumed run's is the one
     if (!killed) log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
-    std::ofstream(out / "record.json.tmp") << record_to_json(r);
-    fs::rename(out / "record.json.tmp", out / "record.json");
+    if (!killed) write_atomically(out / "model.pt", module_to_bytes(*handed));  // the final model
+    write_atomically(out / "record.json", record_to_json(r));
     if (!o.quiet) print_summary(r);
   }
+  world->barrier();  // every rank returns once the outputs are there
   return r;
 }
 

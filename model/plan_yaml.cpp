@@ -76,9 +76,9 @@ StopRule read_stop(const YamlFields& st) {
     fail_input(st.file(), st.key_path("<kind>"),
                "give exactly one of epochs: N, iterations: N, switch_rule: {...}, target: true, plateau: true");
   StopRule s;
-  s.max_epochs = static_cast<int>(st.integer("max_epochs", 1000));
+  s.max_epochs = st.int32("max_epochs", 1000);
   if (s.max_epochs < 1) fail_input(st.file(), st.key_path("max_epochs"), "must be >= 1");
-  s.eval_iterations = static_cast<int>(st.integer("eval_iterations", 0));
+  s.eval_iterations = st.int32("eval_iterations", 0);
   if (s.eval_iterations < 0) fail_input(st.file(), st.key_path("eval_iterations"), "must be >= 0");
   if (st.has("epochs")) {
     s.kind = StopRule::Kind::epochs;
@@ -91,10 +91,10 @@ StopRule read_stop(const YamlFields& st) {
     s.kind = StopRule::Kind::switch_rule;
     auto r = st.child("switch_rule");
     r.only({"patience", "epsilon", "window_iterations"});
-    s.rule.patience = static_cast<int>(r.integer("patience"));
+    s.rule.patience = r.int32("patience");
     if (s.rule.patience < 1) fail_input(st.file(), r.key_path("patience"), "must be >= 1");
     s.rule.epsilon = r.positive("epsilon");
-    s.window_iterations = static_cast<int>(r.integer("window_iterations", 0));
+    s.window_iterations = r.int32("window_iterations", 0);
     if (s.window_iterations < 0) fail_input(st.file(), r.key_path("window_iterations"), "must be >= 0");
   } else if (st.has("target")) {
     s.kind = StopRule::Kind::target;
@@ -119,14 +119,14 @@ TrainingDefaults read_training(const YamlFields& f, const TrainingDefaults& d) {
   if (t.optimizer != "sgd" && t.optimizer != "momentum" && t.optimizer != "adam" && t.optimizer != "lamb")
     fail_input(f.file(), f.key_path("optimizer"), fmt::format("unknown optimizer '{}' (expected sgd, momentum, adam or lamb)", t.optimizer));
   t.learning_rate = f.positive("learning_rate", d.learning_rate);
-  t.warmup_epochs = static_cast<int>(f.integer("warmup_epochs", d.warmup_epochs));
+  t.warmup_epochs = f.int32("warmup_epochs", d.warmup_epochs);
   if (t.warmup_epochs < 0) fail_input(f.file(), f.key_path("warmup_epochs"), "must be >= 0");
   t.lr_decay = d.lr_decay;
   if (f.has("lr_decay")) {
     t.lr_decay.clear();
     for (const auto& step : f.list("lr_decay")) {
       step.only({"epoch", "factor"});
-      t.lr_decay.emplace_back(static_cast<int>(step.integer("epoch")), step.positive("factor"));
+      t.lr_decay.emplace_back(step.int32("epoch"), step.positive("factor"));
     }
   }
   return t;
@@ -135,14 +135,14 @@ TrainingDefaults read_training(const YamlFields& f, const TrainingDefaults& d) {
 // The keys of one model, shared by the one-model shorthand (on the stage) and the models: list.
 ModelRun read_model(const YamlFields& f, const TrainingDefaults& defaults) {
   ModelRun m;
-  m.resolution = static_cast<int>(f.integer("resolution", 1));
+  m.resolution = f.int32("resolution", 1);
   if (m.resolution < 1) fail_input(f.file(), f.key_path("resolution"), "coarsening factor must be >= 1");
-  m.gpus = static_cast<int>(f.integer("gpus"));
+  m.gpus = f.int32("gpus");
   if (m.gpus < 1) fail_input(f.file(), f.key_path("gpus"), fmt::format("must be >= 1, got {}", m.gpus));
   if (f.has("local_batch") == f.has("global_batch"))
     fail_input(f.file(), f.key_path("local_batch"), "give exactly one of local_batch or global_batch");
   if (f.has("local_batch")) {
-    m.local_batch = static_cast<int>(f.integer("local_batch"));
+    m.local_batch = f.int32("local_batch");
     if (m.local_batch < 1) fail_input(f.file(), f.key_path("local_batch"), "must be >= 1");
   } else {
     const auto gb = f.integer("global_batch");
@@ -228,7 +228,8 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   if (f.has("workload_options")) {
     auto w = f.child("workload_options");
     w.only({"size", "width"});
-    p.workload_options.size = w.integer("size", 0);
+    p.workload_options.size = w.int32("size", 0);
+    if (p.workload_options.size < 0) fail_input(file, "workload_options.size", "must be >= 1 (or left out: the workload's own)");
     p.workload_options.width = w.positive("width", 1.0);
   }
   p.machine = f.text("machine");
@@ -245,6 +246,7 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   p.train_samples = d.integer("train_samples");
   if (p.train_samples < 1) fail_input(file, "dataset.train_samples", "must be >= 1");
   p.validation_samples = d.integer("validation_samples", 0);
+  if (p.validation_samples < 0) fail_input(file, "dataset.validation_samples", "must be >= 0");
   auto t = f.child("target");
   t.only({"metric", "value", "goal", "precise_bn_batches"});
   p.target_metric = t.text("metric");
@@ -252,7 +254,9 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   const auto goal = t.text("goal", "minimize");
   if (goal != "minimize" && goal != "maximize") fail_input(file, "target.goal", "expected minimize or maximize");
   p.maximize = goal == "maximize";
-  p.precise_bn_batches = static_cast<int>(t.integer("precise_bn_batches", 0));
+  if (!p.maximize && p.target_value < 0)  // errors and losses are >= 0
+    fail_input(file, "target.value", fmt::format("{} is below 0: a minimised {} can never reach it", p.target_value, p.target_metric));
+  p.precise_bn_batches = t.int32("precise_bn_batches", 0);
   if (p.precise_bn_batches < 0) fail_input(file, "target.precise_bn_batches", "must be >= 0 (0: the running averages)");
   if (f.has("comm")) {
     auto c = f.child("comm");
@@ -274,7 +278,8 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
     d.only({"dir"});
     p.data_dir = d.text("dir");
   }
-  p.checkpoint_every = static_cast<int>(f.integer("checkpoint_every", 0));
+  p.checkpoint_every = f.int32("checkpoint_every", 0);
+  if (p.checkpoint_every < 0) fail_input(file, "checkpoint_every", "must be >= 0 (0: at stage ends only)");
   auto stages = f.list("stages");
   if (stages.empty()) fail_input(file, "stages", "a plan needs at least one stage");
   for (size_t i = 0; i < stages.size(); ++i) p.stages.push_back(read_stage(stages[i], i));

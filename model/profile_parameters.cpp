@@ -113,8 +113,8 @@ const std::vector<Entry>& entries() {
                      },
                      false});
       }
-    for (auto [name, member, lo, hi] : {std::tuple{"transfer_efficiency", &ConvergenceParams::transfer_efficiency, -kInf, kInf},
-                                        std::tuple{"fusion_efficiency", &ConvergenceParams::fusion_efficiency, -kInf, kInf},
+    for (auto [name, member, lo, hi] : {std::tuple{"transfer_efficiency", &ConvergenceParams::transfer_efficiency, -1.0, kInf},
+                                        std::tuple{"fusion_efficiency", &ConvergenceParams::fusion_efficiency, -1.0, kInf},
                                         std::tuple{"overtrain_epochs", &ConvergenceParams::overtrain_epochs, 0.0, kInf},
                                         std::tuple{"overtrain_penalty", &ConvergenceParams::overtrain_penalty, 0.0, kInf},
                                         std::tuple{"critical_batch", &ConvergenceParams::critical_batch, 0.0, kInf},
@@ -199,7 +199,7 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"io.host_to_device_efficiency", opt, 1, pos, 1},
       {"io.host_decode_GBps", opt, 2, pos, kInf},
       {"io.host_memcpy_GBps", opt, 20, pos, kInf},
-      {"io.page_cache_fraction", opt, 0.5, any, kInf},
+      {"io.page_cache_fraction", opt, 0.5, any, 1},
       {"convergence.*.transfer_efficiency", req, 0, any, kInf},
       {"convergence.*.fusion_efficiency", opt, 0, any, kInf},
       {"convergence.*.overtrain_epochs", opt, 1e9, any, kInf},

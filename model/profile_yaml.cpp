@@ -51,7 +51,9 @@ double read_number(const YamlFields& at, const std::string& leaf, const YamlNumb
   const bool capped = std::isfinite(y.upper);
   if (y.positive) return capped ? at.positive_at_most(k, y.fallback, y.upper) : at.positive(k);
   if (lower >= 0) return capped ? at.non_negative_at_most(k, y.fallback, y.upper) : at.non_negative(k, y.fallback);
-  return at.number(k);
+  const double v = at.number(k);
+  if (v < lower) fail_input(at.file(), at.key_path(leaf), fmt::format("expected a number >= {}, got {}", lower, v));
+  return v;
 }
 
 // The registry's YAML numbers under `prefix` (a group one level below read from `f`'s child of that
@@ -85,7 +87,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   MachineProfile m;
   m.name = f.text("name");
   m.description = f.text("description", "");
-  m.gpus_per_node = static_cast<int>(f.integer("gpus_per_node"));
+  m.gpus_per_node = f.int32("gpus_per_node");
   if (m.gpus_per_node < 1) fail_input(file, "gpus_per_node", "must be >= 1");
   m.whole_nodes = f.boolean("whole_nodes", false);
   m.gpu_memory_bytes = f.positive("gpu_memory_GB") * 1e9;
@@ -163,7 +165,8 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   io.only(keys_under("io.", {"prefetch_depth"}));
   io.child("pfs").only(keys_under("io.pfs.", {}));
   read_numbers(io, "io.", "", m);
-  m.io.prefetch_depth = static_cast<int>(io.integer("prefetch_depth", 2));
+  m.io.prefetch_depth = io.int32("prefetch_depth", 2);
+  if (m.io.prefetch_depth < 0) fail_input(file, "io.prefetch_depth", fmt::format("must be >= 0, got {}", m.io.prefetch_depth));
 
   if (f.has("convergence")) {
     for (const auto& kv : f.node()["convergence"]) {
@@ -174,7 +177,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       p.dense_metric = read_curve(cv.child("dense_metric"));
       p.coarse_loss = read_curve(cv.child("coarse_loss"));
       if (cv.has("coarse_metric")) p.coarse_metric = read_curve(cv.child("coarse_metric"));
-      p.coarse_resolution = static_cast<int>(cv.integer("coarse_resolution", 2));
+      p.coarse_resolution = cv.int32("coarse_resolution", 2);
       if (p.coarse_resolution < 2) fail_input(file, "convergence." + w + ".coarse_resolution", "expected a coarsening factor >= 2");
       m.convergence[w] = p;
       read_numbers(cv, "convergence.*.", w, m);

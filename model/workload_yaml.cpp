@@ -46,6 +46,8 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
   s.sample_bytes_per_element = in.integer("bytes_per_element", 4);
   s.samples_per_file = in.integer("samples_per_file", 1);
   if (s.samples_per_file < 1) fail_input(file, "input.samples_per_file", "must be >= 1");
+  if (s.sample_bytes_per_element != 1 && s.sample_bytes_per_element != 2 && s.sample_bytes_per_element != 4 && s.sample_bytes_per_element != 8)
+    fail_input(file, "input.bytes_per_element", fmt::format("expected 1, 2, 4 or 8, got {}", s.sample_bytes_per_element));
   if (s.input_channels < 1) fail_input(file, "input.channels", "must be >= 1");
   for (auto v : s.input_spatial)
     if (v < 1) fail_input(file, "input.spatial", "every extent must be >= 1");
@@ -53,6 +55,7 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
     auto lb = top.child("labels");
     lb.only({"elements", "per_pixel"});
     s.label_elements = lb.integer("elements", 1);
+    if (s.label_elements < 1) fail_input(file, "labels.elements", "must be >= 1");
     s.labels_scale_with_resolution = lb.boolean("per_pixel", false);
   }
   s.coarse_upsamples_output = top.boolean("coarse_upsamples_output", false);
@@ -77,7 +80,9 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
     op.output_padding = o.integer("output_padding", 0);
     op.factor = o.integer("factor", 1);
     op.bias = o.boolean("bias", false);
-    op.function = o.text("function", "");
+    op.function = o.text("function", op.kind == OpKind::activation ? "relu" : "");
+    if (op.kind == OpKind::activation && op.function != "relu" && op.function != "leaky_relu" && op.function != "tanh")
+      fail_input(file, o.key_path("function"), fmt::format("unknown activation '{}' (expected relu, leaky_relu or tanh)", op.function));
     op.rate = o.number("rate", 0.0);
     if (op.rate < 0 || (op.kind == OpKind::dropout && op.rate >= 1))
       fail_input(file, o.key_path("rate"), "dropout rate must be in [0, 1); slopes must be >= 0");
@@ -87,6 +92,7 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
       fail_input(file, o.key_path("kernel"), "kernel, stride and dilation must be >= 1");
     s.ops.push_back(op);
   }
+  if (s.ops.empty()) fail_input(file, "ops", "a network needs at least one op");
   return s;
 }
 

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <regex>
 #include <set>
 
 #include "model/errors.hpp"
@@ -13,6 +15,12 @@ namespace mrplan {
 YamlFields::YamlFields(const YAML::Node& node, std::string file, std::string path)
     : node_(node), file_(std::move(file)), path_(std::move(path)) {
   if (!node_.IsMap()) fail_input(file_, path_.empty() ? "<top>" : path_, "expected a map of key: value");
+  std::set<std::string> seen;  // YAML forbids a key twice in a map; yaml-cpp keeps both and finds the first
+  for (const auto& kv : node_) {
+    if (!kv.first.IsScalar()) fail_input(file_, path_.empty() ? "<top>" : path_, "a key that is not a plain name");
+    const auto k = kv.first.as<std::string>();
+    if (!seen.insert(k).second) fail_input(file_, key_path(k), "given twice in the same map");
+  }
 }
 
 std::string YamlFields::key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
@@ -93,14 +101,31 @@ double YamlFields::non_negative_or_infinite(const char* key, double fallback) co
   if (std::isnan(v) || v < 0) fail_input(file_, key_path(key), fmt::format("expected a number >= 0 or .inf, got {}", v));
   return v;
 }
+namespace {
+bool decimal_integer_text(const std::string& t) {
+  static const std::regex decimal("[+-]?(0|[1-9][0-9]*)");
+  return std::regex_match(t, decimal);
+}
+}  // namespace
+
 int64_t YamlFields::integer(const char* key) const {
   YAML::Node n = get(key);
+  if (n.IsScalar() && !decimal_integer_text(n.Scalar()))
+    fail_input(file_, key_path(key), fmt::format("expected a decimal integer (no leading zeros, no fraction), got '{}'", n.Scalar()));
   try {
     if (n.IsScalar()) return n.as<int64_t>();
   } catch (const YAML::Exception&) {
+    fail_input(file_, key_path(key), fmt::format("'{}' is out of range for an integer", n.Scalar()));
   }
   fail_input(file_, key_path(key), "expected an integer");
 }
+int YamlFields::int32(const char* key) const {
+  const int64_t v = integer(key);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    fail_input(file_, key_path(key), fmt::format("{} is out of range (at most {})", v, std::numeric_limits<int>::max()));
+  return static_cast<int>(v);
+}
+int YamlFields::int32(const char* key, int fallback) const { return has(key) ? int32(key) : fallback; }
 int64_t YamlFields::integer(const char* key, int64_t fallback) const { return has(key) ? integer(key) : fallback; }
 bool YamlFields::boolean(const char* key, bool fallback) const {
   if (!has(key)) return fallback;
@@ -122,9 +147,12 @@ std::vector<int64_t> YamlFields::integers(const char* key) const {
   YAML::Node n = get(key);
   std::vector<int64_t> out;
   try {
-    if (n.IsScalar()) return {n.as<int64_t>()};
+    if (n.IsScalar() && decimal_integer_text(n.Scalar())) return {n.as<int64_t>()};
     if (!n.IsSequence()) throw YAML::Exception(YAML::Mark::null_mark(), "");
-    for (const auto& e : n) out.push_back(e.as<int64_t>());
+    for (const auto& e : n) {
+      if (!e.IsScalar() || !decimal_integer_text(e.Scalar())) throw YAML::Exception(YAML::Mark::null_mark(), "");
+      out.push_back(e.as<int64_t>());
+    }
   } catch (const YAML::Exception&) {
     fail_input(file_, key_path(key), "expected an integer or a list of integers");
   }

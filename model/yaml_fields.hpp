@@ -1,6 +1,6 @@
 #pragma once
-// Strict reading of YAML maps: every key is known, every value has the expected type, and each
-// failure names the file, the key path and what was expected. Heavy yaml-cpp include stays here,
+// Strict reading of YAML maps: every key is known and given once, every value has the expected type
+// and range, and each failure names the file, the key path and what was expected. Heavy yaml-cpp include stays here,
 // only included by the .cpp files that parse inputs.
 #include <yaml-cpp/yaml.h>
 
@@ -33,8 +33,10 @@ class YamlFields {
   double positive_at_most(const char* key, double fallback, double max) const;      // 0 < value <= max
   double non_negative_at_most(const char* key, double fallback, double max) const;  // 0 <= value <= max
   double non_negative_or_infinite(const char* key, double fallback) const;          // 0 <= value, .inf allowed
-  int64_t integer(const char* key) const;
+  int64_t integer(const char* key) const;  // decimal, no leading zeros (YAML 1.1 reads 040 as octal)
   int64_t integer(const char* key, int64_t fallback) const;
+  int int32(const char* key) const;  // an integer that fits an int, never narrowed
+  int int32(const char* key, int fallback) const;
   bool boolean(const char* key, bool fallback) const;
   std::string text(const char* key) const;
   std::string text(const char* key, const std::string& fallback) const;

@@ -35,6 +35,9 @@ std::vector<double> parse_range(const std::string& text, const std::string& what
     if (parts.size() != 3) fail_input("command line", what, fmt::format("'{}': expected FROM:TO:STEP", text));
     const double a = num(parts[0]), b = num(parts[1]), step = num(parts[2]);
     if (step <= 0 || b < a) fail_input("command line", what, fmt::format("'{}': need FROM <= TO and STEP > 0", text));
+    constexpr double kMaxValues = 100000;  // a sweep axis is read into memory: a typo must not take it all
+    if ((b - a) / step + 1 > kMaxValues)
+      fail_input("command line", what, fmt::format("'{}' gives {:.0f} values (at most {:.0f}): use a larger STEP", text, (b - a) / step + 1, kMaxValues));
     for (double v = a; v <= b + 1e-9 * step; v += step) out.push_back(v);
   } else {
     std::stringstream ss(text);

@@ -84,7 +84,7 @@ std::vector<torch::Tensor> final_params(const fs::path& out) {
   const auto spec = builtin_workload("cosmoflow-mrt", {.size = 16, .width = 0.25});
   SpecNet net(spec, coarsened_spatial(spec, 1));
   torch::serialize::InputArchive a;
-  a.load_from((out / "checkpoints/model.pt").string());
+  a.load_from((out / "model.pt").string());
   net->load(a);
   return net->parameters();
 }

@@ -152,7 +152,7 @@ TEST(Plan, BadInputsGiveOneClearMessage) {
             "p.yaml: colour: unknown key (expected one of: name, workload, workload_options, machine, method, precision, "
             "dataset, target, comm, io, stages, data, checkpoint_every)");
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("gpus: 32, local_batch: 8, stop: {t", "gpus: many, local_batch: 8, stop: {t"), "p.yaml"); }),
-            "p.yaml: stages[1].gpus: expected an integer");
+            "p.yaml: stages[1].gpus: expected a decimal integer (no leading zeros, no fraction), got 'many'");
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("value: 0.0025}", "value: 0.0025, precise_bn_batches: -1}"), "p.yaml"); }),
             "p.yaml: target.precise_bn_batches: must be >= 0 (0: the running averages)");
   EXPECT_NE(error_of([&] { plan_from_yaml_text(with("local_batch: 8, stop: {s", "global_batch: 16, stop: {s"), "p.yaml"); })

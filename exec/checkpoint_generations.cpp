@@ -1,0 +1,127 @@
+#include "exec/checkpoint_generations.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "exec/durable_file.hpp"
+#include "exec/fault_injection.hpp"
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kManifest = "MANIFEST.json";
+constexpr const char* kFormat = "mrplan checkpoint 1";
+
+// Published generations, oldest first, by number.
+std::vector<std::pair<long, fs::path>> generations(const fs::path& unit) {
+  std::vector<std::pair<long, fs::path>> out;
+  std::error_code ec;
+  if (!fs::is_directory(unit, ec)) return out;
+  for (const auto& e : fs::directory_iterator(unit, ec)) {
+    const auto name = e.path().filename().string();
+    if (name.size() != 10 || name.rfind("gen-", 0) != 0 || !std::all_of(name.begin() + 4, name.end(), ::isdigit)) continue;
+    out.emplace_back(std::stol(name.substr(4)), e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string manifest_text(const CheckpointFacts& f, const std::map<std::string, std::string>& files) {
+  nlohmann::json j;
+  j["format"] = kFormat;
+  j["kind"] = f.kind, j["plan_hash"] = f.plan_hash, j["ranks"] = f.ranks;
+  j["stage"] = f.stage, j["model"] = f.model, j["epoch"] = f.epoch;
+  for (const auto& [name, bytes] : files) j["files"][name] = {{"bytes", bytes.size()}, {"crc32", crc32_of(bytes)}};
+  return j.dump(1);
+}
+
+// Every file of `g.dir` the manifest lists, checked; throws InputError naming what is wrong.
+Generation read_generation(const fs::path& dir) {
+  Generation g{dir, {}, {}};
+  const auto manifest = dir / kManifest;
+  if (!fs::exists(manifest)) fail_input(manifest.string(), "", "missing");
+  std::map<std::string, ManifestEntry> entries;
+  g.facts = read_manifest(read_bytes(manifest), manifest.string(), entries);
+  for (const auto& [name, want] : entries) {
+    const auto p = dir / name;
+    if (!fs::exists(p)) fail_input(p.string(), "", "listed in the manifest but missing");
+    auto bytes = read_bytes(p);
+    if (bytes.size() != want.bytes)
+      fail_input(p.string(), "", fmt::format("{} bytes where the manifest says {} (truncated or overwritten)", bytes.size(), want.bytes));
+    if (crc32_of(bytes) != want.crc32) fail_input(p.string(), "", "its CRC-32 differs from the manifest's (the file is damaged)");
+    g.files.emplace(name, std::move(bytes));
+  }
+  return g;
+}
+
+}  // namespace
+
+CheckpointFacts read_manifest(const std::string& text, const std::string& file, std::map<std::string, ManifestEntry>& entries) {
+  CheckpointFacts f;
+  try {
+    const auto j = nlohmann::json::parse(text);
+    if (j.at("format") != kFormat) fail_input(file, "format", fmt::format("expected '{}'", kFormat));
+    f.kind = j.at("kind").get<std::string>(), f.plan_hash = j.at("plan_hash").get<std::string>();
+    f.ranks = j.at("ranks").get<int>();
+    f.stage = j.at("stage").get<size_t>(), f.model = j.at("model").get<size_t>(), f.epoch = j.at("epoch").get<int>();
+    for (const auto& [name, e] : j.at("files").items()) {
+      if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') fail_input(file, "files", "a file name with a path in it: " + name);
+      entries[name] = {e.at("bytes").get<uint64_t>(), e.at("crc32").get<uint32_t>()};
+    }
+  } catch (const nlohmann::json::exception& e) {
+    fail_input(file, "", std::string("not a checkpoint manifest: ") + e.what());
+  }
+  if (f.ranks < 1) fail_input(file, "ranks", "expected at least 1");
+  return f;
+}
+
+bool has_generation(const fs::path& unit) { return !generations(unit).empty(); }
+
+void publish_generation(const fs::path& unit, const CheckpointFacts& facts, const std::map<std::string, std::string>& files, int keep) {
+  const auto existing = generations(unit);
+  const long next = existing.empty() ? 1 : existing.back().first + 1;
+  const fs::path final_dir = unit / fmt::format("gen-{:06d}", next);
+  const fs::path tmp = unit / fmt::format(".gen-{:06d}.tmp{}", next, ::getpid());
+  std::error_code ec;
+  try {
+    fs::create_directories(unit);
+    fs::remove_all(tmp, ec);
+    fs::create_directory(tmp);
+    for (const auto& [name, bytes] : files) write_synced(tmp / name, bytes);
+    write_synced(tmp / kManifest, manifest_text(facts, files));  // last: a manifest vouches for files already on disk
+    fsync_folder(tmp);
+    act_on(fault_at("before-publish"));
+    fs::rename(tmp, final_dir);
+    fsync_folder(unit);
+    act_on(fault_at("after-publish"));
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    fail_input(e.path1().string(), "", fmt::format("cannot write the checkpoint: {}", e.code().message()));
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  const auto now = generations(unit);
+  for (size_t i = 0; i + static_cast<size_t>(std::max(keep, 1)) < now.size(); ++i) fs::remove_all(now[i].second, ec);
+}
+
+std::optional<Generation> newest_sound_generation(const fs::path& unit, std::vector<std::string>& skipped) {
+  const auto all = generations(unit);
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    try {
+      return read_generation(it->second);
+    } catch (const InputError& e) {
+      skipped.push_back(e.what());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Fault injection on two ranks (ctest label `faults`): a rank that stalls ends the job with a
+# message naming it; a rank killed during an MRMF fusion stage or an MRT run resumes to the
+# uninterrupted run's parameters and per-epoch metrics (batch-norm statistics are per rank).
+set -uo pipefail
+MPIEXEC="$1"; MRPLAN="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export OMP_NUM_THREADS=1 OMPI_MCA_rmaps_base_oversubscribe=1
+"$MRPLAN" datagen cosmoflow-mrt --out "$tmp/data/res1" --samples 64 --size 16 --samples-per-file 16 --threads 1 > /dev/null 2>&1 || fail datagen
+"$MRPLAN" coarsen "$tmp/data/res1" "$tmp/data/res2" --factor 2 --op sum --threads 1 > /dev/null 2>&1 || fail coarsen
+head_yaml() {
+  cat <<YAML
+name: $1
+workload: cosmoflow-mrt
+workload_options: {size: 16, width: 0.25}
+machine: summit
+method: $1
+dataset: {train_samples: 32, validation_samples: 16}
+target: {metric: val_mse, value: 0.0001}
+data: {dir: $tmp/data}
+checkpoint_every: 1
+stages:
+YAML
+}
+{ head_yaml mrt; cat <<'YAML'; } > "$tmp/mrt.yaml"
+  - {name: coarse, resolution: 2, gpus: 2, local_batch: 4, stop: {epochs: 2}}
+  - {name: dense, resolution: 1, gpus: 2, local_batch: 4, stop: {epochs: 3}}
+YAML
+{ head_yaml mrmf; cat <<'YAML'; } > "$tmp/mrmf.yaml"
+  - name: fusion1
+    models:
+      - {name: low, resolution: 2, gpus: 1, local_batch: 8, stop: {epochs: 3}}
+      - {name: high, resolution: 1, gpus: 1, local_batch: 8, init: scratch, stop: {epochs: 2}}
+    handoff: {fuse: {bottom_from: low, top_from: high}}
+  - {name: finetune, resolution: 1, gpus: 2, local_batch: 4, stop: {epochs: 2}}
+YAML
+run() { timeout 300 "$MPIEXEC" -np 2 "$MRPLAN" run "$@" --threads 1 --quiet; }
+same() {  # final parameters byte-equal, and every epoch's loss and validation metric equal
+  cmp -s "$1/model.pt" "$2/model.pt" || fail "$3: final parameters differ"
+  /usr/bin/python3 - "$1/record.json" "$2/record.json" "$3" <<'PY' || exit 1
+import json, sys
+def trace(p):
+    r = json.load(open(p))
+    return [(m["name"], e["loss"], e["metric"]) for s in r["stages"] for m in s["models"] for e in m["per_epoch"]]
+a, b = trace(sys.argv[1]), trace(sys.argv[2])
+if a != b: sys.exit(f"FAIL: {sys.argv[3]}: the epochs differ:\n{a}\n{b}")
+PY
+}
+for plan in mrt mrmf; do
+  run "$tmp/$plan.yaml" --out "$tmp/$plan-straight" > /dev/null 2>&1 || fail "$plan: the uninterrupted run"
+done
+# a rank killed in the middle of a stage (MRT: the dense stage; MRMF: the fusion stage, model high)
+for c in mrt:step:14 mrmf:step:7; do
+  plan=${c%%:*}; fault=${c#*:}; out="$tmp/$plan-killed"
+  MRPLAN_FAULT="$fault:kill:1" run "$tmp/$plan.yaml" --out "$out" > "$tmp/killed.txt" 2>&1 && fail "$plan: rank 1 was not killed"
+  run "$tmp/$plan.yaml" --out "$out" --resume "$out" > "$tmp/resumed.txt" 2>&1 || fail "$plan: resume: $(cat "$tmp/resumed.txt")"
+  same "$tmp/$plan-straight" "$out" "$plan: rank 1 killed at $fault"
+done
+# a stalled rank (SIGSTOP) ends the job, naming it, within the watchdog's limit; its checkpoint resumes
+out="$tmp/stalled"
+MRPLAN_FAULT="step:15:stop:1" run "$tmp/mrt.yaml" --out "$out" --watchdog-s 4 > "$tmp/stalled.txt" 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "stalled rank: exit $rc (124: the job hung): $(cat "$tmp/stalled.txt")"
+grep -q "rank 0 made no progress for .* s (the watchdog's limit: [0-9]* s, --watchdog-s)" "$tmp/stalled.txt" || fail "stalled: $(cat "$tmp/stalled.txt")"
+grep -q "rank 1 stopped responding .* s ago (stopped, killed or its node lost); its last progress: " "$tmp/stalled.txt" || fail "stalled rank not named: $(cat "$tmp/stalled.txt")"
+grep -q "the last good checkpoint: .*/checkpoints/stage1/model0/gen-" "$tmp/stalled.txt" || fail "stalled: no checkpoint named: $(cat "$tmp/stalled.txt")"
+run "$tmp/mrt.yaml" --out "$out" --resume "$out" > "$tmp/resumed.txt" 2>&1 || fail "stalled: resume: $(cat "$tmp/resumed.txt")"
+same "$tmp/mrt-straight" "$out" "stalled rank, resumed"
+echo "rank faults: 3 cases, all good"
