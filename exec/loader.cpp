@@ -57,10 +57,12 @@ SampleStore::SampleStore(const std::string& dir, const DataLayout& layout) : fil
     if (lead && (l.empty() || l[0] != d[0]))
       fail_input(f, layout.labels, fmt::format("has {} rows but {} has {}", l.empty() ? 0 : l[0], layout.data, d[0]));
     if (ref.empty()) ref = d, ref_labels = l;
+    // both files named: which of them is the odd one is for the user to see
+    const auto shape = [&](const std::vector<uint64_t>& v) { return fmt::format("{}", fmt::join(v.begin() + lead, v.end(), "x")); };
     if (!std::equal(d.begin() + lead, d.end(), ref.begin() + lead))
-      fail_input(f, layout.data, "sample shape differs from the first file's");
+      fail_input(f, layout.data, fmt::format("samples are {} but {} holds {}", shape(d), files_.front(), shape(ref)));
     if (l.size() != ref_labels.size() || !std::equal(l.begin() + lead, l.end(), ref_labels.begin() + lead))
-      fail_input(f, layout.labels, "label shape differs from the first file's");
+      fail_input(f, layout.labels, fmt::format("labels are {} but {} holds {}", shape(l), files_.front(), shape(ref_labels)));
     first_.push_back(total_);
     total_ += lead ? static_cast<int64_t>(d[0]) : 1;
   }
@@ -119,6 +121,11 @@ void SampleStore::read(int64_t id, float* x, float* y) const {
     for (int64_t c = 0; c < C; ++c) {
       const float val = raw[v * C + c];
       if (!std::isfinite(val)) fail_input(files_[f], layout_.data, fmt::format("row {} holds NaN or infinity", row));
+      // counts go through log1p (below -1: NaN); any value beyond 1e15 overflows float sums (batch norm's variance)
+      if (layout_.normalise == Normalise::log1p && val < 0)
+        fail_input(files_[f], layout_.data, fmt::format("row {} holds the count {}: counts are >= 0", row, val));
+      if (std::fabs(val) > 1e15f)
+        fail_input(files_[f], layout_.data, fmt::format("row {} holds {}: beyond 1e15, float32 training overflows", row, val));
       x[c * V + v] = min_max ? (val - shift_[c]) * scale_[c] : val;
     }
 }

@@ -41,6 +41,10 @@ SampleStore open_store(const RunContext& ctx, const ModelRun& run, const std::st
     fail_input(ctx.data_dir, fmt::format("res{}", run.resolution),
                fmt::format("samples are {} but stage '{}' needs {}", fmt::join(store.sample_shape(), "x"), stage_name,
                            fmt::join(want, "x")));
+  if (ctx.layout.task == Task::regression && store.label_shape() != std::vector<int64_t>{ctx.spec.label_elements})
+    fail_input(ctx.data_dir, fmt::format("res{}/{}", run.resolution, ctx.layout.labels),
+               fmt::format("labels are ({}) per sample but the network predicts {} values", fmt::join(store.label_shape(), ", "),
+                           ctx.spec.label_elements));
   if (plan.train_samples + plan.validation_samples > store.size())
     fail_input(plan.source_file, "dataset",
                fmt::format("{} training + {} validation samples requested, {} holds {}", plan.train_samples,

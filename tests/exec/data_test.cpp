@@ -134,6 +134,31 @@ TEST(Loader, BadFilesGiveOneClearMessage) {
   SampleStore label_store((dir / "label").string(), L);
   EXPECT_NE(error_of([&] { label_store.read(0, bx.data(), by.data()); }).find("unitPar: row 0 label 1 = 3 is outside [-1, 1]"),
             std::string::npos);
+  // values a bit flip or a bad converter leaves: a negative count (log1p: NaN), a finite 3e38
+  for (const auto& [sub, value, says] : {std::tuple{"negative", -4.f, "3Dmap: row 1 holds the count -4: counts are >= 0"},
+                                         std::tuple{"huge", 3e38f, "3Dmap: row 1 holds 3e+38: beyond 1e15, float32 training overflows"}}) {
+    fs::create_directories(dir / sub);
+    auto xx = x;
+    xx[x.size() / 2 + 3] = value;
+    {
+      H5File h((dir / sub / "f.h5").string(), H5File::Mode::create);
+      h.write("3Dmap", {2, 4, 4, 4, 4}, xx.data());
+      h.write("unitPar", {2, 4}, y.data());
+    }
+    SampleStore bad((dir / sub).string(), L);
+    EXPECT_NE(error_of([&] { bad.read(1, bx.data(), by.data()); }).find(says), std::string::npos) << sub;
+  }
+  // a second file unlike the first: both named
+  fs::create_directories(dir / "mixed");
+  fs::copy_file(dir / "label/f.h5", dir / "mixed/a.h5");
+  {
+    std::vector<float> small(2 * 2 * 2 * 2 * 4, 1.f);
+    H5File h((dir / "mixed/b.h5").string(), H5File::Mode::create);
+    h.write("3Dmap", {2, 2, 2, 2, 4}, small.data());
+    h.write("unitPar", {2, 4}, y.data());
+  }
+  EXPECT_NE(error_of([&] { SampleStore s((dir / "mixed").string(), L); }).find("b.h5: 3Dmap: samples are 2x2x2x4 but " + (dir / "mixed/a.h5").string() + " holds 4x4x4x4"),
+            std::string::npos);
   fs::create_directories(dir / "trunc");
   std::ofstream(dir / "trunc" / "f.h5") << "\x89HDF\r\n\x1a\n truncated";
   EXPECT_NE(error_of([&] { SampleStore s((dir / "trunc").string(), L); }).find("not a readable HDF5 file"), std::string::npos);
