@@ -30,14 +30,7 @@ run --out "$tmp/straight" || fail "the uninterrupted run"
 # the same training, epoch for epoch (timings aside), and the same final parameters, byte for byte
 same_as_straight() {
   cmp -s "$tmp/straight/model.pt" "$1/model.pt" || fail "$2: final parameters differ from the uninterrupted run"
-  /usr/bin/python3 - "$tmp/straight/record.json" "$1/record.json" "$2" <<'PY' || exit 1
-import json, sys
-def trace(p):
-    r = json.load(open(p))
-    return [(m["name"], e["loss"], e["metric"]) for s in r["stages"] for m in s["models"] for e in m["per_epoch"]]
-a, b = trace(sys.argv[1]), trace(sys.argv[2])
-if a != b: sys.exit(f"FAIL: {sys.argv[3]}: the epochs differ:\n{a}\n{b}")
-PY
+  /usr/bin/python3 "$(dirname "$0")/same_training.py" "$tmp/straight/record.json" "$1/record.json" "$2" || exit 1
   ! ls -d "$1"/checkpoints/*/.gen-* "$1"/checkpoints/*/*/.gen-* 2>/dev/null | grep -q . || fail "$2: temporaries left behind"
 }
 # resume until done (a kill before the first checkpoint leaves nothing to resume: start again)

@@ -39,14 +39,7 @@ YAML
 run() { timeout 300 "$MPIEXEC" -np 2 "$MRPLAN" run "$@" --threads 1 --quiet; }
 same() {  # final parameters byte-equal, and every epoch's loss and validation metric equal
   cmp -s "$1/model.pt" "$2/model.pt" || fail "$3: final parameters differ"
-  /usr/bin/python3 - "$1/record.json" "$2/record.json" "$3" <<'PY' || exit 1
-import json, sys
-def trace(p):
-    r = json.load(open(p))
-    return [(m["name"], e["loss"], e["metric"]) for s in r["stages"] for m in s["models"] for e in m["per_epoch"]]
-a, b = trace(sys.argv[1]), trace(sys.argv[2])
-if a != b: sys.exit(f"FAIL: {sys.argv[3]}: the epochs differ:\n{a}\n{b}")
-PY
+  /usr/bin/python3 "$(dirname "$0")/same_training.py" "$1/record.json" "$2/record.json" "$3" || exit 1
 }
 for plan in mrt mrmf; do
   run "$tmp/$plan.yaml" --out "$tmp/$plan-straight" > /dev/null 2>&1 || fail "$plan: the uninterrupted run"
