@@ -11,3 +11,7 @@ ctest --preset default -j"$jobs"
 cmake --preset debug-asan > /dev/null
 cmake --build --preset debug-asan -- -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset debug-asan -j"$jobs"
+# the readers of user files under libFuzzer (ASan + UBSan), a bounded time each; a crash fails
+cmake --preset fuzz > /dev/null
+cmake --build --preset fuzz -- -j"$jobs"
+tests/fuzz/run.sh build/fuzz "${MRPLAN_FUZZ_SECONDS:-45}"

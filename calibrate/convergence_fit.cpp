@@ -115,7 +115,9 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   std::vector<std::pair<Plan, const Record*>> mrmf;  // that reached the target
   double global_batch = 0;
   int coarse_resolution = 2;
-  for (const auto& [file, r] : records) {
+  for (const auto& named : records) {
+    const std::string& file = named.file;  // named, not bound: lambdas below capture them
+    const Record& r = named.record;
     if (r.source != Source::measured) fail_input(file, "source", "calibrate convergence fits measured records; this one is a prediction");
     if (r.workload != fit.workload)
       fail_input(file, "workload", fmt::format("'{}' differs from '{}' of the first record: fit one workload at a time", r.workload, fit.workload));

@@ -29,7 +29,7 @@ std::vector<MllogEvent> parse_mllog_events(const std::string& text, const std::s
     };
     try {
       j = nlohmann::json::parse(line.substr(pos + 9), unique_keys);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number beyond double
       fail_input(file, where, std::string("malformed :::MLLOG line: ") + e.what());
     }
     if (!j.is_object() || !j.contains("key") || !j["key"].is_string() || !j.contains("time_ms") || !j["time_ms"].is_number())

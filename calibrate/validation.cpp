@@ -23,7 +23,7 @@ std::vector<ValidationRow> validate_records(const std::vector<NamedRecord>& meas
       fail_input(file, "stages", fmt::format("the record has {} stages, its plan {}", m.stages.size(), pp.stages.size()));
     bool used = false;
     for (const auto& f : profile.fitted) used = used || f.source.find(file) != std::string::npos;
-    auto add = [&](const std::string& stage, const std::string& q, double meas, double pred) {
+    auto add = [&, file = file](const std::string& stage, const std::string& q, double meas, double pred) {
       rows.push_back({file, stage, q, meas, pred, meas != 0 ? (pred - meas) / meas : 0.0, used});
     };
     // where the simulator predicts validation passes they stay in the measured times; elsewhere they are left out

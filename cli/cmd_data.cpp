@@ -13,12 +13,12 @@ void register_data(CLI::App& app) {
     auto o = std::make_shared<DatagenOptions>();
     cmd->add_option("workload", o->workload, "cosmoflow-mrt, cosmoflow-mlperf, deepcam or neuron-inverter")->required();
     cmd->add_option("--out", o->out_dir, "output folder")->required();
-    cmd->add_option("--samples", o->samples, "number of samples")->capture_default_str();
+    cmd->add_option("--samples", o->samples, "number of samples")->check(CLI::PositiveNumber)->capture_default_str();
     cmd->add_option("--size", o->size, "dense extent: cube edge in voxels (CosmoFlow, default 32), rows (DeepCAM, default 96; "
                    "columns are 1.5x), time bins (Neuron Inverter, default 1600)");
     cmd->add_option("--seed", o->seed, "random seed (same seed, same data)")->capture_default_str();
     cmd->add_option("--samples-per-file", o->samples_per_file, "samples per HDF5 file (DeepCAM: always 1)")->capture_default_str();
-    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)");
+    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 4096));
     cmd->callback([o] {
       const auto r = generate_dataset(*o);
       fmt::print("datagen: {} samples in {} files, {:.1f} MB, {:.2f} s ({:.1f} MB/s)\n", r.samples, r.files, r.bytes / 1e6,
@@ -33,7 +33,7 @@ void register_data(CLI::App& app) {
     cmd->add_option("--factor", o->factor, "coarsening factor per spatial axis")->capture_default_str();
     cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, deepcam, neuron-inverter)")->capture_default_str();
     cmd->add_option("--op", o->op, "mean or sum")->check(CLI::IsMember({"mean", "sum"}))->capture_default_str();
-    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)");
+    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 4096));
     cmd->callback([o] {
       const auto r = coarsen_dataset(*o);
       fmt::print("coarsen: {} files, read {:.1f} MB, wrote {:.1f} MB in {:.3f} s ({:.0f} MB/s read)\n", r.files,

@@ -322,7 +322,7 @@ void register_optimize(CLI::App& app) {
   cmd->add_option("--out", o->out, "write the chosen plan here as a plan file");
   cmd->add_option("--csv", o->csv, "write every candidate predicted here (under MPI: FILE.RANK)");
   cmd->add_option("--plot", o->plot, "write the time / GPU-hours front here (PNG, gnuplot)");
-  cmd->add_option("--threads", o->threads, "worker threads per rank (default: all cores)");
+  cmd->add_option("--threads", o->threads, "worker threads per rank (default: all cores)")->check(CLI::Range(1, 4096));
   cmd->callback([o] { optimize(*o); });
 }
 

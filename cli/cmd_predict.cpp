@@ -85,7 +85,7 @@ void register_predict(CLI::App& app) {
   cmd->add_option("plan", *plan, "plan YAML file or built-in APP@MACHINE (e.g. cosmoflow-mrt@summit)")->required();
   cmd->add_option("--json", *json, "write the predicted Record as JSON here");
   cmd->add_option("--machine", *machine, "override the plan's machine (built-in name or profile YAML)");
-  cmd->add_option("--gpus", *gpus, "move every stage to this many GPUs");
+  cmd->add_option("--gpus", *gpus, "move every stage to this many GPUs")->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--keep", *keep, "with --gpus: keep the 'global' or the 'local' batch")
       ->check(CLI::IsMember({"global", "local"}))
       ->capture_default_str();

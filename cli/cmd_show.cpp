@@ -105,8 +105,8 @@ void register_show(CLI::App& app) {
     };
     auto o = std::make_shared<Opts>();
     cmd->add_option("name", o->name, "cosmoflow-mrt, cosmoflow-mlperf, deepcam, neuron-inverter or a workload YAML")->required();
-    cmd->add_option("--resolution", o->resolution, "coarsening factor (1 = original)")->capture_default_str();
-    cmd->add_option("--batch", o->batch, "local batch")->capture_default_str();
+    cmd->add_option("--resolution", o->resolution, "coarsening factor (1 = original)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+    cmd->add_option("--batch", o->batch, "local batch")->check(CLI::Range(1, 1 << 30))->capture_default_str();
     cmd->add_option("--size", o->size, "dense input size (CPU-sized variants)");
     cmd->add_option("--width", o->width, "filter-count multiplier")->capture_default_str();
     cmd->add_flag("--yaml", o->yaml, "print the op list as a workload YAML file instead");
@@ -121,6 +121,8 @@ void register_show(CLI::App& app) {
       }
       ModelRun run;
       run.resolution = o->resolution, run.local_batch = o->batch;
+      p.stages.push_back(Stage{});  // the size hint of a failure looks at the resolutions of the plan's models
+      p.stages.back().models.push_back(run);
       const auto t = model_run_table(p, spec, run);
       TextTable tt({"layer", "kind", "in", "out", "params", "fwd GFLOP", "bwd GFLOP", "MB read", "MB written"});
       for (const auto& l : t.layers)

@@ -1,4 +1,6 @@
 #include <CLI/CLI.hpp>
+
+#include <cmath>
 #include <fmt/format.h>
 
 #include <chrono>
@@ -85,7 +87,7 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--machine", o->machine, "override the plan's machine");
   cmd->add_option("--csv", o->csv, "write every sweep point here");
   cmd->add_option("--plot", o->plot, "write a PNG plot here (gnuplot)");
-  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)");
+  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")->check(CLI::Range(1, 4096));
   cmd->add_option("--samples", o->samples, "Monte Carlo draws: P10/P50/P90 of every point (0: point predictions only)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the draws")->capture_default_str();
   cmd->callback([o] {
@@ -98,7 +100,8 @@ void register_sweep(CLI::App& app) {
       spec.low_fractions = parse_range(o->splits, "--split");
     }
     for (double g : parse_range(o->gpus, "--gpus")) {
-      if (g != static_cast<int>(g)) fail_input("command line", "--gpus", fmt::format("{} is not a whole number", g));
+      if (g != std::floor(g) || g < 1 || g > (1 << 24))
+        fail_input("command line", "--gpus", fmt::format("{} is not a GPU count (a whole number from 1 to {})", g, 1 << 24));
       spec.gpus.push_back(static_cast<int>(g));
     }
     spec.keep_global_batch = o->keep == "global";

@@ -24,7 +24,9 @@ MachineProfile machine_for(const Plan& plan, const std::string& override_machine
     return resolve_profile(p.string());
   } catch (const InputError& e) {
     if (std::filesystem::exists(p)) throw;
-    fail_input(plan.source_file, "machine", e.what());
+    std::string why = e.what();
+    if (why.rfind("machine: ", 0) == 0) why = why.substr(9);  // said once, with the plan's file
+    fail_input(plan.source_file, "machine", why);
   }
 }
 

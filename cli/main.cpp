@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 
 #include "calibrate/paper_calibration.hpp"
 #include "cli/commands.hpp"
@@ -58,6 +59,9 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   } catch (const mrplan::InputError& e) {
     fmt::print(stderr, "mrplan: error: {}\n", e.what());
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {  // a path the user gave: a loop of links, no permission
+    fmt::print(stderr, "mrplan: error: {}: {}\n", e.path1().string(), e.code().message());
     return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "mrplan: internal error: {}\n", e.what());

@@ -13,10 +13,12 @@ namespace mrplan {
 
 namespace {
 
-struct Quiet {  // HDF5 prints its own error stacks unless told not to; we report ours once
-  Quiet() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
-};
-const Quiet quiet_once;
+// HDF5 prints its own error stacks unless told not to; we report ours once. A thread-safe HDF5
+// keeps that setting per thread, so each thread (the loader's prefetchers) silences its own.
+void quiet_this_thread() {
+  thread_local const bool quiet = H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
+  (void)quiet;
+}
 
 struct Handle {
   hid_t id;
@@ -29,6 +31,7 @@ struct Handle {
 }  // namespace
 
 H5File::H5File(const std::string& path, Mode mode) : path_(path) {
+  quiet_this_thread();
   if (mode == Mode::read) {
     if (!std::filesystem::exists(path)) fail_input(path, "", "HDF5 file not found");
     id_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -44,6 +47,7 @@ H5File::~H5File() {
 }
 
 bool H5File::has(const std::string& name) const {
+  quiet_this_thread();
   // H5Lexists needs every intermediate group to exist
   std::string prefix;
   for (size_t pos = 0; (pos = name.find('/', pos + 1)) != std::string::npos;) {
@@ -53,6 +57,7 @@ bool H5File::has(const std::string& name) const {
 }
 
 std::vector<uint64_t> H5File::dims(const std::string& name) const {
+  quiet_this_thread();
   if (!has(name)) fail_input(path_, name, "dataset not found");
   Handle ds{H5Dopen2(id_, name.c_str(), H5P_DEFAULT), H5Dclose};
   Handle sp{H5Dget_space(ds.id), H5Sclose};
@@ -109,6 +114,7 @@ herr_t read_as_float(hid_t ds, hid_t mem_space, hid_t file_space, uint64_t n, fl
 }  // namespace
 
 void H5File::read_rows(const std::string& name, uint64_t first, uint64_t count, float* out) const {
+  quiet_this_thread();
   const auto d = dims(name);
   if (d.empty() || first + count > d[0])
     fail_input(path_, name, fmt::format("rows {}..{} requested but the dataset has {}", first, first + count, d.empty() ? 0 : d[0]));
@@ -125,6 +131,7 @@ void H5File::read_rows(const std::string& name, uint64_t first, uint64_t count, 
 }
 
 std::vector<float> H5File::read_all(const std::string& name) const {
+  quiet_this_thread();
   uint64_t n = 1;
   for (auto v : dims(name)) n *= v;
   std::vector<float> out(n);

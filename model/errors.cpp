@@ -3,9 +3,10 @@
 namespace mrplan {
 
 void fail_input(const std::string& file, const std::string& key, const std::string& message) {
-  std::string where = file.empty() ? std::string("<input>") : file;
-  if (!key.empty()) where += ": " + key;
-  throw InputError(where + ": " + message);
+  // no file (a command-line value, a fit over data in memory): the key alone says where
+  std::string where = file;
+  if (!key.empty()) where += (where.empty() ? "" : ": ") + key;
+  throw InputError(where.empty() ? message : where + ": " + message);
 }
 
 }  // namespace mrplan

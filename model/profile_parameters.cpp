@@ -70,9 +70,9 @@ const std::vector<Entry>& entries() {
     both("compute.kernel_overhead", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.compute.kernel_overhead_s; });
     both("compute.optimizer_tensor", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.compute.optimizer_tensor_s; });
     for (auto [name, phase] : {std::pair{"step_forward", &ComputeParams::step_forward}, std::pair{"step_backward", &ComputeParams::step_backward}}) {
-      t.push_back(field(fmt::format("compute.{}.factor", name), "", 1, 0, 10, [phase](MachineProfile& m) { return &(m.compute.*phase).factor; }));
+      t.push_back(field(fmt::format("compute.{}.factor", name), "", 1, 0, 10, [phase = phase](MachineProfile& m) { return &(m.compute.*phase).factor; }));
       t.push_back(field(fmt::format("compute.{}.bytes_per_param", name), "bytes", 1, 0, kInf,
-                        [phase](MachineProfile& m) { return &(m.compute.*phase).bytes_per_param; }));
+                        [phase = phase](MachineProfile& m) { return &(m.compute.*phase).bytes_per_param; }));
     }
     t.push_back(field("compute.step_time_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.compute.step_time_cv; }));
     t.push_back(field("compute.inference_factor", "", 1, 0, 10, [](MachineProfile& m) { return &m.compute.inference_factor; }));
@@ -84,8 +84,8 @@ const std::vector<Entry>& entries() {
     t.push_back(field("node_sharing.comm_steal_fraction", "", 1, 0, 10, [](MachineProfile& m) { return &m.node_sharing.comm_steal_fraction; }));
     t.push_back(field("node_sharing.step_time_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.node_sharing.step_time_cv; }));
     for (auto [name, level] : {std::pair{"intra_node", &CommParams::intra_node}, std::pair{"inter_node", &CommParams::inter_node}}) {
-      t.push_back(field(fmt::format("comm.{}.alpha_s", name), "s", 1, 0, kInf, [level](MachineProfile& m) { return &(m.comm.*level).alpha_s; }));
-      both(fmt::format("comm.{}.bandwidth", name), "Bps", "GBps", 1e9, kInf, [level](MachineProfile& m) { return &(m.comm.*level).bandwidth_Bps; });
+      t.push_back(field(fmt::format("comm.{}.alpha_s", name), "s", 1, 0, kInf, [level = level](MachineProfile& m) { return &(m.comm.*level).alpha_s; }));
+      both(fmt::format("comm.{}.bandwidth", name), "Bps", "GBps", 1e9, kInf, [level = level](MachineProfile& m) { return &(m.comm.*level).bandwidth_Bps; });
     }
     t.push_back(field("comm.bandwidth_efficiency", "", 1, 0, 1, [](MachineProfile& m) { return &m.comm.bandwidth_efficiency; }));
     both("comm.call_overhead", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.comm.call_overhead_s; });
@@ -121,7 +121,7 @@ const std::vector<Entry>& entries() {
                                         std::tuple{"reference_global_batch", &ConvergenceParams::reference_global_batch, 0.0, kInf},
                                         std::tuple{"seed_epochs_cv", &ConvergenceParams::seed_epochs_cv, 0.0, 1.0},
                                         std::tuple{"seed_switch_cv", &ConvergenceParams::seed_switch_cv, 0.0, 1.0}})
-      t.push_back({fmt::format("convergence.*.{}", name), "", 1, lo, hi, [member](MachineProfile& m, const std::string& w) -> double* {
+      t.push_back({fmt::format("convergence.*.{}", name), "", 1, lo, hi, [member = member](MachineProfile& m, const std::string& w) -> double* {
                      auto* p = workload(m, w);
                      return p ? &(p->*member) : nullptr;
                    }});

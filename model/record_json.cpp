@@ -214,7 +214,7 @@ namespace {
 json parse(const std::string& text, const std::string& file) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number beyond double
     fail_input(file, "", std::string("not valid JSON: ") + e.what());
   }
 }

@@ -47,6 +47,10 @@ expect_error() {  # expect_error "message fragment" args...
 }
 expect_error "file not found" predict /nonexistent.yaml
 expect_error "neither a plan file nor a built-in plan" predict resnet@summit
+expect_error "builtin:cosmoflow-mrt@frontier: machine: unknown built-in machine 'frontier'" plan cosmoflow-mrt@frontier
+expect_error "workload_options.size 30 or 33 works at resolutions 3" workload cosmoflow-mrt --resolution 3 --size 32
+mkdir -p "$tmp/loop" && ln -sfn "$tmp/loop/b" "$tmp/loop/a" && ln -sfn "$tmp/loop/a" "$tmp/loop/b"
+expect_error "$tmp/loop/a" predict "$tmp/loop/a"
 printf 'name: x\nworkload: cosmoflow-mrt\nmachine: summit\ndataset: {train_samples: 100}\ntarget: {metric: m, value: 1}\nstages:\n  - {gpus: 4, local_batch: 2, stop: {target: true}, colour: red}\n' > "$tmp/bad.yaml"
 expect_error "bad.yaml: stages[0].colour: unknown key" predict "$tmp/bad.yaml"
 sed -i 's/, colour: red//; s/gpus: 4/gpus: -4/' "$tmp/bad.yaml"

@@ -7,6 +7,7 @@
 
 #include "calibrate/mllog_ingest.hpp"
 #include "exec/datagen.hpp"
+#include "exec/hdf5_file.hpp"
 #include "exec/run.hpp"
 #include "exec/spec_network.hpp"
 #include "model/builtin_workloads.hpp"
@@ -193,6 +194,17 @@ TEST_F(TinyRun, RefusesMoreRanksThanLaunchedAndMissingData) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("data folder not found"), std::string::npos) << e.what();
   }
+  // unitPar of shape (n,) would train by broadcasting against the network's 4 outputs: refused first
+  fs::create_directories(dir / "flatlabels/res1");
+  {
+    std::vector<float> x(48 * 16 * 16 * 16 * 4, 1.f), y(48, 0.f);
+    H5File h((dir / "flatlabels/res1/f.h5").string(), H5File::Mode::create);
+    h.write("3Dmap", {48, 16, 16, 16, 4}, x.data());
+    h.write("unitPar", {48}, y.data());
+  }
+  p.data_dir = (dir / "flatlabels").string();
+  const auto flat = mrplan::testing::error_of([&] { run_plan(p, options("flatlabels")); });
+  EXPECT_NE(flat.find("flatlabels: res1/unitPar: labels are (1) per sample but the network predicts 4 values"), std::string::npos) << flat;
 }
 
 TEST(DeepcamRun, MrtSegmentationRunReportsIouAndTransfers) {

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every fuzz harness of BUILD (preset `fuzz`) for SECONDS each, from its seed corpus and the
+# regression inputs of past crashes (regressions/NAME/, each replayed first). New corpus entries
+# stay in a scratch folder; a crash leaves its input there and fails the run.
+#   tests/fuzz/run.sh build/fuzz 60
+set -uo pipefail
+BUILD="$1"; SECONDS_EACH="${2:-60}"
+here="$(cd "$(dirname "$0")" && pwd)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=()
+for target in plan_yaml profile_yaml workload_yaml record_json mllog manifest; do
+  bin="$BUILD/tests/fuzz/${target}_fuzz"
+  [ -x "$bin" ] || { echo "fuzz: $bin not built" >&2; exit 1; }
+  mkdir -p "$work/$target" "$work/crashes"
+  seeds=("$here/corpus/$target")
+  [ -d "$here/regressions/$target" ] && seeds+=("$here/regressions/$target")
+  if ! "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=0 \
+       -artifact_prefix="$work/crashes/${target}-" "$work/$target" "${seeds[@]}" > "$work/$target.log" 2>&1; then
+    tail -40 "$work/$target.log" >&2
+    for c in "$work"/crashes/"$target"-*; do
+      [ -f "$c" ] || continue
+      mkdir -p "$here/regressions/$target"
+      cp "$c" "$here/regressions/$target/"
+      echo "fuzz: $target: crash input kept as tests/fuzz/regressions/$target/$(basename "$c") (now a regression input)" >&2
+    done
+    failed+=("$target")
+  else
+    echo "fuzz: $target: $(grep -o 'stat::number_of_executed_runs: *[0-9]*\|#[0-9]*.*DONE.*' "$work/$target.log" | tail -1 | tr -s ' ') clean"
+  fi
+done
+((${#failed[@]} == 0)) || { echo "fuzz: crashes in ${failed[*]}" >&2; exit 1; }
