@@ -19,8 +19,10 @@ std::vector<std::pair<std::string, torch::Tensor>> tensors_of(torch::nn::Module&
 }
 
 torch::Tensor find_in(torch::nn::Module& m, const std::string& name) {
-  if (auto* p = m.named_parameters().find(name)) return *p;
-  if (auto* b = m.named_buffers().find(name)) return *b;
+  // the dictionaries are named: find() points into them (ASan: a temporary's was read after it died)
+  const auto params = m.named_parameters(), buffers = m.named_buffers();
+  if (const auto* p = params.find(name)) return *p;
+  if (const auto* b = buffers.find(name)) return *b;
   fail_input("", "fusion", fmt::format("parameter '{}' of the fused model has no counterpart in its parent", name));
 }
 
