@@ -6,6 +6,8 @@
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
 #include "exec/run.hpp"
+#include "model/errors.hpp"
+#include "model/launch_env.hpp"
 
 namespace mrplan {
 
@@ -32,7 +34,16 @@ void register_run(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed for initialisation and data order")->capture_default_str();
   cmd->add_option("--stop-after", o->stop_after_epochs, "stop after this many epochs, as if killed (for resume tests)");
   cmd->add_flag("--quiet", o->quiet, "no per-epoch lines");
-  cmd->callback([plan, o] { run_plan(load_plan(*plan), *o); });
+  cmd->callback([plan, o] {
+    Plan p;
+    try {
+      p = load_plan(*plan);
+    } catch (const InputError&) {  // every rank reads the same file
+      if (detect_launch().rank > 0) throw ReportedByRankZero{2};
+      throw;
+    }
+    run_plan(p, *o);
+  });
 }
 
 }  // namespace mrplan

@@ -60,4 +60,8 @@ grep -q "rank 1 stopped responding .* s ago (stopped, killed or its node lost); 
 grep -q "the last good checkpoint: .*/checkpoints/stage1/model0/gen-" "$tmp/stalled.txt" || fail "stalled: no checkpoint named: $(cat "$tmp/stalled.txt")"
 run "$tmp/mrt.yaml" --out "$out" --resume "$out" > "$tmp/resumed.txt" 2>&1 || fail "stalled: resume: $(cat "$tmp/resumed.txt")"
 same "$tmp/mrt-straight" "$out" "stalled rank, resumed"
-echo "rank faults: 3 cases, all good"
+# a bad plan, met alike by every rank, is reported once
+printf 'name: x\nworkload: cosmoflow-mrt\n' > "$tmp/bad.yaml"
+timeout 120 "$MPIEXEC" -np 2 "$MRPLAN" run "$tmp/bad.yaml" --out "$tmp/bad" > "$tmp/bad.txt" 2>&1 && fail "a bad plan ran"
+[ "$(grep -c "mrplan: error: $tmp/bad.yaml" "$tmp/bad.txt")" -eq 1 ] || fail "a bad plan is not reported once: $(cat "$tmp/bad.txt")"
+echo "rank faults: 4 cases, all good"
