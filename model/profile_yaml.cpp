@@ -171,6 +171,8 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   if (f.has("convergence")) {
     for (const auto& kv : f.node()["convergence"]) {
       const auto w = kv.first.as<std::string>();
+      if (w.empty() || w.find_first_of(". *") != std::string::npos)  // it becomes part of dotted parameter keys
+        fail_input(file, "convergence." + w, "a workload name without '.', '*' or spaces");
       YamlFields cv(kv.second, file, "convergence." + w);
       cv.only(keys_under("convergence.*.", {"dense_metric", "coarse_loss", "coarse_metric", "coarse_resolution"}));
       ConvergenceParams p;
