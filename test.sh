@@ -14,4 +14,4 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset debu
 # the readers of user files under libFuzzer (ASan + UBSan), a bounded time each; a crash fails
 cmake --preset fuzz > /dev/null
 cmake --build --preset fuzz -- -j"$jobs"
-tests/fuzz/run.sh build/fuzz "${MRPLAN_FUZZ_SECONDS:-30}"
+tests/fuzz/run.sh build/fuzz "${MRPLAN_FUZZ_SECONDS:-60}" "${MRPLAN_FUZZ_RUNS:-15000}"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs every fuzz harness of BUILD (preset `fuzz`) for SECONDS each, from its seed corpus and the
-# regression inputs of past crashes (regressions/NAME/, each replayed first). New corpus entries
-# stay in a scratch folder; a crash leaves its input there and fails the run.
-#   tests/fuzz/run.sh build/fuzz 60
+# Runs every fuzz harness of BUILD (preset `fuzz`) for at most SECONDS each, from its seed corpus
+# and the inputs of past crashes (regressions/NAME/, each replayed first). With RUNS set (test.sh
+# does) the inputs tried are a fixed sequence (seed 1, RUNS runs): CI replays what passed here.
+# New corpus entries stay in a scratch folder; a crash leaves its input there and fails the run.
+#   tests/fuzz/run.sh build/fuzz 60 [RUNS]
 set -uo pipefail
-BUILD="$1"; SECONDS_EACH="${2:-60}"
+BUILD="$1"; SECONDS_EACH="${2:-60}"; RUNS="${3:-}"
+fixed=(); [ -n "$RUNS" ] && fixed=(-seed=1 -runs="$RUNS")
 here="$(cd "$(dirname "$0")" && pwd)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -15,7 +17,7 @@ for target in plan_yaml profile_yaml workload_yaml record_json mllog manifest; d
   mkdir -p "$work/$target" "$work/crashes"
   seeds=("$here/corpus/$target")
   [ -d "$here/regressions/$target" ] && seeds+=("$here/regressions/$target")
-  if ! "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=0 \
+  if ! "$bin" "${fixed[@]}" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=0 \
        -artifact_prefix="$work/crashes/${target}-" "$work/$target" "${seeds[@]}" > "$work/$target.log" 2>&1; then
     tail -40 "$work/$target.log" >&2
     for c in "$work"/crashes/"$target"-*; do
