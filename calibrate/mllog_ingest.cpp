@@ -47,6 +47,7 @@ struct EpochMarks {
 struct ModelMarks {
   std::string stage, model;
   std::optional<int> gpus, local_batch, resolution;
+  std::optional<int> index;  // the model's place in its stage (concurrent models log in any order)
   std::map<int, EpochMarks> epochs;
   std::optional<int> current;  // the epoch last started: where an eval_* without epoch_num belongs
 };
@@ -70,18 +71,35 @@ int64_t count_of(const MllogEvent& e, const std::string& file, int64_t least) {
   return e.value.get<int64_t>();
 }
 
-ModelMarks& model_of(LogFacts& f, const MllogEvent& e) {
-  const std::string stage = e.metadata.value("stage", "train"), name = e.metadata.value("model", stage);
+// metadata.KEY as a string (absent: `fallback`); any other type is refused
+std::string meta_text(const MllogEvent& e, const char* key, const std::string& fallback, const std::string& file) {
+  const auto it = e.metadata.find(key);
+  if (it == e.metadata.end()) return fallback;
+  if (!it->is_string()) fail_input(file, fmt::format("line {}", e.line), fmt::format("metadata.{} is {}: expected a string", key, it->dump()));
+  return it->get<std::string>();
+}
+
+// metadata.KEY as a whole count from `least` (absent: none); any other value is refused
+std::optional<int> meta_count(const MllogEvent& e, const char* key, int least, const std::string& file) {
+  const auto it = e.metadata.find(key);
+  if (it == e.metadata.end()) return std::nullopt;
+  if (!it->is_number_integer() || it->get<double>() < least || it->get<double>() > 2147483647)
+    fail_input(file, fmt::format("line {}", e.line), fmt::format("metadata.{} is {}: expected a whole count from {}", key, it->dump(), least));
+  return it->get<int>();
+}
+
+ModelMarks& model_of(LogFacts& f, const MllogEvent& e, const std::string& file) {
+  const std::string stage = meta_text(e, "stage", "train", file), name = meta_text(e, "model", stage, file);
   for (auto& m : f.models)
     if (m.stage == stage && m.model == name) return m;
-  f.models.push_back({stage, name, {}, {}, {}, {}, {}});
+  f.models.push_back({stage, name, {}, {}, {}, {}, {}, {}});
   return f.models.back();
 }
 
 // The epoch an event belongs to: its own epoch_num, else the one its model last started.
-EpochMarks* epoch_of(LogFacts& f, const MllogEvent& e) {
-  auto& m = model_of(f, e);
-  if (e.metadata.contains("resolution") && e.metadata["resolution"].is_number_integer()) m.resolution = e.metadata["resolution"].get<int>();
+EpochMarks* epoch_of(LogFacts& f, const MllogEvent& e, const std::string& file) {
+  auto& m = model_of(f, e, file);
+  if (const auto r = meta_count(e, "resolution", 1, file)) m.resolution = r;
   const auto n = event_epoch(e);
   if (!n && !m.current) return nullptr;
   return &m.epochs[n.value_or(*m.current)];
@@ -100,7 +118,7 @@ bool absorb_run(LogFacts& f, const MllogEvent& e, const std::string& file) {
     if (!f.run_start) fail_input(file, where, "run_stop comes before run_start");
     if (f.run_stop) fail_input(file, where, "a second run_stop: two runs in one file (split the log, one run per file)");
     if (e.time_ms < *f.run_start) fail_input(file, where, "run_stop's time_ms is earlier than run_start's");
-    f.run_stop = e.time_ms, f.status = e.metadata.value("status", "");
+    f.run_stop = e.time_ms, f.status = meta_text(e, "status", "", file);
   } else if (e.key == "staging_start") {
     f.staging_start = e.time_ms;
   } else if (e.key == "staging_stop") {
@@ -116,19 +134,19 @@ bool absorb_epoch(LogFacts& f, const MllogEvent& e, const std::string& file) {
   const auto where = fmt::format("line {}", e.line);
   if (e.key == "epoch_start") {
     if (!event_epoch(e)) fail_input(file, where, "'epoch_start' has no metadata.epoch_num");
-    auto& m = model_of(f, e);
+    auto& m = model_of(f, e, file);
     m.current = *event_epoch(e);
-    epoch_of(f, e)->start_ms = e.time_ms;
+    epoch_of(f, e, file)->start_ms = e.time_ms;
   } else if (e.key == "epoch_stop") {
-    auto* ep = epoch_of(f, e);
+    auto* ep = epoch_of(f, e, file);
     require_epoch(ep, e, file);
     ep->stop_ms = e.time_ms;
   } else if (e.key == "eval_start" || e.key == "eval_stop") {
-    auto* ep = epoch_of(f, e);
+    auto* ep = epoch_of(f, e, file);
     require_epoch(ep, e, file);
     (e.key == "eval_start" ? ep->eval_start_ms : ep->eval_stop_ms) = e.time_ms;
   } else if (e.key.rfind("eval_", 0) == 0 && e.key != "eval_samples" && e.value.is_number()) {
-    auto* ep = epoch_of(f, e);
+    auto* ep = epoch_of(f, e, file);
     if (!ep) return false;  // a setting, not a measurement: kept with the unknown keys
     ep->evals[e.key] = e.value.get<double>();
   } else {
@@ -152,12 +170,13 @@ bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
   else if (k == "opt_name" && e.value.is_string()) f.optimizer = e.value.get<std::string>();
   else if ((k == "opt_base_learning_rate" || k == "opt_lr") && e.value.is_number()) f.learning_rate = e.value.get<double>();
   else if (k == "mrplan_model" && e.value.is_number()) {  // a model's GPUs and batch, as it starts
-    auto& m = model_of(f, e);
-    m.gpus = e.value.get<int>();
-    if (e.metadata.contains("local_batch")) m.local_batch = e.metadata["local_batch"].get<int>();
-    if (e.metadata.contains("resolution")) m.resolution = e.metadata["resolution"].get<int>();
+    auto& m = model_of(f, e, file);
+    m.gpus = static_cast<int>(count_of(e, file, 1));
+    if (const auto b = meta_count(e, "local_batch", 1, file)) m.local_batch = b;
+    if (const auto r = meta_count(e, "resolution", 1, file)) m.resolution = r;
+    if (const auto i = meta_count(e, "model_index", 0, file)) m.index = i;
   } else if (k == "mrplan_fusion" && e.value.is_number()) {
-    f.fusion_s[e.metadata.value("stage", "")] = e.value.get<double>();
+    f.fusion_s[meta_text(e, "stage", "", file)] = e.value.get<double>();
   } else {
     return false;
   }
@@ -280,6 +299,8 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
     if (stages.empty() || stages.back().front()->stage != m.stage) stages.emplace_back();
     stages.back().push_back(&m);
   }
+  for (auto& ms : stages)  // the plan's order where the log says it; log order otherwise
+    std::stable_sort(ms.begin(), ms.end(), [](const ModelMarks* a, const ModelMarks* b) { return a->index.value_or(0) < b->index.value_or(0); });
   bool concurrent = false;
   for (const auto& ms : stages) {
     StageRecord s;

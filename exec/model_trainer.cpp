@@ -136,8 +136,8 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
   };
   if (prog.epoch == 0)  // what the log reader needs to know of the model besides its epochs
     job.log.point("mrplan_model", std::to_string(ranks),
-                  fmt::format("{{\"stage\": \"{}\", \"model\": \"{}\", \"resolution\": {}, \"local_batch\": {}}}", st.name, mr.name,
-                              mr.resolution, mr.local_batch));
+                  fmt::format("{{\"stage\": \"{}\", \"model\": \"{}\", \"model_index\": {}, \"resolution\": {}, \"local_batch\": {}}}",
+                              st.name, mr.name, job.model, mr.resolution, mr.local_batch));
   for (;;) {
     const int e = prog.epoch;  // 0-based epoch about to run
     const auto t_epoch = Clock::now();

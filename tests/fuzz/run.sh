@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every fuzz harness of BUILD (preset `fuzz`) for at most SECONDS each, from its seed corpus
-# and the inputs of past crashes (regressions/NAME/, each replayed first). With RUNS set (test.sh
+# and the inputs of past crashes (regressions/NAME/, each replayed first), with dicts/NAME.dict. With RUNS set (test.sh
 # does) the inputs tried are a fixed sequence (seed 1, RUNS runs): CI replays what passed here.
 # New corpus entries stay in a scratch folder; a crash leaves its input there and fails the run.
 #   tests/fuzz/run.sh build/fuzz 60 [RUNS]
@@ -17,7 +17,8 @@ for target in plan_yaml profile_yaml workload_yaml record_json mllog manifest; d
   mkdir -p "$work/$target" "$work/crashes"
   seeds=("$here/corpus/$target")
   [ -d "$here/regressions/$target" ] && seeds+=("$here/regressions/$target")
-  if ! "$bin" "${fixed[@]}" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=0 \
+  dict=(); [ -f "$here/dicts/$target.dict" ] && dict=(-dict="$here/dicts/$target.dict")
+  if ! "$bin" "${fixed[@]}" "${dict[@]}" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=0 \
        -artifact_prefix="$work/crashes/${target}-" "$work/$target" "${seeds[@]}" > "$work/$target.log" 2>&1; then
     tail -40 "$work/$target.log" >&2
     for c in "$work"/crashes/"$target"-*; do

@@ -139,3 +139,38 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
             }).find("e.log: epoch_start: the log has no epoch"),
             std::string::npos);
 }
+
+// Concurrent models log from different ranks; their lines interleave in any order in the merged log.
+TEST(MllogIngest, ConcurrentModelsComeBackInThePlansOrder) {
+  auto model = [](const std::string& name, int index, double t) {
+    const auto meta = fmt::format(R"({{"epoch_num": 1, "stage": "fusion1", "model": "{}"}})", name);
+    return line("mrplan_model", t, "1", fmt::format(R"({{"stage": "fusion1", "model": "{}", "model_index": {}, "resolution": {}, "local_batch": 8}})",
+                                                    name, index, index == 0 ? 2 : 1)) +
+           line("epoch_start", t, "null", meta) + line("epoch_stop", t + 5, "null", meta);
+  };
+  const auto log = line("run_start", 1) + model("high", 1, 2) + model("low", 0, 3) + line("run_stop", 20);
+  const auto r = record_from_mllog(log, "m.log", MllogOptions{.machine = "", .gpus = 2, .precision = {}});
+  ASSERT_EQ(r.stages.size(), 1u);
+  ASSERT_EQ(r.stages[0].models.size(), 2u);
+  EXPECT_EQ(r.method, Method::mrmf);
+  EXPECT_EQ(r.stages[0].models[0].name, "low");
+  EXPECT_EQ(r.stages[0].models[0].resolution, 2);
+  EXPECT_EQ(r.stages[0].models[1].name, "high");
+}
+
+TEST(MllogIngest, MetadataOfTheWrongTypeIsRefusedWithItsLine) {
+  const auto start = line("run_start", 1);
+  EXPECT_NE(error_of([&] {
+              record_from_mllog(start + line("mrplan_model", 2, "1", R"({"model": "m", "local_batch": "x"})"), "a.log");
+            }).find("a.log: line 2: metadata.local_batch is \"x\": expected a whole count from 1"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { record_from_mllog(start + line("epoch_start", 2, "null", R"({"epoch_num": 1, "stage": 5})"), "b.log"); })
+                .find("b.log: line 2: metadata.stage is 5: expected a string"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { record_from_mllog(start + line("mrplan_model", 2, "1e300", "{}"), "c.log"); })
+                .find("c.log: line 2: 'mrplan_model' is 1e+300"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { record_from_mllog(start + line("run_stop", 2, "null", R"({"status": 0})"), "d.log"); })
+                .find("d.log: line 2: metadata.status is 0: expected a string"),
+            std::string::npos);
+}
