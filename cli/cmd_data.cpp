@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "exec/datagen.hpp"
+#include "exec/encode_dataset.hpp"
 
 namespace mrplan {
 
@@ -38,6 +39,25 @@ void register_data(CLI::App& app) {
       const auto r = coarsen_dataset(*o);
       fmt::print("coarsen: {} files, read {:.1f} MB, wrote {:.1f} MB in {:.3f} s ({:.0f} MB/s read)\n", r.files,
                  r.bytes_read / 1e6, r.bytes_written / 1e6, r.seconds, r.bytes_read / 1e6 / r.seconds);
+    });
+  }
+  {
+    auto* cmd = app.add_subcommand("encode", "Write an encoded copy of a dataset (lut: CosmoFlow's lookup tables; deflate: HDF5's gzip; "
+                                             "raw); `run` reads it unchanged");
+    auto o = std::make_shared<EncodeOptions>();
+    auto codec = std::make_shared<std::string>("lut");
+    cmd->add_option("in", o->in_dir, "dataset folder, or a folder of res{K}/ dataset folders")->required();
+    cmd->add_option("out", o->out_dir, "output folder (same layout)")->required();
+    cmd->add_option("--codec", *codec, "lut, deflate or raw")->check(CLI::IsMember({"lut", "deflate", "raw"}))->capture_default_str();
+    cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, deepcam, neuron-inverter)")->capture_default_str();
+    cmd->add_option("--level", o->deflate_level, "deflate level, 1-9")->check(CLI::Range(1, 9))->capture_default_str();
+    cmd->add_option("--threads", o->threads, "encoding threads (0: all cores)")->check(CLI::Range(0, 4096));
+    cmd->callback([o, codec] {
+      o->codec = codec_from_name(*codec, "--codec");
+      const auto r = encode_dataset(*o);
+      fmt::print("encode: {} samples in {} files, {}: samples {:.1f} MB -> {:.1f} MB (ratio {:.2f}), {:.2f} s ({:.1f} MB/s of input)\n",
+                 r.samples, r.files, codec_name(o->codec), r.sample_bytes_in / 1e6, r.sample_bytes_out / 1e6,
+                 r.sample_bytes_in / std::max(1.0, r.sample_bytes_out), r.seconds, r.sample_bytes_in / 1e6 / std::max(1e-9, r.seconds));
     });
   }
 }

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <random>
 
+#include "exec/encode_dataset.hpp"
 #include "exec/hdf5_file.hpp"
 #include "model/errors.hpp"
 
@@ -47,9 +48,11 @@ SampleStore::SampleStore(const std::string& dir, const DataLayout& layout) : fil
   std::lock_guard<std::mutex> lock(hdf5_mutex);
   const size_t lead = layout.per_sample_files ? 0 : 1;  // the sample axis, where files hold several
   std::vector<uint64_t> ref, ref_labels;
-  for (const auto& f : files_) {
+  offsets_.resize(files_.size());
+  for (size_t fi = 0; fi < files_.size(); ++fi) {
+    const auto& f = files_[fi];
     H5File h5(f, H5File::Mode::read);
-    const auto d = h5.dims(layout.data);
+    const auto d = stored_dims(h5, fi);
     const auto l = h5.dims(layout.labels);
     if (d.size() != lead + layout.spatial_axes + 1)
       fail_input(f, layout.data, fmt::format("expected {} axes ({}spatial..., channels), got {}", lead + layout.spatial_axes + 1,
@@ -73,6 +76,33 @@ SampleStore::SampleStore(const std::string& dir, const DataLayout& layout) : fil
   if (label_shape_.empty()) label_shape_ = {1};
   label_size_ = std::accumulate(label_shape_.begin(), label_shape_.end(), int64_t{1}, std::multiplies<>());
   if (layout.normalise == Normalise::min_max) load_min_max(dir, shape_[0], shift_, scale_);
+}
+
+std::vector<uint64_t> SampleStore::stored_dims(const H5File& h5, size_t f) {
+  const std::string name = h5.text_attribute(layout_.data, kCodecAttribute);
+  const Codec c = name.empty() ? Codec::raw : codec_from_name(name, h5.path());
+  if (f == 0) codec_ = c;
+  if (c != codec_)
+    fail_input(h5.path(), layout_.data, fmt::format("is stored {} but {} is {}: a folder holds one codec", codec_name(c), files_[0], codec_name(codec_)));
+  if (c != Codec::lut) return h5.dims(layout_.data);
+  if (!decoder_) decoder_ = make_codec(c);
+  auto dims = h5.counts_attribute(layout_.data, kSampleDimsAttribute);
+  auto off = h5.read_u64(offsets_dataset(layout_.data));
+  const auto bytes = h5.dims(layout_.data);
+  if (bytes.size() != 1 || off.size() < 2 || off.front() != 0 || off.back() != bytes[0] || !std::is_sorted(off.begin(), off.end()))
+    fail_input(h5.path(), offsets_dataset(layout_.data), "the encoded samples' offsets do not cover the data from 0 to its end in order");
+  const uint64_t n = off.size() - 1;
+  if (layout_.per_sample_files && n != 1) fail_input(h5.path(), layout_.data, fmt::format("holds {} encoded samples: this layout has one per file", n));
+  offsets_[f] = std::move(off);
+  if (!layout_.per_sample_files) dims.insert(dims.begin(), n);
+  return dims;
+}
+
+Codec folder_codec(const std::string& dir, const DataLayout& layout) {
+  const auto files = list_h5_files(dir);
+  std::lock_guard<std::mutex> lock(hdf5_mutex);
+  const std::string name = H5File(files.front(), H5File::Mode::read).text_attribute(layout.data, kCodecAttribute);
+  return name.empty() ? Codec::raw : codec_from_name(name, files.front());
 }
 
 std::pair<size_t, int64_t> SampleStore::locate(int64_t id) const {
@@ -99,10 +129,34 @@ void SampleStore::read_labels(int64_t id, float* y) const {
   check_labels(f, row, y);
 }
 
+void SampleStore::check_value(size_t f, int64_t row, float val) const {
+  if (!std::isfinite(val)) fail_input(files_[f], layout_.data, fmt::format("row {} holds NaN or infinity", row));
+  // counts go through log1p (below -1: NaN); any value beyond 1e15 overflows float sums (batch norm's variance)
+  if (layout_.normalise == Normalise::log1p && val < 0)
+    fail_input(files_[f], layout_.data, fmt::format("row {} holds the count {}: counts are >= 0", row, val));
+  if (std::fabs(val) > 1e15f) fail_input(files_[f], layout_.data, fmt::format("row {} holds {}: beyond 1e15, float32 training overflows", row, val));
+}
+
 void SampleStore::read(int64_t id, float* x, float* y) const {
   const auto [f, row] = locate(id);
   int64_t elems = 1;
   for (auto v : shape_) elems *= v;
+  if (decoder_) {
+    std::vector<uint8_t> bytes;
+    {
+      std::lock_guard<std::mutex> lock(hdf5_mutex);
+      const auto& off = offsets_[f];
+      bytes = opened(f).read_bytes(layout_.data, off[row], off[row + 1] - off[row]);
+    }
+    read_labels(id, y);
+    ValuePipeline pipe;
+    pipe.check = [&, f = f, row = row](float v) { check_value(f, row, v); };
+    // torch's own log1p, as the raw path's batch applies it: the two agree bit for bit
+    if (layout_.normalise == Normalise::log1p) pipe.log1p = [](float* v, size_t n) { torch::from_blob(v, {static_cast<int64_t>(n)}).log1p_(); };
+    if (!shift_.empty()) pipe.shift = shift_.data(), pipe.scale = scale_.data();
+    decoder_->decode(bytes.data(), bytes.size(), {elems / shape_[0], shape_[0]}, pipe, x, fmt::format("{}: {} row {}", files_[f], layout_.data, row));
+    return;
+  }
   std::vector<float> raw;
   {
     std::lock_guard<std::mutex> lock(hdf5_mutex);
@@ -120,12 +174,7 @@ void SampleStore::read(int64_t id, float* x, float* y) const {
   for (int64_t v = 0; v < V; ++v)
     for (int64_t c = 0; c < C; ++c) {
       const float val = raw[v * C + c];
-      if (!std::isfinite(val)) fail_input(files_[f], layout_.data, fmt::format("row {} holds NaN or infinity", row));
-      // counts go through log1p (below -1: NaN); any value beyond 1e15 overflows float sums (batch norm's variance)
-      if (layout_.normalise == Normalise::log1p && val < 0)
-        fail_input(files_[f], layout_.data, fmt::format("row {} holds the count {}: counts are >= 0", row, val));
-      if (std::fabs(val) > 1e15f)
-        fail_input(files_[f], layout_.data, fmt::format("row {} holds {}: beyond 1e15, float32 training overflows", row, val));
+      check_value(f, row, val);
       x[c * V + v] = min_max ? (val - shift_[c]) * scale_[c] : val;
     }
 }
@@ -200,7 +249,7 @@ void Prefetcher::run() {
       float* x = b.x.data_ptr<float>();
       float* y = b.y.data_ptr<float>();
       for (int64_t i = 0; i < n; ++i) store_.read(ids_[start + static_cast<size_t>(i)], x + i * per, y + i * store_.label_size());
-      if (store_.layout().normalise == Normalise::log1p) b.x.log1p_();
+      if (store_.layout().normalise == Normalise::log1p && !store_.preprocesses()) b.x.log1p_();
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return stop_ || static_cast<int>(queue_.size()) < depth_; });
       if (stop_) return;

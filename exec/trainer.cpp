@@ -332,6 +332,12 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   if (!resuming) log_run_header(log, plan, spec.name, facts);
   RunContext ctx{plan,   o,   *world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks};
+  const auto first_data = fs::path(ctx.data_dir) / fmt::format("res{}", plan.stages[state.stage].models[0].resolution);
+  const char* codec = codec_name(folder_codec(first_data.string(), ctx.layout));
+  if (!state.record.provenance.contains("data_codec")) state.record.provenance["data_codec"] = codec;
+  if (rank == 0 && !o.quiet)
+    fmt::print("run '{}': {} stage(s), {} rank(s) on {}, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage, ranks,
+               facts.platform, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");
   Watchdog watchdog(o.watchdog_s, rank, ranks, out / "heartbeats");
   watchdog.set_last_checkpoint(checkpoints.last_good());
   ctx.watchdog = &watchdog;

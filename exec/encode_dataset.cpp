@@ -1,0 +1,122 @@
+#include "exec/encode_dataset.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <numeric>
+
+#include "exec/data_layout.hpp"
+#include "exec/hdf5_file.hpp"
+#include "exec/parallel_work.hpp"
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The dataset folders under `in`: itself where it holds sample files, and each res{K}/ that does.
+std::vector<fs::path> dataset_folders(const fs::path& in) {
+  if (!fs::is_directory(in)) fail_input(in.string(), "", "not a folder");
+  const auto holds_h5 = [](const fs::path& d) {
+    for (const auto& e : fs::directory_iterator(d))
+      if (e.path().extension() == ".h5" && e.path().filename() != kStatsFile) return true;
+    return false;
+  };
+  std::vector<fs::path> found;
+  if (holds_h5(in)) found.push_back("");
+  for (const auto& e : fs::directory_iterator(in))
+    if (e.is_directory() && e.path().filename().string().rfind("res", 0) == 0 && holds_h5(e.path())) found.push_back(e.path().filename());
+  std::sort(found.begin(), found.end());
+  if (found.empty()) fail_input(in.string(), "", "holds no sample files (*.h5), here or in res{K}/ folders");
+  return found;
+}
+
+// The samples of one file, a few at a time (a real CosmoFlow file holds gigabytes), encoded on threads.
+void encode_samples(const H5File& src, H5File& dst, const DataLayout& layout, const EncodeOptions& o, ProgressBar& bar) {
+  const auto d = src.dims(layout.data);
+  const size_t lead = layout.per_sample_files ? 0 : 1;
+  const std::vector<uint64_t> sample_dims(d.begin() + static_cast<long>(lead), d.end());
+  if (sample_dims.size() < 2) fail_input(src.path(), layout.data, "expected spatial axes and channels");
+  const SampleShape shape{static_cast<int64_t>(std::accumulate(sample_dims.begin(), sample_dims.end() - 1, uint64_t{1}, std::multiplies<>())),
+                          static_cast<int64_t>(sample_dims.back())};
+  const uint64_t rows = lead ? d[0] : 1, per = static_cast<uint64_t>(shape.voxels * shape.channels);
+  const auto codec = make_codec(o.codec);
+  const unsigned threads = thread_count(o.threads);
+  std::vector<uint8_t> bytes;
+  std::vector<uint64_t> offsets{0};
+  for (uint64_t first = 0; first < rows; first += threads) {
+    const uint64_t n = std::min<uint64_t>(threads, rows - first);
+    std::vector<float> x(n * per);
+    if (lead) src.read_rows(layout.data, first, n, x.data());
+    else x = src.read_all(layout.data);
+    std::vector<std::vector<uint8_t>> encoded(n);
+    parallel_for(static_cast<int64_t>(n), threads, [&](int64_t i) {
+      encoded[i] = codec->encode(&x[static_cast<size_t>(i) * per], shape);
+      bar.add(1);
+    });
+    for (const auto& e : encoded) {
+      bytes.insert(bytes.end(), e.begin(), e.end());
+      offsets.push_back(bytes.size());
+    }
+  }
+  dst.write(layout.data, {bytes.size()}, bytes.data());
+  dst.write(offsets_dataset(layout.data), {offsets.size()}, offsets.data());
+  dst.set_attribute(layout.data, kSampleDimsAttribute, sample_dims);
+}
+
+void encode_file(const fs::path& in, const fs::path& out, const DataLayout& layout, const EncodeOptions& o, ProgressBar& bar,
+                 EncodeReport& rep) {
+  const fs::path tmp = out.parent_path() / ("." + out.filename().string() + ".tmp");  // renamed when whole
+  {
+    H5File src(in.string(), H5File::Mode::read);
+    if (!src.text_attribute(layout.data, kCodecAttribute).empty() && src.text_attribute(layout.data, kCodecAttribute) != "raw")
+      fail_input(in.string(), layout.data, fmt::format("is already encoded ({}): encode the raw dataset", src.text_attribute(layout.data, kCodecAttribute)));
+    H5File dst(tmp.string(), H5File::Mode::create);
+    const auto d = src.dims(layout.data);
+    if (o.codec == Codec::lut) {
+      encode_samples(src, dst, layout, o, bar);
+    } else {
+      dst.copy_from(src, layout.data, o.codec == Codec::deflate ? o.deflate_level : 0, !layout.per_sample_files);
+      bar.add(layout.per_sample_files ? 1 : static_cast<int64_t>(d[0]));
+    }
+    dst.set_attribute(layout.data, kCodecAttribute, codec_name(o.codec));
+    for (const auto& name : src.datasets())
+      if (name != layout.data) dst.copy_from(src, name);
+    rep.samples += layout.per_sample_files ? 1 : static_cast<int64_t>(d[0]);
+    rep.sample_bytes_in += static_cast<double>(src.stored_bytes(layout.data));
+    rep.sample_bytes_out += static_cast<double>(dst.stored_bytes(layout.data));
+  }
+  fs::rename(tmp, out);
+  ++rep.files;
+}
+
+int64_t count_samples(const std::vector<std::string>& files, const DataLayout& layout) {
+  int64_t n = 0;
+  for (const auto& f : files) n += layout.per_sample_files ? 1 : static_cast<int64_t>(H5File(f, H5File::Mode::read).dims(layout.data).at(0));
+  return n;
+}
+
+}  // namespace
+
+EncodeReport encode_dataset(const EncodeOptions& o) {
+  const DataLayout layout = layout_for(o.workload);
+  if (o.deflate_level < 1 || o.deflate_level > 9) fail_input("command line", "--level", "expected a deflate level from 1 to 9");
+  if (fs::weakly_canonical(o.in_dir) == fs::weakly_canonical(o.out_dir)) fail_input(o.out_dir, "", "is the input folder: encode into another");
+  const auto t0 = std::chrono::steady_clock::now();
+  EncodeReport rep;
+  for (const auto& sub : dataset_folders(o.in_dir)) {
+    const fs::path in = fs::path(o.in_dir) / sub, out = fs::path(o.out_dir) / sub;
+    fs::create_directories(out);
+    const auto files = list_h5_files(in.string());
+    ProgressBar bar(fmt::format("encode {}", sub.empty() ? in.filename().string() : sub.string()), count_samples(files, layout), o.progress);
+    for (const auto& f : files) encode_file(f, out / fs::path(f).filename(), layout, o, bar, rep);
+    if (fs::exists(in / kStatsFile)) fs::copy_file(in / kStatsFile, out / kStatsFile, fs::copy_options::overwrite_existing);
+  }
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+}  // namespace mrplan

@@ -1,0 +1,33 @@
+#pragma once
+// `mrplan encode`: an encoded copy of a dataset (preprocessing paper): every sample file with its
+// samples stored by a codec, the codec named in the data dataset's attributes, labels and other
+// datasets copied as they are. `mrplan run` reads the copy unchanged. No torch here.
+#include <cstdint>
+#include <string>
+
+#include "exec/sample_codec.hpp"
+
+namespace mrplan {
+
+// Attributes of an encoded data dataset, and the dataset of its samples' byte offsets.
+inline constexpr const char* kCodecAttribute = "mrplan_codec";
+inline constexpr const char* kSampleDimsAttribute = "mrplan_sample_dims";  // one sample, channel-last
+inline std::string offsets_dataset(const std::string& data) { return data + "_offsets"; }
+
+struct EncodeOptions {
+  std::string in_dir, out_dir;  // a dataset folder, or a folder of res{K}/ dataset folders
+  Codec codec = Codec::lut;
+  std::string workload = "cosmoflow-mrt";  // which dataset holds the samples
+  int deflate_level = 6;                   // zlib's default
+  unsigned threads = 0;                    // 0: all cores
+  bool progress = true;
+};
+struct EncodeReport {
+  int files = 0;
+  int64_t samples = 0;
+  double sample_bytes_in = 0, sample_bytes_out = 0;  // the samples alone, as stored
+  double seconds = 0;
+};
+EncodeReport encode_dataset(const EncodeOptions& options);
+
+}  // namespace mrplan

@@ -1,0 +1,221 @@
+// Encoded samples: the lookup-table codec is lossless, refuses damaged bytes, and the loader reads
+// an encoded or deflated copy of a dataset as exactly the raw one (bit for bit, log1p included).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "exec/codec_lut.hpp"
+#include "exec/datagen.hpp"
+#include "exec/encode_dataset.hpp"
+#include "exec/hdf5_file.hpp"
+#include "exec/loader.hpp"
+#include "exec/run.hpp"
+#include "model/errors.hpp"
+#include "model/plan_yaml.hpp"
+#include "tests/support/error_of.hpp"
+#include "tests/support/scratch_data.hpp"
+
+using namespace mrplan;
+using mrplan::testing::error_of;
+namespace fs = std::filesystem;
+
+namespace {
+
+// V voxels x 4 channels of counts drawn from `levels` values, channels coupled (as CosmoFlow's
+// redshifts are: paper Fig. 5c): channel c is the first channel's level plus c.
+std::vector<float> coupled_counts(int64_t voxels, int levels, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<float> x(static_cast<size_t>(voxels * 4));
+  for (int64_t v = 0; v < voxels; ++v) {
+    const int level = static_cast<int>(rng() % static_cast<uint64_t>(levels));
+    for (int c = 0; c < 4; ++c) x[static_cast<size_t>(v * 4 + c)] = static_cast<float>(level * 3 + c);
+  }
+  return x;
+}
+
+std::vector<float> channel_first(const std::vector<float>& x, int64_t voxels, int64_t channels) {
+  std::vector<float> out(x.size());
+  for (int64_t v = 0; v < voxels; ++v)
+    for (int64_t c = 0; c < channels; ++c) out[static_cast<size_t>(c * voxels + v)] = x[static_cast<size_t>(v * channels + c)];
+  return out;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+std::vector<float> decoded(const std::vector<uint8_t>& bytes, SampleShape s, const ValuePipeline& pipe = {}) {
+  std::vector<float> out(static_cast<size_t>(s.voxels * s.channels));
+  make_lut_codec()->decode(bytes.data(), bytes.size(), s, pipe, out.data(), "sample");
+  return out;
+}
+
+}  // namespace
+
+TEST(LutCodec, CoupledChannelsBecomeOneKeyPerVoxelAndComeBackBitForBit) {
+  const SampleShape s{4096, 4};
+  auto x = coupled_counts(s.voxels, 200, 1);
+  x[5] = -0.0f;  // kept apart from +0
+  const auto bytes = make_lut_codec()->encode(x.data(), s);
+  EXPECT_LT(bytes.size(), static_cast<size_t>(s.voxels) * 2 + 4096);  // one 1-byte key per voxel, small tables
+  EXPECT_EQ(bytes[6], 1);                                              // group keys of one byte: at most 200 groups
+  const auto back = decoded(bytes, s);
+  EXPECT_TRUE(same_bits(back, channel_first(x, s.voxels, s.channels)));
+  EXPECT_TRUE(std::signbit(back[static_cast<size_t>(1 * s.voxels + 1)]));
+}
+
+TEST(LutCodec, UncoupledChannelsKeepAValueKeyEachAndStayLossless) {
+  const SampleShape s{3000, 3};
+  std::mt19937 rng(2);
+  std::vector<float> x(static_cast<size_t>(s.voxels * s.channels));
+  for (auto& v : x) v = static_cast<float>(rng() % 1000) * 0.25f;  // 1000 values, ~all groups distinct
+  const auto bytes = make_lut_codec()->encode(x.data(), s);
+  EXPECT_EQ(bytes[6], 0);  // no group table
+  EXPECT_EQ(bytes[5], 2);  // two-byte value keys
+  EXPECT_TRUE(same_bits(decoded(bytes, s), channel_first(x, s.voxels, s.channels)));
+}
+
+TEST(LutCodec, PreprocessingRunsOnTheUniqueValuesOnly) {
+  const SampleShape s{1000, 4};
+  const auto x = coupled_counts(s.voxels, 10, 3);
+  const auto bytes = make_lut_codec()->encode(x.data(), s);
+  size_t transformed = 0;
+  ValuePipeline pipe;
+  pipe.log1p = [&](float* v, size_t n) {
+    transformed += n;
+    for (size_t i = 0; i < n; ++i) v[i] = std::log1p(v[i]);
+  };
+  const auto out = decoded(bytes, s, pipe);
+  EXPECT_EQ(transformed, 31u);  // levels 0..9 times 3 plus 0..3: the 31 values 0..30
+  for (int64_t v = 0; v < s.voxels; ++v) EXPECT_EQ(out[static_cast<size_t>(2 * s.voxels + v)], std::log1p(x[static_cast<size_t>(v * 4 + 2)]));
+  const float shift[4] = {1, 2, 3, 4}, scale[4] = {0.5f, 0.25f, 2, 1};
+  ValuePipeline minmax;
+  minmax.shift = shift, minmax.scale = scale;
+  const auto mm = decoded(bytes, s, minmax);
+  for (int64_t v = 0; v < s.voxels; ++v)
+    for (int c = 0; c < 4; ++c)
+      EXPECT_EQ(mm[static_cast<size_t>(c * s.voxels + v)], (x[static_cast<size_t>(v * 4 + c)] - shift[c]) * scale[c]);
+  ValuePipeline refuse;
+  refuse.check = [](float v) {
+    if (v > 20) fail_input("f.h5", "3Dmap", "row 0 holds a big value");
+  };
+  EXPECT_NE(error_of([&] { decoded(bytes, s, refuse); }).find("f.h5: 3Dmap: row 0 holds a big value"), std::string::npos);
+}
+
+TEST(LutCodec, DamagedBytesAreRefusedNotDecoded) {
+  const SampleShape s{512, 4};
+  const auto x = coupled_counts(s.voxels, 50, 4);
+  const auto good = make_lut_codec()->encode(x.data(), s);
+  auto cut = good;
+  cut.pop_back();
+  EXPECT_NE(error_of([&] { decoded(cut, s); }).find("truncated or damaged"), std::string::npos);
+  auto magic = good;
+  magic[0] = 'X';
+  EXPECT_NE(error_of([&] { decoded(magic, s); }).find("sample: lut: not a lookup-table sample"), std::string::npos);
+  EXPECT_NE(error_of([&] { decoded(good, SampleShape{512, 3}); }).find("holds 512 voxels x 4 channels, the dataset says 512 x 3"),
+            std::string::npos);
+  auto key = good;
+  key.back() = 0xff;  // a group key beyond the 51 groups
+  EXPECT_NE(error_of([&] { decoded(key, s); }).find("group key 255 beyond the table's"), std::string::npos);
+  EXPECT_NE(error_of([] { codec_from_name("zstd", "--codec"); }).find("unknown codec 'zstd': expected raw, deflate or lut"),
+            std::string::npos);
+}
+
+namespace {
+
+struct EncodedData : ::testing::Test {
+  static fs::path dir;
+  static void SetUpTestSuite() {
+    dir = mrplan::testing::scratch_dir("codec");
+    DatagenOptions o;
+    o.samples = 20, o.size = 16, o.samples_per_file = 8;
+    mrplan::testing::make_two_resolutions(dir / "raw", o, "sum");
+    for (Codec c : {Codec::lut, Codec::deflate}) {
+      EncodeOptions e;
+      e.in_dir = (dir / "raw").string(), e.out_dir = (dir / codec_name(c)).string(), e.codec = c, e.threads = 2, e.progress = false;
+      const auto r = encode_dataset(e);
+      EXPECT_EQ(r.files, 6);
+      EXPECT_EQ(r.samples, 40);
+    }
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir); }
+};
+fs::path EncodedData::dir;
+
+// Every batch the prefetcher makes of `folder`, flattened.
+std::vector<float> batches(const fs::path& folder, const DataLayout& layout, Codec expected) {
+  SampleStore store(folder.string(), layout);
+  EXPECT_EQ(store.codec(), expected);
+  std::vector<int64_t> ids(static_cast<size_t>(store.size()));
+  std::iota(ids.begin(), ids.end(), 0);
+  Prefetcher p(store, ids, 4, 2, true);
+  std::vector<float> all;
+  while (auto b = p.next()) {
+    const auto x = b->x.contiguous();
+    all.insert(all.end(), x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
+    const auto y = b->y.contiguous();
+    all.insert(all.end(), y.data_ptr<float>(), y.data_ptr<float>() + y.numel());
+  }
+  return all;
+}
+
+}  // namespace
+
+TEST_F(EncodedData, EveryCodecReadsBackAsTheRawDatasetBitForBit) {
+  const auto layout = layout_for("cosmoflow-mrt");
+  for (const char* res : {"res1", "res2"}) {
+    const auto raw = batches(dir / "raw" / res, layout, Codec::raw);
+    ASSERT_FALSE(raw.empty());
+    EXPECT_TRUE(same_bits(raw, batches(dir / "lut" / res, layout, Codec::lut))) << res;
+    EXPECT_TRUE(same_bits(raw, batches(dir / "deflate" / res, layout, Codec::deflate))) << res;
+  }
+  H5File h((dir / "deflate/res1/cosmo_0000.h5").string(), H5File::Mode::read);
+  EXPECT_LT(h.stored_bytes("3Dmap"), H5File((dir / "raw/res1/cosmo_0000.h5").string(), H5File::Mode::read).stored_bytes("3Dmap"));
+  EXPECT_EQ(h.dims("unitPar"), (std::vector<uint64_t>{8, 4}));  // labels copied as they are
+}
+
+TEST_F(EncodedData, EncodingTwiceOrMixingCodecsIsRefused) {
+  EncodeOptions e;
+  e.in_dir = (dir / "lut").string(), e.out_dir = (dir / "twice").string(), e.progress = false;
+  EXPECT_NE(error_of([&] { encode_dataset(e); }).find("is already encoded (lut): encode the raw dataset"), std::string::npos);
+  e.in_dir = e.out_dir = (dir / "raw").string();
+  EXPECT_NE(error_of([&] { encode_dataset(e); }).find("is the input folder"), std::string::npos);
+  const auto mixed = dir / "mixed";
+  fs::create_directories(mixed);
+  fs::copy_file(dir / "raw/res1/cosmo_0000.h5", mixed / "cosmo_0000.h5");
+  fs::copy_file(dir / "lut/res1/cosmo_0001.h5", mixed / "cosmo_0001.h5");
+  EXPECT_NE(error_of([&] { SampleStore(mixed.string(), layout_for("cosmoflow-mrt")); }).find("cosmo_0001.h5: 3Dmap: is stored lut but"),
+            std::string::npos);
+}
+
+// MRT on the lookup-table copy: the same losses and metrics, epoch by epoch, as on the raw data.
+TEST_F(EncodedData, TrainingOnTheEncodedCopyGivesTheSameLosses) {
+  const char* yaml = R"(name: tiny
+workload: cosmoflow-mrt
+workload_options: {size: 16, width: 0.25}
+machine: summit
+method: mrt
+dataset: {train_samples: 16, validation_samples: 4}
+target: {metric: val_mse, value: 0.0001}
+stages:
+  - {name: coarse, resolution: 2, gpus: 1, local_batch: 4, stop: {epochs: 2}}
+  - {name: dense, resolution: 1, gpus: 1, local_batch: 4, stop: {epochs: 1}}
+)";
+  auto losses = [&](const std::string& data) {
+    Plan p = plan_from_yaml_text(yaml, "tiny.yaml");
+    p.data_dir = (dir / data).string();
+    RunOptions o;
+    o.out_dir = (dir / ("run-" + data)).string(), o.threads = 1, o.quiet = true;
+    std::vector<double> out;
+    for (const auto& st : run_plan(p, o).stages)
+      for (const auto& e : st.single().per_epoch) out.insert(out.end(), {e.loss.value_or(-1), e.metric.value_or(-1)});
+    return out;
+  };
+  const auto raw = losses("raw");
+  EXPECT_EQ(raw.size(), 6u);
+  EXPECT_EQ(raw, losses("lut"));
+}
