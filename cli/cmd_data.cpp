@@ -42,13 +42,13 @@ void register_data(CLI::App& app) {
     });
   }
   {
-    auto* cmd = app.add_subcommand("encode", "Write an encoded copy of a dataset (lut: CosmoFlow's lookup tables; deflate: HDF5's gzip; "
-                                             "raw); `run` reads it unchanged");
+    auto* cmd = app.add_subcommand("encode", "Write an encoded copy of a dataset (lut: CosmoFlow's lookup tables, lossless; diff: DeepCAM's "
+                                             "differential lines, lossy; deflate: HDF5's gzip; raw); `run` reads it unchanged");
     auto o = std::make_shared<EncodeOptions>();
     auto codec = std::make_shared<std::string>("lut");
     cmd->add_option("in", o->in_dir, "dataset folder, or a folder of res{K}/ dataset folders")->required();
     cmd->add_option("out", o->out_dir, "output folder (same layout)")->required();
-    cmd->add_option("--codec", *codec, "lut, deflate or raw")->check(CLI::IsMember({"lut", "deflate", "raw"}))->capture_default_str();
+    cmd->add_option("--codec", *codec, "lut, diff, deflate or raw")->check(CLI::IsMember({"lut", "diff", "deflate", "raw"}))->capture_default_str();
     cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, deepcam, neuron-inverter)")->capture_default_str();
     cmd->add_option("--level", o->deflate_level, "deflate level, 1-9")->check(CLI::Range(1, 9))->capture_default_str();
     cmd->add_option("--threads", o->threads, "encoding threads (0: all cores)")->check(CLI::Range(0, 4096));
@@ -58,6 +58,9 @@ void register_data(CLI::App& app) {
       fmt::print("encode: {} samples in {} files, {}: samples {:.1f} MB -> {:.1f} MB (ratio {:.2f}), {:.2f} s ({:.1f} MB/s of input)\n",
                  r.samples, r.files, codec_name(o->codec), r.sample_bytes_in / 1e6, r.sample_bytes_out / 1e6,
                  r.sample_bytes_in / std::max(1.0, r.sample_bytes_out), r.seconds, r.sample_bytes_in / 1e6 / std::max(1e-9, r.seconds));
+      if (r.values > 0)
+        fmt::print("encode: lossy: {:.2f}% of the values off by more than 10%, largest error {:.4g}\n",
+                   100.0 * static_cast<double>(r.values_off_10pct) / static_cast<double>(r.values), r.max_abs_error);
     });
   }
 }

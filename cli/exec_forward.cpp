@@ -15,7 +15,7 @@ const std::vector<std::pair<std::string, std::string>>& exec_commands() {
   static const std::vector<std::pair<std::string, std::string>> commands = {
       {"datagen", "Write a synthetic dataset in the real HDF5 layout (CosmoFlow, DeepCAM, Neuron Inverter)"},
       {"coarsen", "Average (or sum) every 2^d block of every file's spatial axes"},
-      {"encode", "Write an encoded copy of a dataset (lut, deflate, raw); `run` reads it unchanged"},
+      {"encode", "Write an encoded copy of a dataset (lut, diff, deflate, raw); `run` reads it unchanged"},
       {"run", "Train a plan for real (under mpirun, srun, jsrun or flux) and write its Measurement record"},
       {"calibrate", "Fit this machine's profile: allreduce, compute, sharing, io, convergence, all; records from any cluster"}};
   return commands;

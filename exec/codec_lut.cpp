@@ -52,6 +52,7 @@ struct Header {
 class LutCodec final : public SampleCodec {
  public:
   Codec kind() const override { return Codec::lut; }
+  bool lossless() const override { return true; }
   std::vector<uint8_t> encode(const float* sample, SampleShape shape) const override;
   void decode(const uint8_t* bytes, size_t size, SampleShape shape, const ValuePipeline& pipe, float* out,
               const std::string& where) const override;

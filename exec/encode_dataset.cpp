@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
+#include <mutex>
 #include <filesystem>
 #include <numeric>
 
@@ -34,14 +36,32 @@ std::vector<fs::path> dataset_folders(const fs::path& in) {
   return found;
 }
 
+// Decodes what was encoded and compares it with the channel-last original.
+void measure_error(const SampleCodec& codec, const std::vector<uint8_t>& bytes, const float* x, SampleShape s, EncodeReport& rep) {
+  std::vector<float> back(static_cast<size_t>(s.voxels * s.channels));
+  codec.decode(bytes.data(), bytes.size(), s, {}, back.data(), "encoded sample");
+  int64_t off = 0;
+  double worst = 0;
+  for (int64_t v = 0; v < s.voxels; ++v)
+    for (int64_t c = 0; c < s.channels; ++c) {
+      const double want = x[v * s.channels + c], err = std::fabs(back[static_cast<size_t>(c * s.voxels + v)] - want);
+      off += err > 0.1 * std::fabs(want);
+      worst = std::max(worst, err);
+    }
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  rep.values += s.voxels * s.channels, rep.values_off_10pct += off;
+  rep.max_abs_error = std::max(rep.max_abs_error, worst);
+}
+
 // The samples of one file, a few at a time (a real CosmoFlow file holds gigabytes), encoded on threads.
-void encode_samples(const H5File& src, H5File& dst, const DataLayout& layout, const EncodeOptions& o, ProgressBar& bar) {
+void encode_samples(const H5File& src, H5File& dst, const DataLayout& layout, const EncodeOptions& o, ProgressBar& bar, EncodeReport& rep) {
   const auto d = src.dims(layout.data);
   const size_t lead = layout.per_sample_files ? 0 : 1;
   const std::vector<uint64_t> sample_dims(d.begin() + static_cast<long>(lead), d.end());
   if (sample_dims.size() < 2) fail_input(src.path(), layout.data, "expected spatial axes and channels");
   const SampleShape shape{static_cast<int64_t>(std::accumulate(sample_dims.begin(), sample_dims.end() - 1, uint64_t{1}, std::multiplies<>())),
-                          static_cast<int64_t>(sample_dims.back())};
+                          static_cast<int64_t>(sample_dims.back()), static_cast<int64_t>(sample_dims[sample_dims.size() - 2])};
   const uint64_t rows = lead ? d[0] : 1, per = static_cast<uint64_t>(shape.voxels * shape.channels);
   const auto codec = make_codec(o.codec);
   const unsigned threads = thread_count(o.threads);
@@ -54,7 +74,9 @@ void encode_samples(const H5File& src, H5File& dst, const DataLayout& layout, co
     else x = src.read_all(layout.data);
     std::vector<std::vector<uint8_t>> encoded(n);
     parallel_for(static_cast<int64_t>(n), threads, [&](int64_t i) {
-      encoded[i] = codec->encode(&x[static_cast<size_t>(i) * per], shape);
+      const float* sample = &x[static_cast<size_t>(i) * per];
+      encoded[i] = codec->encode(sample, shape);
+      if (!codec->lossless()) measure_error(*codec, encoded[i], sample, shape, rep);
       bar.add(1);
     });
     for (const auto& e : encoded) {
@@ -76,8 +98,8 @@ void encode_file(const fs::path& in, const fs::path& out, const DataLayout& layo
       fail_input(in.string(), layout.data, fmt::format("is already encoded ({}): encode the raw dataset", src.text_attribute(layout.data, kCodecAttribute)));
     H5File dst(tmp.string(), H5File::Mode::create);
     const auto d = src.dims(layout.data);
-    if (o.codec == Codec::lut) {
-      encode_samples(src, dst, layout, o, bar);
+    if (o.codec == Codec::lut || o.codec == Codec::diff) {
+      encode_samples(src, dst, layout, o, bar, rep);
     } else {
       dst.copy_from(src, layout.data, o.codec == Codec::deflate ? o.deflate_level : 0, !layout.per_sample_files);
       bar.add(layout.per_sample_files ? 1 : static_cast<int64_t>(d[0]));

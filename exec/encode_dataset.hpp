@@ -16,7 +16,7 @@ inline std::string offsets_dataset(const std::string& data) { return data + "_of
 
 struct EncodeOptions {
   std::string in_dir, out_dir;  // a dataset folder, or a folder of res{K}/ dataset folders
-  Codec codec = Codec::lut;
+  Codec codec = Codec::lut;  // lut for CosmoFlow, diff for DeepCAM
   std::string workload = "cosmoflow-mrt";  // which dataset holds the samples
   int deflate_level = 6;                   // zlib's default
   unsigned threads = 0;                    // 0: all cores
@@ -26,6 +26,9 @@ struct EncodeReport {
   int files = 0;
   int64_t samples = 0;
   double sample_bytes_in = 0, sample_bytes_out = 0;  // the samples alone, as stored
+  // a lossy codec's error, each value decoded against the original (FP32, before the reader's preprocessing)
+  int64_t values = 0, values_off_10pct = 0;  // |error| > 10% of |value|
+  double max_abs_error = 0;
   double seconds = 0;
 };
 EncodeReport encode_dataset(const EncodeOptions& options);

@@ -84,7 +84,7 @@ std::vector<uint64_t> SampleStore::stored_dims(const H5File& h5, size_t f) {
   if (f == 0) codec_ = c;
   if (c != codec_)
     fail_input(h5.path(), layout_.data, fmt::format("is stored {} but {} is {}: a folder holds one codec", codec_name(c), files_[0], codec_name(codec_)));
-  if (c != Codec::lut) return h5.dims(layout_.data);
+  if (c == Codec::raw || c == Codec::deflate) return h5.dims(layout_.data);
   if (!decoder_) decoder_ = make_codec(c);
   auto dims = h5.counts_attribute(layout_.data, kSampleDimsAttribute);
   auto off = h5.read_u64(offsets_dataset(layout_.data));
@@ -154,7 +154,8 @@ void SampleStore::read(int64_t id, float* x, float* y) const {
     // torch's own log1p, as the raw path's batch applies it: the two agree bit for bit
     if (layout_.normalise == Normalise::log1p) pipe.log1p = [](float* v, size_t n) { torch::from_blob(v, {static_cast<int64_t>(n)}).log1p_(); };
     if (!shift_.empty()) pipe.shift = shift_.data(), pipe.scale = scale_.data();
-    decoder_->decode(bytes.data(), bytes.size(), {elems / shape_[0], shape_[0]}, pipe, x, fmt::format("{}: {} row {}", files_[f], layout_.data, row));
+    pipe.half = !decoder_->lossless();  // a lossy decoder emits FP16 (paper IV); a lossless one keeps the raw path's bits
+    decoder_->decode(bytes.data(), bytes.size(), {elems / shape_[0], shape_[0], shape_.back()}, pipe, x, fmt::format("{}: {} row {}", files_[f], layout_.data, row));
     return;
   }
   std::vector<float> raw;

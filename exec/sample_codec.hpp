@@ -12,8 +12,9 @@
 
 namespace mrplan {
 
-// raw and deflate are HDF5 storage (the loader reads them as plain datasets); lut is a byte codec.
-enum class Codec { raw, deflate, lut };
+// raw and deflate are HDF5 storage (the loader reads them as plain datasets); lut and diff are
+// byte codecs.
+enum class Codec { raw, deflate, lut, diff };
 
 Codec codec_from_name(const std::string& name, const std::string& where);  // InputError naming `where`
 const char* codec_name(Codec c);
@@ -21,6 +22,7 @@ const char* codec_name(Codec c);
 struct SampleShape {
   int64_t voxels = 0;  // every spatial position of the sample
   int64_t channels = 0;
+  int64_t line = 0;    // the last spatial axis' extent (diff encodes lines along it)
 };
 
 // What the reader does to each stored value, in the reference's order (data_layout.hpp).
@@ -29,12 +31,14 @@ struct ValuePipeline {
   std::function<void(float* values, size_t n)> log1p;  // empty: none
   const float* shift = nullptr;                        // min-max per channel, x' = (x - shift) * scale
   const float* scale = nullptr;
+  bool half = false;  // round the input to FP16 precision, as the paper's decoders emit it
 };
 
 class SampleCodec {
  public:
   virtual ~SampleCodec() = default;
   virtual Codec kind() const = 0;
+  virtual bool lossless() const = 0;
   // A channel-last sample (voxel-major, channels innermost) as bytes; lossless codecs keep every bit.
   virtual std::vector<uint8_t> encode(const float* sample, SampleShape shape) const = 0;
   // Bytes back into `out`, channel-first, checked and preprocessed; InputError (`where`) if the

@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <numeric>
 #include <random>
 
+#include "exec/codec_diff.hpp"
 #include "exec/codec_lut.hpp"
 #include "exec/datagen.hpp"
 #include "exec/encode_dataset.hpp"
@@ -121,7 +124,7 @@ TEST(LutCodec, DamagedBytesAreRefusedNotDecoded) {
   auto key = good;
   key.back() = 0xff;  // a group key beyond the 51 groups
   EXPECT_NE(error_of([&] { decoded(key, s); }).find("group key 255 beyond the table's"), std::string::npos);
-  EXPECT_NE(error_of([] { codec_from_name("zstd", "--codec"); }).find("unknown codec 'zstd': expected raw, deflate or lut"),
+  EXPECT_NE(error_of([] { codec_from_name("zstd", "--codec"); }).find("unknown codec 'zstd': expected raw, deflate, lut or diff"),
             std::string::npos);
 }
 
@@ -218,4 +221,89 @@ stages:
   const auto raw = losses("raw");
   EXPECT_EQ(raw.size(), 6u);
   EXPECT_EQ(raw, losses("lut"));
+}
+
+TEST(DiffCodec, RoundsToHalfPrecisionAsFp16Does) {
+  EXPECT_EQ(round_to_half(1.f / 3.f), 0.333251953125f);
+  EXPECT_EQ(round_to_half(65504.f), 65504.f);
+  EXPECT_TRUE(std::isinf(round_to_half(65520.f)));
+  EXPECT_EQ(round_to_half(-2049.f), -2048.f);  // a tie: to even
+  EXPECT_EQ(round_to_half(1e-8f), 0.f);
+  EXPECT_EQ(round_to_half(5e-8f), std::ldexp(1.f, -24));  // FP16's smallest subnormal
+}
+
+TEST(DiffCodec, SmoothLinesShrinkAndComeBackCloseWithoutDrift) {
+  const SampleShape s{2 * 400, 2, 400};  // 2 rows of 400 values, 2 channels
+  std::vector<float> x(static_cast<size_t>(s.voxels * s.channels));
+  for (int64_t v = 0; v < s.voxels; ++v) {
+    x[static_cast<size_t>(v * 2)] = 280.f + 10.f * std::sin(static_cast<float>(v % 400) * 0.02f);  // smooth
+    x[static_cast<size_t>(v * 2 + 1)] = v < 400 ? 7.f : (v % 400 < 200 ? 1.f : 1000.f);  // constant, then a jump
+  }
+  const auto codec = make_codec(Codec::diff);
+  EXPECT_FALSE(codec->lossless());
+  const auto bytes = codec->encode(x.data(), s);
+  EXPECT_LT(bytes.size(), x.size() * 4 / 3);
+  std::vector<float> out(x.size());
+  codec->decode(bytes.data(), bytes.size(), s, {}, out.data(), "sample");
+  const auto want = channel_first(x, s.voxels, s.channels);
+  double worst = 0;
+  for (int64_t v = 0; v < s.voxels; ++v) worst = std::max(worst, std::fabs(double(out[static_cast<size_t>(v)]) - want[static_cast<size_t>(v)]));
+  EXPECT_LT(worst, 0.02);  // a step's 4-bit mantissa: 1/32 of the segment's largest step (0.2), not summed along the line
+  for (int64_t v = s.voxels; v < 2 * s.voxels; ++v) EXPECT_EQ(out[static_cast<size_t>(v)], want[static_cast<size_t>(v)]);  // the jump is a new pivot
+  ValuePipeline half;
+  half.half = true;
+  codec->decode(bytes.data(), bytes.size(), s, half, out.data(), "sample");
+  EXPECT_EQ(out[0], round_to_half(out[0]));
+}
+
+TEST(DiffCodec, LinesThatCannotShrinkStayRawBitForBit) {
+  const SampleShape s{64, 1, 64};
+  std::mt19937 rng(5);
+  std::vector<float> x(64);
+  for (auto& v : x) v = std::ldexp(static_cast<float>(rng() % 1000 + 1), static_cast<int>(rng() % 60) - 30);  // no smoothness
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  const auto codec = make_codec(Codec::diff);
+  const auto bytes = codec->encode(x.data(), s);
+  std::vector<float> out(64);
+  codec->decode(bytes.data(), bytes.size(), s, {}, out.data(), "sample");
+  EXPECT_EQ(std::memcmp(out.data(), x.data(), 64 * sizeof(float)), 0);
+  ValuePipeline refuse;
+  refuse.check = [](float v) {
+    if (std::isnan(v)) fail_input("c.h5", "climate/data", "row 0 holds NaN or infinity");
+  };
+  EXPECT_NE(error_of([&] { codec->decode(bytes.data(), bytes.size(), s, refuse, out.data(), "sample"); }).find("NaN"), std::string::npos);
+  auto cut = bytes;
+  cut.resize(cut.size() - 5);
+  EXPECT_NE(error_of([&] { codec->decode(cut.data(), cut.size(), s, {}, out.data(), "sample"); }).find("truncated or damaged"),
+            std::string::npos);
+  auto mode = bytes;
+  mode[28 + 4] = 9;  // the only line's mode
+  EXPECT_NE(error_of([&] { codec->decode(mode.data(), mode.size(), s, {}, out.data(), "sample"); }).find("line mode 9 is not raw"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { codec->decode(bytes.data(), bytes.size(), SampleShape{64, 1, 32}, {}, out.data(), "sample"); })
+                .find("in lines of 64, the dataset says 64 x 1 in lines of 32"),
+            std::string::npos);
+}
+
+// DeepCAM on the differential copy: labels exact, inputs within FP16 and the codec's steps.
+TEST(DiffCodec, TheLoaderReadsADeepcamCopyCloseToTheRawOne) {
+  const auto dir = mrplan::testing::scratch_dir("codec-diff");
+  DatagenOptions o;
+  o.workload = "deepcam", o.samples = 4, o.size = 32, o.out_dir = (dir / "raw").string(), o.progress = false;
+  generate_dataset(o);
+  EncodeOptions e;
+  e.in_dir = o.out_dir, e.out_dir = (dir / "diff").string(), e.codec = Codec::diff, e.workload = "deepcam", e.progress = false;
+  const auto r = encode_dataset(e);
+  EXPECT_EQ(r.values, 4 * 32 * 48 * 16);
+  EXPECT_LT(r.sample_bytes_out, r.sample_bytes_in / 2);
+  EXPECT_LT(r.values_off_10pct, r.values / 20);
+  const auto layout = layout_for("deepcam");
+  const auto raw = batches(dir / "raw", layout, Codec::raw), diff = batches(dir / "diff", layout, Codec::diff);
+  ASSERT_EQ(raw.size(), diff.size());
+  const size_t x_per_batch = 4 * 16 * 32 * 48;  // then the batch's labels
+  int64_t far = 0;
+  for (size_t i = 0; i < x_per_batch; ++i) far += std::fabs(raw[i] - diff[i]) > 0.01f;  // min-max normalised: [0, 1]
+  EXPECT_LT(far, static_cast<int64_t>(x_per_batch / 100));
+  EXPECT_TRUE(std::equal(raw.begin() + x_per_batch, raw.end(), diff.begin() + x_per_batch));
+  fs::remove_all(dir);
 }
