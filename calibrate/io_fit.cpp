@@ -1,5 +1,7 @@
 #include "calibrate/io_fit.hpp"
 
+#include <numeric>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -56,13 +58,27 @@ void apply_io_fit(MachineProfile& p, const IoMeasurements& m, const IoFit& fit, 
   p.io.host_decode_Bps = m.decode_bytes_per_s;
   p.io.host_to_device_Bps = m.copy_bytes_per_s;
   p.io.host_to_device_efficiency = 1.0;
-  std::erase_if(p.fitted, [](const FittedParameter& f) { return f.key.rfind("io.", 0) == 0; });
+  // a codec measured another time keeps its fit
+  std::erase_if(p.fitted, [](const FittedParameter& f) { return f.key.rfind("io.", 0) == 0 && f.key.rfind("io.codecs.", 0) != 0; });
   record_fit(p, {"io.pfs.per_file_latency_s", fit.per_file_latency_s, fit.latency_std_error_s, source + " (" + m.tier_name + ", cold)"});
   record_fit(p, {"io.pfs.per_node_bandwidth_Bps", fit.bandwidth_Bps, fit.bandwidth_std_error_Bps, source + " (" + m.tier_name + ", cold)"});
   record_fit(p, {"io.host_memcpy_Bps", fit.page_cache_Bps, 0,
                       fmt::format("{} (page cache, best of the thread counts: {} threads)", source, fit.page_cache_threads)});
   record_fit(p, {"io.host_decode_Bps", m.decode_bytes_per_s, 0, source + " (log1p, one thread)"});
   record_fit(p, {"io.host_to_device_Bps", m.copy_bytes_per_s, 0, source + " (host copy of a batch)"});
+  for (const auto& c : m.codecs) {  // mean of the passes, its standard error
+    const auto& r = c.decode_bytes_per_s;
+    const double n = static_cast<double>(r.size()), mean = std::accumulate(r.begin(), r.end(), 0.0) / std::max(1.0, n);
+    double ss = 0;
+    for (double v : r) ss += (v - mean) * (v - mean);
+    const double se = n > 1 ? std::sqrt(ss / (n - 1) / n) : 0;
+    auto& rates = p.io.codecs[codec_name(c.codec)];
+    rates.ratio = c.ratio, rates.host_decode_Bps = mean;
+    rates.output_bytes_per_value = c.codec == Codec::diff ? 2 : 4;  // the differential decoder emits FP16
+    const std::string key = fmt::format("io.codecs.{}.", codec_name(c.codec));
+    record_fit(p, {key + "ratio", c.ratio, 0, source + " (encoded samples of the dataset)"});
+    record_fit(p, {key + "host_decode_GBps", mean / 1e9, se / 1e9, fmt::format("{} ({} passes, one thread, preprocessing fused)", source, r.size())});
+  }
 }
 
 }  // namespace mrplan

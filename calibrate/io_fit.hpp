@@ -18,12 +18,20 @@ struct WarmRate {
   double bytes_per_s = 0;  // all threads together, from the page cache
 };
 
+// One codec on samples of the dataset (`calibrate io --codec`): its ratio and host decode passes.
+struct CodecMeasurement {
+  Codec codec = Codec::lut;
+  double ratio = 1;                     // raw bytes on disk / encoded bytes
+  std::vector<double> decode_bytes_per_s;  // raw bytes emitted per second, one thread, one per pass
+};
+
 struct IoMeasurements {
   std::vector<ColdRead> cold;
   std::vector<WarmRate> warm;
   double decode_bytes_per_s = 0;  // host preprocessing (log1p), one thread
   double copy_bytes_per_s = 0;    // a host copy of a batch (the CPU stand-in for host-to-device)
   std::string tier_name = "local disk";
+  std::vector<CodecMeasurement> codecs;
 };
 
 struct IoFit {

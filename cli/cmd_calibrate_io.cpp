@@ -1,6 +1,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/commands.hpp"
 #include "cli/profile_file.hpp"
 #include "exec/io_microbench.hpp"
@@ -27,6 +29,11 @@ void calibrate_io(const IoArgs& a) {
   for (const auto& w : m.warm) fmt::print("  {} thread(s): {:.3f} GB/s\n", w.threads, w.bytes_per_s / 1e9);
   fmt::print("host preprocessing (log1p): {:.3f} GB/s of samples on disk; host copy of a batch: {:.3f} GB/s\n",
              m.decode_bytes_per_s / 1e9, m.copy_bytes_per_s / 1e9);
+  for (const auto& c : m.codecs) {
+    const auto best = *std::max_element(c.decode_bytes_per_s.begin(), c.decode_bytes_per_s.end());
+    fmt::print("codec {}: ratio {:.2f}, host decode {:.3f} GB/s of raw samples (best of {} passes, one thread)\n", codec_name(c.codec), c.ratio,
+               best / 1e9, c.decode_bytes_per_s.size());
+  }
   update_profile(a.profile, a.devices_per_node,
                  [&](MachineProfile& p) { apply_io_fit(p, m, fit, fmt::format("calibrate io on {}", a.bench.data_dir)); });
 }
@@ -42,6 +49,10 @@ void register_calibrate_io(CLI::App& cal) {
   c->add_option("--threads", a->bench.max_threads, "warm reads with 1..threads readers (0: the cores)")->capture_default_str();
   c->add_option("--samples", a->bench.warm_samples, "samples per warm pass")->capture_default_str();
   c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();
+  c->add_option_function<std::vector<std::string>>(
+       "--codec", [a](const std::vector<std::string>& names) { for (const auto& n : names) a->bench.codecs.push_back(codec_from_name(n, "--codec")); },
+       "byte codecs to measure on samples of the data (lut, diff): ratio and host decode rate -> io.codecs")
+      ->delimiter(',');
   c->callback([a] { calibrate_io(*a); });
 }
 

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "exec/codec_diff.hpp"
+#include "exec/codec_bytes.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -36,18 +37,8 @@ constexpr uint8_t kVersion = 1;
 constexpr int kSegment = 64;  // values a segment covers at most: its base exponent stays local
 enum LineMode : uint8_t { raw_line = 0, constant_line = 1, steps_line = 2 };
 
-template <class T>
-void put(std::vector<uint8_t>& out, T v) {
-  const auto* p = reinterpret_cast<const uint8_t*>(&v);
-  out.insert(out.end(), p, p + sizeof v);
-}
-
-template <class T>
-T get(const uint8_t* at) {
-  T v;
-  std::memcpy(&v, at, sizeof v);
-  return v;
-}
+using codec_bytes::get;
+using codec_bytes::put;
 
 // A step: sign, exponent k above the base, mantissa m: (1 + m/16) 2^(base + k); the codes 0x00 and
 // 0x80 are zero.

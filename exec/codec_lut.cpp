@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "exec/codec_lut.hpp"
+#include "exec/codec_bytes.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -26,18 +27,8 @@ uint8_t key_width(size_t count) { return count <= 256 ? 1 : count <= 65536 ? 2 :
 
 void put_key(uint8_t* at, uint8_t width, uint32_t key) { std::memcpy(at, &key, width); }  // little-endian hosts
 
-template <class T>
-void put(std::vector<uint8_t>& out, T v) {
-  const auto* p = reinterpret_cast<const uint8_t*>(&v);
-  out.insert(out.end(), p, p + sizeof v);
-}
-
-template <class T>
-T get(const uint8_t* at) {
-  T v;
-  std::memcpy(&v, at, sizeof v);
-  return v;
-}
+using codec_bytes::get;
+using codec_bytes::put;
 
 uint32_t index_of(const std::vector<uint32_t>& sorted, uint32_t v) {
   return static_cast<uint32_t>(std::lower_bound(sorted.begin(), sorted.end(), v) - sorted.begin());

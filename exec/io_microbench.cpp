@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <numeric>
 #include <thread>
 
 #include "exec/data_layout.hpp"
+#include "exec/encode_dataset.hpp"
 #include "exec/hdf5_file.hpp"
 #include "exec/loader.hpp"
 #include "model/error_summary.hpp"
@@ -31,6 +33,45 @@ void drop_from_page_cache(const std::string& path) {
   ::fdatasync(fd);
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   ::close(fd);
+}
+
+}  // namespace
+
+namespace {
+
+// Encodes a few samples of the folder's first file and times decoding them as the loader does.
+CodecMeasurement measure_codec(const IoBenchOptions& o, const DataLayout& layout, const std::string& file, Codec c) {
+  H5File h(file, H5File::Mode::read);
+  if (!h.text_attribute(layout.data, kCodecAttribute).empty() && h.text_attribute(layout.data, kCodecAttribute) != "raw")
+    fail_input(file, layout.data, "is encoded: calibrate codecs on the raw dataset");
+  const auto d = h.dims(layout.data);
+  const size_t lead = layout.per_sample_files ? 0 : 1;
+  const uint64_t rows = lead ? d[0] : 1, n = std::min<uint64_t>(rows, static_cast<uint64_t>(std::max(1, o.codec_samples)));
+  const SampleShape shape{static_cast<int64_t>(std::accumulate(d.begin() + static_cast<long>(lead), d.end() - 1, uint64_t{1}, std::multiplies<>())),
+                          static_cast<int64_t>(d.back()), static_cast<int64_t>(d[d.size() - 2])};
+  const double raw_bytes = static_cast<double>(h.stored_bytes(layout.data)) / static_cast<double>(rows);
+  const size_t per = static_cast<size_t>(shape.voxels * shape.channels);
+  std::vector<float> x(n * per);
+  if (lead) h.read_rows(layout.data, 0, n, x.data());
+  else x = h.read_all(layout.data);
+  const auto codec = make_codec(c);
+  std::vector<std::vector<uint8_t>> encoded;
+  double encoded_bytes = 0;
+  for (uint64_t i = 0; i < n; ++i) encoded_bytes += static_cast<double>(encoded.emplace_back(codec->encode(&x[i * per], shape)).size());
+  ValuePipeline pipe;  // the loader's, with neutral statistics for min-max
+  pipe.check = [](float) {};
+  if (layout.normalise == Normalise::log1p) pipe.log1p = [](float* v, size_t k) { torch::from_blob(v, {static_cast<int64_t>(k)}).log1p_(); };
+  const std::vector<float> zero(static_cast<size_t>(shape.channels), 0.f), one(static_cast<size_t>(shape.channels), 1.f);
+  if (layout.normalise == Normalise::min_max) pipe.shift = zero.data(), pipe.scale = one.data();
+  pipe.half = !codec->lossless();
+  CodecMeasurement m{c, raw_bytes * static_cast<double>(n) / encoded_bytes, {}};
+  std::vector<float> out(per);
+  for (int pass = 0; pass < std::max(1, o.codec_passes); ++pass) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const auto& e : encoded) codec->decode(e.data(), e.size(), shape, pipe, out.data(), file);
+    m.decode_bytes_per_s.push_back(raw_bytes * static_cast<double>(n) / since(t0));
+  }
+  return m;
 }
 
 }  // namespace
@@ -114,6 +155,10 @@ IoMeasurements measure_io(const IoBenchOptions& o, const std::function<void(cons
   }
   m.decode_bytes_per_s = disk_bytes_per_sample * 32 / decode;
   m.copy_bytes_per_s = 4.0 * static_cast<double>(batch.numel()) / copy;
+  for (Codec c : o.codecs) {
+    m.codecs.push_back(measure_codec(o, layout, files.front(), c));
+    if (progress) progress(fmt::format("codec {}", codec_name(c)));
+  }
   return m;
 }
 

@@ -10,14 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "model/codec.hpp"
+
 namespace mrplan {
 
-// raw and deflate are HDF5 storage (the loader reads them as plain datasets); lut and diff are
-// byte codecs.
-enum class Codec { raw, deflate, lut, diff };
-
-Codec codec_from_name(const std::string& name, const std::string& where);  // InputError naming `where`
-const char* codec_name(Codec c);
+// Codec (model/codec.hpp): raw and deflate are read by HDF5 as plain datasets; lut and diff here.
 
 struct SampleShape {
   int64_t voxels = 0;  // every spatial position of the sample

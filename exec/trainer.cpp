@@ -333,7 +333,11 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   RunContext ctx{plan,   o,   *world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks};
   const auto first_data = fs::path(ctx.data_dir) / fmt::format("res{}", plan.stages[state.stage].models[0].resolution);
-  const char* codec = codec_name(folder_codec(first_data.string(), ctx.layout));
+  const Codec stored = folder_codec(first_data.string(), ctx.layout);
+  const char* codec = codec_name(stored);
+  if (plan.codec != Codec::raw && stored != plan.codec)  // what was predicted is not what would run
+    fail_input(first_data.string(), "", fmt::format("is stored {} but the plan reads io.codec {}: `mrplan encode` the data or change the plan",
+                                                    codec, codec_name(plan.codec)));
   if (!state.record.provenance.contains("data_codec")) state.record.provenance["data_codec"] = codec;
   if (rank == 0 && !o.quiet)
     fmt::print("run '{}': {} stage(s), {} rank(s) on {}, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage, ranks,

@@ -1,6 +1,10 @@
 #include "model/io_cost.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+
+#include "model/errors.hpp"
 
 namespace mrplan {
 
@@ -46,9 +50,26 @@ double staging_s(const MachineProfile& m, const IoJob& job) {
   return node_share_bytes(job) / node_pfs_Bps(m, job);
 }
 
+const CodecRates* codec_rates(const MachineProfile& m, Codec codec, DecoderPlace decoder) {
+  if (codec == Codec::raw) return nullptr;
+  const std::string key = fmt::format("io.codecs.{}", codec_name(codec));
+  const auto it = m.io.codecs.find(codec_name(codec));
+  if (it == m.io.codecs.end())
+    fail_input(m.name, key, fmt::format("the profile has no rates for codec '{}': run `mrplan calibrate io --codec {}` on a machine like it, "
+                                        "or give its ratio and decode rate", codec_name(codec), codec_name(codec)));
+  const bool host = decoder == DecoderPlace::host;
+  if (codec != Codec::deflate && !((host ? it->second.host_decode_Bps : it->second.device_decode_Bps) > 0))
+    fail_input(m.name, key + (host ? ".host_decode_GBps" : ".device_decode_GBps"),
+               fmt::format("unknown: the plan decodes '{}' on the {}", codec_name(codec), decoder_place_name(decoder)));
+  if (codec == Codec::deflate && !(it->second.host_decode_Bps > 0))
+    fail_input(m.name, key + ".host_decode_GBps", "unknown: HDF5 inflates deflate on the host");
+  return &it->second;
+}
+
 IoIteration io_per_iteration(const MachineProfile& m, const IoJob& job, IoTierKind tier) {
   IoIteration it;
-  const double batch_bytes = job.sample_bytes * job.local_batch;
+  const double raw_batch_bytes = job.sample_bytes * job.local_batch;
+  const double batch_bytes = raw_batch_bytes / (job.codec ? job.codec->ratio : 1.0);  // as stored and read
   const int r = std::max(1, job.ranks_on_node);
   switch (tier) {
     case IoTierKind::pfs: {
@@ -64,8 +85,14 @@ IoIteration io_per_iteration(const MachineProfile& m, const IoJob& job, IoTierKi
       it.read_s = batch_bytes / (m.io.host_memcpy_Bps / r);
       break;
   }
-  it.decode_s = batch_bytes / m.io.host_decode_Bps;
-  it.h2d_s = job.device_bytes * job.local_batch / (m.io.host_to_device_Bps * m.io.host_to_device_efficiency);
+  const double link_Bps = m.io.host_to_device_Bps * m.io.host_to_device_efficiency;
+  if (job.codec && job.decoder == DecoderPlace::device) {  // preprocessing fused into the device decoder
+    it.device_s = raw_batch_bytes / job.codec->device_decode_Bps;
+    it.h2d_s = batch_bytes / link_Bps;
+  } else {
+    it.decode_s = raw_batch_bytes / (job.codec ? job.codec->host_decode_Bps : m.io.host_decode_Bps);
+    it.h2d_s = job.device_bytes * job.local_batch * (job.codec ? job.codec->output_bytes_per_value / 4.0 : 1.0) / link_Bps;
+  }
   return it;
 }
 

@@ -20,6 +20,10 @@ struct IoJob {
   double dataset_bytes = 0;    // the whole training set on disk
   double samples_per_file = 1; // a file's open latency is shared by its samples
   Staging staging = Staging::none;
+  // the plan's codec (model/codec.hpp): read and staged bytes shrink by its ratio; a host decoder
+  // replaces the raw preprocessing, a device decoder runs in the step and the encoded bytes cross
+  const CodecRates* codec = nullptr;  // nullptr: raw or what the profile's host_decode measured
+  DecoderPlace decoder = DecoderPlace::host;
 };
 
 // Tier a given epoch (0-based) reads from: host memory when staged there and a node's share fits
@@ -39,7 +43,12 @@ struct IoIteration {
   double read_s = 0;    // one rank's batch from the tier (ranks on a node share its bandwidth)
   double decode_s = 0;  // host preprocessing of one rank's batch
   double h2d_s = 0;     // copy to the GPU
+  double device_s = 0;  // decoding on the GPU, in the step
 };
+
+// The plan's codec's rates from the profile; nullptr for raw. InputError naming the profile key
+// where the profile lacks what the plan needs (fit them with `calibrate io --codec`).
+const CodecRates* codec_rates(const MachineProfile& m, Codec codec, DecoderPlace decoder);
 
 IoIteration io_per_iteration(const MachineProfile& m, const IoJob& job, IoTierKind tier);
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "model/codec.hpp"
+
 namespace mrplan {
 
 // Hockney model of one interconnect level: time(n bytes) = alpha_s + n / bandwidth_Bps.
@@ -102,6 +104,7 @@ struct IoParams {
   double host_memcpy_Bps = 20e9;      // per node: reading a page-cached file
   double page_cache_fraction = 0.5;   // share of host memory usable to cache the dataset
   int prefetch_depth = 2;             // batches read ahead
+  std::map<std::string, CodecRates> codecs;  // by codec name (model/codec.hpp)
 };
 
 // Learning curve of one metric against epochs. exp: m(e) = floor + amplitude*exp(-e/scale);

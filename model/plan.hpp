@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/builtin_workloads.hpp"
+#include "model/codec.hpp"
 #include "model/learning_curve.hpp"
 
 namespace mrplan {
@@ -89,6 +90,8 @@ struct Plan {
   double bucket_bytes = 25e6;      // gradient bucket (PyTorch DDP default 25 MB)
   bool overlap_comm = true;        // allreduce during backward (DDP) or after it (Horovod tape)
   Staging staging = Staging::none;
+  Codec codec = Codec::raw;                    // how the samples are stored (`mrplan encode`)
+  DecoderPlace decoder = DecoderPlace::host;   // where a codec decodes them
   bool h2d_overlapped = true;      // the input pipeline also prefetches to the GPU (tf.data); false: a
                                    // synchronous copy per step (PyTorch .to(device) on pageable memory)
   std::vector<Stage> stages;

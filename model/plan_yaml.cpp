@@ -266,12 +266,16 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   }
   if (f.has("io")) {
     auto io = f.child("io");
-    io.only({"staging", "staged_to_nvme", "h2d_overlapped"});
+    io.only({"staging", "staged_to_nvme", "h2d_overlapped", "codec", "decoder"});
     const auto staging = io.text("staging", io.boolean("staged_to_nvme", false) ? "nvme" : "none");  // staged_to_nvme: before staging
     if (!staging_from_string(staging))
       fail_input(file, io.key_path("staging"), fmt::format("unknown staging '{}' (expected none, nvme or host_memory)", staging));
     p.staging = *staging_from_string(staging);
     p.h2d_overlapped = io.boolean("h2d_overlapped", true);
+    p.codec = codec_from_name(io.text("codec", "raw"), fmt::format("{}: {}", file, io.key_path("codec")));
+    p.decoder = decoder_place_from_name(io.text("decoder", "host"), fmt::format("{}: {}", file, io.key_path("decoder")));
+    if (p.decoder == DecoderPlace::device && (p.codec == Codec::raw || p.codec == Codec::deflate))
+      fail_input(file, io.key_path("decoder"), fmt::format("'{}' is read by HDF5 on the host: a device decoder needs codec lut or diff", codec_name(p.codec)));
   }
   if (f.has("data")) {
     auto d = f.child("data");
@@ -382,8 +386,10 @@ std::string plan_to_yaml(const Plan& p) {
   e << YAML::Key << "comm" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "bucket_mb" << YAML::Value
     << p.bucket_bytes / 1e6 << YAML::Key << "overlap" << YAML::Value << p.overlap_comm << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "staging"
-    << YAML::Value << to_string(p.staging) << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped
-    << YAML::EndMap;
+    << YAML::Value << to_string(p.staging) << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped;
+  if (p.codec != Codec::raw)  // written only when set: a raw plan's text (and hash) stays as before
+    e << YAML::Key << "codec" << YAML::Value << codec_name(p.codec) << YAML::Key << "decoder" << YAML::Value << decoder_place_name(p.decoder);
+  e << YAML::EndMap;
   if (!p.data_dir.empty())
     e << YAML::Key << "data" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dir" << YAML::Value << p.data_dir << YAML::EndMap;
   if (p.checkpoint_every > 0) e << YAML::Key << "checkpoint_every" << YAML::Value << p.checkpoint_every;

@@ -99,6 +99,15 @@ const std::vector<Entry>& entries() {
     both("io.host_decode", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_decode_Bps; });
     both("io.host_to_device", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_to_device_Bps; });
     t.push_back(field("io.host_to_device_efficiency", "", 1, 0, 1, [](MachineProfile& m) { return &m.io.host_to_device_efficiency; }));
+    // io.codecs.C.*: per codec (model/codec.hpp)
+    for (auto [name, member, unit, scale, lo] :
+         {std::tuple{"ratio", &CodecRates::ratio, "", 1.0, 0.0}, std::tuple{"host_decode_GBps", &CodecRates::host_decode_Bps, "GBps", 1e9, 0.0},
+          std::tuple{"device_decode_GBps", &CodecRates::device_decode_Bps, "GBps", 1e9, 0.0},
+          std::tuple{"output_bytes_per_value", &CodecRates::output_bytes_per_value, "bytes", 1.0, 0.0}})
+      t.push_back({fmt::format("io.codecs.*.{}", name), unit, scale, lo, kInf, [member = member](MachineProfile& m, const std::string& c) -> double* {
+                     auto it = m.io.codecs.find(c);
+                     return it == m.io.codecs.end() ? nullptr : &(it->second.*member);
+                   }});
     // convergence.W.*: per workload; the learning curves' floor and amplitude may be negative
     for (const char* c : {"dense_metric", "coarse_loss", "coarse_metric"})
       for (const char* part : {"floor", "amplitude", "scale"}) {
@@ -200,6 +209,10 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"io.host_decode_GBps", opt, 2, pos, kInf},
       {"io.host_memcpy_GBps", opt, 20, pos, kInf},
       {"io.page_cache_fraction", opt, 0.5, any, 1},
+      {"io.codecs.*.ratio", req, 0, pos, kInf},
+      {"io.codecs.*.host_decode_GBps", opt, 0, any, kInf},
+      {"io.codecs.*.device_decode_GBps", opt, 0, any, kInf},
+      {"io.codecs.*.output_bytes_per_value", opt, 4, pos, 8},
       {"convergence.*.transfer_efficiency", req, 0, any, kInf},
       {"convergence.*.fusion_efficiency", opt, 0, any, kInf},
       {"convergence.*.overtrain_epochs", opt, 1e9, any, kInf},

@@ -62,6 +62,7 @@ void read_numbers(const YamlFields& f, const std::string& prefix, const std::str
   for (const auto& y : yaml_numbers()) {
     if (!y.key.starts_with(prefix)) continue;
     std::string leaf = y.key.substr(prefix.size());
+    if (name.empty() && leaf.find('*') != std::string::npos) continue;  // a map's entries (io.codecs.*.x): read per entry
     // where the number sits: `f`, or a group below it (none: an optional group that is not there);
     // emplaced, never assigned: assigning a YAML::Node writes into the tree it refers to
     std::optional<YamlFields> at;
@@ -167,6 +168,16 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   read_numbers(io, "io.", "", m);
   m.io.prefetch_depth = io.int32("prefetch_depth", 2);
   if (m.io.prefetch_depth < 0) fail_input(file, "io.prefetch_depth", fmt::format("must be >= 0, got {}", m.io.prefetch_depth));
+  if (io.has("codecs")) {
+    for (const auto& kv : io.node()["codecs"]) {
+      const auto c = kv.first.as<std::string>();
+      codec_from_name(c, fmt::format("{}: io.codecs.{}", file, c));
+      YamlFields cf(kv.second, file, "io.codecs." + c);
+      cf.only(keys_under("io.codecs.*.", {}));
+      m.io.codecs[c] = CodecRates{};
+      read_numbers(cf, "io.codecs.*.", c, m);
+    }
+  }
 
   if (f.has("convergence")) {
     for (const auto& kv : f.node()["convergence"]) {
@@ -291,6 +302,15 @@ std::string profile_to_yaml(const MachineProfile& profile) {
   e << YAML::EndMap;
   write_numbers(e, "io.", "", m);
   kv("prefetch_depth", m.io.prefetch_depth);
+  if (!m.io.codecs.empty()) {
+    e << YAML::Key << "codecs" << YAML::Value << YAML::BeginMap;
+    for (const auto& [c, rates] : m.io.codecs) {
+      e << YAML::Key << c << YAML::Value << YAML::Flow << YAML::BeginMap;
+      write_numbers(e, "io.codecs.*.", c, m);
+      e << YAML::EndMap;
+    }
+    e << YAML::EndMap;
+  }
   e << YAML::EndMap;
   if (!m.convergence.empty()) {
     e << YAML::Key << "convergence" << YAML::Value << YAML::BeginMap;

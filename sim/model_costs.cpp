@@ -75,7 +75,9 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   job.local_batch = run.local_batch;
   job.ranks_on_node = gpn;
   job.nodes = c.nodes;
-  job.dataset_bytes = job.sample_bytes * static_cast<double>(plan.train_samples);
+  job.codec = codec_rates(m, plan.codec, plan.decoder);
+  job.decoder = plan.decoder;
+  job.dataset_bytes = job.sample_bytes * static_cast<double>(plan.train_samples) / (job.codec ? job.codec->ratio : 1.0);
   job.staging = plan.staging;
   c.staging_s = staging_s(m, job);
   job.samples_per_file = table.samples_per_file;
@@ -94,9 +96,9 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
     const double produce_s = io.read_s + io.decode_s + (plan.h2d_overlapped ? io.h2d_s : 0.0);
     const double iters = static_cast<double>(c.iterations_per_epoch);
     EpochCost e;
-    e.compute_s = c.compute_iter_s * iters;
+    e.compute_s = (c.compute_iter_s + io.device_s) * iters;
     e.comm_s = c.comm_exposed_iter_s * iters;
-    e.io_s = produce_s + std::max(0.0, produce_s - step_s) * (iters - 1) + sync_s * iters;
+    e.io_s = produce_s + std::max(0.0, produce_s - (step_s + io.device_s)) * (iters - 1) + sync_s * iters;
     e.h2d_s = sync_s * iters;
     // each pass's own prefetcher starts empty: its first batch and any excess over a forward wait
     auto pass_io = [&](double batches) {
