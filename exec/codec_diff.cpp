@@ -22,6 +22,14 @@ namespace mrplan {
 
 float round_to_half(float x) {
   const float a = std::fabs(x);
+  if (a >= 6.103515625e-05f && a < 65504.f) {  // FP16's normal range: keep 10 mantissa bits, ties to even
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    u += 0xfff + ((u >> 13) & 1);
+    u &= ~0x1fffu;
+    std::memcpy(&x, &u, 4);
+    return x;
+  }
   if (!std::isfinite(x) || a == 0) return x;
   if (a >= 65520.f) return std::copysign(INFINITY, x);  // rounds beyond FP16's largest, 65504
   int e;
@@ -44,7 +52,14 @@ using codec_bytes::put;
 // 0x80 are zero.
 float step_value(uint8_t code, int base) {
   if ((code & 0x7f) == 0) return 0.f;
-  const float v = std::ldexp(1.f + static_cast<float>(code & 15) / 16.f, base + ((code >> 4) & 7));
+  const int e = base + ((code >> 4) & 7);
+  if (e > -127 && e < 128) {  // a normal float: its bits directly (the decoder's inner loop)
+    const uint32_t u = uint32_t{code & 0x80u} << 24 | static_cast<uint32_t>(e + 127) << 23 | uint32_t{code & 15u} << 19;
+    float v;
+    std::memcpy(&v, &u, 4);
+    return v;
+  }
+  const float v = std::ldexp(1.f + static_cast<float>(code & 15) / 16.f, e);
   return code & 0x80 ? -v : v;
 }
 
