@@ -35,6 +35,7 @@ namespace mrplan {
 namespace {
 
 struct OptimizeOpts {
+  PlanEdits edits;
   std::string plan = "cosmoflow@perlmutter", methods, gpus, local_batch = "1:64", switches = "1:200", splits,
               minimize = "time", deadline, budget, machine, out, csv, plot;
   double confidence = 0.9, max_global_batch = -1;
@@ -208,7 +209,8 @@ void optimize(const OptimizeOpts& o) {
   auto templates = search_templates(o.plan, o.methods.empty() ? std::vector<Method>{} : parse_methods(o.methods));
   if (!o.machine.empty())
     for (auto& t : templates) t.machine = o.machine;
-  const auto machine = machine_for(templates.front(), o.machine);
+  for (auto& t : templates) t = edited(t, o.edits);
+  const auto machine = edited(machine_for(templates.front(), o.machine), o.edits);
   SearchSpace space = space_from(o, machine, std::move(templates));
   const std::string workload = plan_network(space.templates.front()).name;
   std::string cap_note;
@@ -319,6 +321,7 @@ void register_optimize(CLI::App& app) {
   cmd->add_option("--max-global-batch", o->max_global_batch,
                   "largest global batch searched (0: none; default: 4x the learning curves' batch where no critical batch is known)");
   cmd->add_option("--machine", o->machine, "override the plans' machine (built-in name or profile YAML)");
+  add_plan_edit_options(cmd, o->edits, false);
   cmd->add_option("--out", o->out, "write the chosen plan here as a plan file");
   cmd->add_option("--csv", o->csv, "write every candidate predicted here (under MPI: FILE.RANK)");
   cmd->add_option("--plot", o->plot, "write the time / GPU-hours front here (PNG, gnuplot)");

@@ -82,6 +82,7 @@ void register_predict(CLI::App& app) {
   auto keep = std::make_shared<std::string>("global");
   auto samples = std::make_shared<size_t>(200);
   auto seed = std::make_shared<uint64_t>(1);
+  auto edits = std::make_shared<PlanEdits>();
   cmd->add_option("plan", *plan, "plan YAML file or built-in APP@MACHINE (e.g. cosmoflow-mrt@summit)")->required();
   cmd->add_option("--json", *json, "write the predicted Record as JSON here");
   cmd->add_option("--machine", *machine, "override the plan's machine (built-in name or profile YAML)");
@@ -93,10 +94,11 @@ void register_predict(CLI::App& app) {
   cmd->add_option("--samples", *samples, "Monte Carlo draws of the profile's fitted parameters and the seed (0: the point prediction only)")
       ->capture_default_str();
   cmd->add_option("--seed", *seed, "seed of the draws (the same seed gives the same spread)")->capture_default_str();
-  cmd->callback([plan, json, machine, gpus, per_epoch, keep, samples, seed] {
-    Plan p = load_plan(*plan);
+  add_plan_edit_options(cmd, *edits);
+  cmd->callback([plan, json, machine, gpus, per_epoch, keep, samples, seed, edits] {
+    Plan p = edited(load_plan(*plan), *edits);
     if (*gpus > 0) p = plan_at_gpus(p, *gpus, *keep == "global");
-    const auto m = machine_for(p, *machine);
+    const auto m = edited(machine_for(p, *machine), *edits);
     auto r = simulate(p, m);
     if (*samples > 0) add_spread(r, p, m, *samples, *seed);
     print_record(r, *per_epoch);

@@ -73,6 +73,7 @@ void register_sweep(CLI::App& app) {
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     size_t samples = 50;
     uint64_t seed = 1;
+    PlanEdits edits;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("plan", o->plan, "plan YAML file or built-in APP@MACHINE")->capture_default_str();
@@ -90,9 +91,10 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")->check(CLI::Range(1, 4096));
   cmd->add_option("--samples", o->samples, "Monte Carlo draws: P10/P50/P90 of every point (0: point predictions only)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the draws")->capture_default_str();
+  add_plan_edit_options(cmd, o->edits);
   cmd->callback([o] {
-    const Plan plan = load_plan(o->plan);
-    const auto machine = machine_for(plan, o->machine);
+    const Plan plan = edited(load_plan(o->plan), o->edits);
+    const auto machine = edited(machine_for(plan, o->machine), o->edits);
     SweepSpec spec;
     if (plan.method != Method::baseline) spec.switch_epochs = parse_range(o->switches, "--switch");
     if (!o->splits.empty()) {

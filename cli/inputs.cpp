@@ -5,6 +5,7 @@
 #include "calibrate/paper_calibration.hpp"
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
+#include "model/yaml_overrides.hpp"
 #include "sim/builtin_plans.hpp"
 
 namespace mrplan {
@@ -29,5 +30,21 @@ MachineProfile machine_for(const Plan& plan, const std::string& override_machine
     fail_input(plan.source_file, "machine", why);
   }
 }
+
+void add_plan_edit_options(CLI::App* cmd, PlanEdits& e, bool local_batch) {
+  cmd->add_option("--set", e.sets, "KEY=VALUE: a dotted plan key (stages.0.learning_rate=0.002, io.codec=lut) or machine.KEY for the "
+                                   "profile (machine.io.host_decode_GBps=3); repeatable");
+  if (local_batch) cmd->add_option("--local-batch", e.local_batch, "every model's local batch")->check(CLI::Range(1, 1 << 20));
+}
+
+Plan edited(const Plan& plan, const PlanEdits& e) {
+  Plan p = plan;
+  if (e.local_batch > 0)
+    for (auto& st : p.stages)
+      for (auto& m : st.models) m.local_batch = e.local_batch;
+  return with_overrides(p, parse_overrides(e.sets));
+}
+
+MachineProfile edited(const MachineProfile& machine, const PlanEdits& e) { return with_overrides(machine, parse_overrides(e.sets)); }
 
 }  // namespace mrplan

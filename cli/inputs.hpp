@@ -1,6 +1,9 @@
 #pragma once
 // Resolving the PLAN and profile arguments the subcommands share.
 #include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "model/machine_profile.hpp"
 #include "model/plan.hpp"
@@ -11,5 +14,16 @@ namespace mrplan {
 Plan load_plan(const std::string& plan_arg);
 // The plan's machine (or `override_machine`): a built-in name (calibrated) or a profile YAML.
 MachineProfile machine_for(const Plan& plan, const std::string& override_machine = "");
+
+// What predict, sweep and optimize let the command line change: `--set KEY=VALUE` (plan keys, or
+// machine.KEY for the profile: model/yaml_overrides.hpp) and `--local-batch` for every model.
+struct PlanEdits {
+  std::vector<std::string> sets;
+  int local_batch = 0;
+};
+// `local_batch`: whether to add --local-batch (optimize searches its own axis of that name).
+void add_plan_edit_options(CLI::App* cmd, PlanEdits& edits, bool local_batch = true);
+Plan edited(const Plan& plan, const PlanEdits& edits);
+MachineProfile edited(const MachineProfile& machine, const PlanEdits& edits);
 
 }  // namespace mrplan
