@@ -11,6 +11,7 @@
 
 #include "calibrate/mllog_events.hpp"
 #include "model/errors.hpp"
+#include "model/time_to_target.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
@@ -60,6 +61,7 @@ struct LogFacts {
   std::vector<ModelMarks> models;  // in the order they first appear
   std::map<std::string, double> fusion_s;
   std::map<std::string, std::string> log_keys;
+  std::vector<LoggedTime> times;  // every line's, for the run's time (model/time_to_target)
 };
 
 int64_t count_of(const MllogEvent& e, const std::string& file, int64_t least) {
@@ -186,6 +188,7 @@ bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
 LogFacts read_facts(const std::vector<MllogEvent>& events, const std::string& file) {
   LogFacts f;
   for (const auto& e : events) {
+    f.times.push_back({e.key, e.time_ms});
     // some submitters train on after run_stop: the run, and what is measured of it, ends there
     if (f.run_stop && e.key != "run_stop" && e.key != "run_start") continue;
     if (absorb_run(f, e, file) || absorb_epoch(f, e, file) || absorb_setting(f, e, file)) continue;
@@ -329,7 +332,7 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
   r.totals = run_totals(r.stages, f.status == "success");
   // the log's own run time, from run_start to run_stop, includes what lies between its epochs
   if (f.run_stop) {
-    r.totals.time_to_target_s = (*f.run_stop - *f.run_start) / 1000.0;
+    r.totals.time_to_target_s = trained_time_s(f.times);
     r.totals.gpu_hours = r.totals.time_to_target_s * gpus / 3600.0;
   } else {
     r.warnings.push_back("no run_stop event: the run did not finish");

@@ -39,7 +39,7 @@ void register_run(CLI::App& app) {
     try {
       p = load_plan(*plan);
     } catch (const InputError&) {  // every rank reads the same file
-      if (detect_launch().rank > 0) throw ReportedByRankZero{2};
+      if (detect_launch().rank > 0) throw ReportedByAnotherRank{2};
       throw;
     }
     run_plan(p, *o);

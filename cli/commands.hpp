@@ -6,12 +6,6 @@ class App;
 
 namespace mrplan {
 
-// An error every rank of a launched job met alike (a bad plan under mpirun): rank 0 reports it,
-// the others end with `code` and say nothing, so that it is printed once.
-struct ReportedByRankZero {
-  int code = 2;
-};
-
 void register_predict(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_optimize(CLI::App& app);

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   } catch (const mrplan::InputError& e) {
     fmt::print(stderr, "mrplan: error: {}\n", e.what());
     return 2;
-  } catch (const mrplan::ReportedByRankZero& e) {
+  } catch (const mrplan::ReportedByAnotherRank& e) {
     return e.code;
   } catch (const std::filesystem::filesystem_error& e) {  // a path the user gave: a loop of links, no permission
     fmt::print(stderr, "mrplan: error: {}: {}\n", e.path1().string(), e.code().message());

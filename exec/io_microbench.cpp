@@ -60,7 +60,7 @@ CodecMeasurement measure_codec(const IoBenchOptions& o, const DataLayout& layout
   for (uint64_t i = 0; i < n; ++i) encoded_bytes += static_cast<double>(encoded.emplace_back(codec->encode(&x[i * per], shape)).size());
   ValuePipeline pipe;  // the loader's, with neutral statistics for min-max
   pipe.check = [](float) {};
-  if (layout.normalise == Normalise::log1p) pipe.log1p = [](float* v, size_t k) { torch::from_blob(v, {static_cast<int64_t>(k)}).log1p_(); };
+  if (layout.normalise == Normalise::log1p) pipe.log1p = batch_log1p;
   const std::vector<float> zero(static_cast<size_t>(shape.channels), 0.f), one(static_cast<size_t>(shape.channels), 1.f);
   if (layout.normalise == Normalise::min_max) pipe.shift = zero.data(), pipe.scale = one.data();
   pipe.half = !codec->lossless();

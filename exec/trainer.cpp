@@ -4,6 +4,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <map>
@@ -17,6 +18,7 @@
 #include "exec/communicator.hpp"
 #include "exec/compute_microbench.hpp"
 #include "exec/durable_file.hpp"
+#include "exec/error_once.hpp"
 #include "exec/grad_sync.hpp"
 #include "exec/fusion.hpp"
 #include "exec/handoff.hpp"
@@ -30,6 +32,7 @@
 #include "model/launch_env.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
+#include "model/time_to_target.hpp"
 #include "sim/simulate.hpp"
 
 namespace mrplan {
@@ -218,11 +221,12 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
 
 // A finished run resumed: what a kill after its last checkpoint kept it from writing (the log's
 // run_stop, the final model, the record) is written now; what it wrote stays as it is.
-void finish_outputs(const fs::path& out, const Record& r, const std::string& final_model_bytes, bool quiet) {
-  std::ifstream in(out / "mllog.txt");
-  const std::string log((std::istreambuf_iterator<char>(in)), {});
-  if (log.find("\"key\": \"run_stop\"") == std::string::npos)
-    MlLog((out / "mllog.txt").string(), true).event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
+void finish_outputs(const fs::path& out, Record& r, const std::string& final_model_bytes, bool quiet) {
+  MlLog log((out / "mllog.txt").string(), true);
+  const auto& times = log.times();
+  if (std::none_of(times.begin(), times.end(), [](const LoggedTime& t) { return t.key == "run_stop"; }))
+    log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
+  r.totals.time_to_target_s = trained_time_s(times);
   const bool missing = !fs::exists(out / "model.pt") || !fs::exists(out / "record.json");
   if (!fs::exists(out / "model.pt")) write_atomically(out / "model.pt", final_model_bytes);
   if (!fs::exists(out / "record.json")) write_atomically(out / "record.json", record_to_json(r));
@@ -281,12 +285,8 @@ std::map<std::string, std::string> provenance(const RunFacts& f, const torch::De
   return p;
 }
 
-}  // namespace
-
-Record run_plan(const Plan& plan, const RunOptions& o) {
-  keep_large_allocations_mapped();
-  auto world = make_mpi_communicator();
-  const int rank = world->rank(), ranks = world->size();
+Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
+  const int rank = world.rank(), ranks = world.size();
   // a launcher whose tasks MPI does not see would train the plan once per task, each alone
   if (const auto env = detect_launch(); env.size > 1 && env.size != ranks)
     fail_input(plan.source_file, "ranks",
@@ -295,14 +295,14 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
   check_ranks(plan, ranks);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   set_intra_op_threads(o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks)));
-  const torch::Device dev = pick_device(o.device, *world);
+  const torch::Device dev = pick_device(o.device, world);
   const auto spec = plan_network(plan);
   check_before_training(plan, spec);
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
   const bool resuming = !o.resume_dir.empty();
   if (rank == 0) fs::create_directories(out);
-  world->barrier();
-  if (!resuming) claim_out_dir(out, o.overwrite, *world);
+  world.barrier();
+  if (!resuming) claim_out_dir(out, o.overwrite, world);
   const std::string plan_yaml = plan_to_yaml(plan);
   const CheckpointIdentity id{plan_hash(plan_yaml), ranks, o.keep_checkpoints};
   const Checkpointer checkpoints(out / "checkpoints", id, rank == 0);
@@ -317,20 +317,21 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     if (state.stage >= plan.stages.size()) {  // finished: nothing left to train
       add_totals(plan, state.record, false);
       if (rank == 0) finish_outputs(out, state.record, loaded->handoff_bytes, o.quiet);
-      world->barrier();
+      world.barrier();
       return state.record;
     }
   }
-  if (!state.record.device_matmul_flops_per_s) state.record.device_matmul_flops_per_s = matmul_probe(*world, dev);  // kept on resume
+  if (!state.record.device_matmul_flops_per_s) state.record.device_matmul_flops_per_s = matmul_probe(world, dev);  // kept on resume
   if (!resuming && rank == 0) checkpoints.save_run(state, nullptr);  // a run killed in its first stage resumes from here
   // the probe's buffers go back to the kernel, so that every rank's first stage starts on the heap
   // a fresh process has, as model/startup_cost predicts it
   release_free_heap();
   MlLog log(rank == 0 ? (out / "mllog.txt").string() : "", resuming);
-  const RunFacts facts = run_facts(*world, dev, o.seed);
+  const RunFacts facts = run_facts(world, dev, o.seed);
   if (state.record.provenance.empty()) state.record.provenance = provenance(facts, dev, o);  // a resume keeps the run's
   if (!resuming) log_run_header(log, plan, spec.name, facts);
-  RunContext ctx{plan,   o,   *world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
+  else log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", state.stage + 1));  // the time since the kill is not trained
+  RunContext ctx{plan,   o,   world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks};
   const auto first_data = fs::path(ctx.data_dir) / fmt::format("res{}", plan.stages[state.stage].models[0].resolution);
   const Codec stored = folder_codec(first_data.string(), ctx.layout);
@@ -368,12 +369,29 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     // exactly once per run, resumed or not (MLPerf HPC rules: success or aborted); a stop as if
     // killed writes none, so that the resumed run's is the one
     if (!killed) log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
+    r.totals.time_to_target_s = trained_time_s(log.times());  // as ingest-mllog reads it from the log (model/time_to_target)
     if (!killed) write_atomically(out / "model.pt", module_to_bytes(*handed));  // the final model
     write_atomically(out / "record.json", record_to_json(r));
     if (!o.quiet) print_summary(r);
   }
-  world->barrier();  // every rank returns once the outputs are there
+  world.barrier();  // every rank returns once the outputs are there
   return r;
+}
+
+}  // namespace
+
+Record run_plan(const Plan& plan, const RunOptions& o) {
+  keep_large_allocations_mapped();
+  auto world = make_mpi_communicator();
+  const auto token = broadcast_text(*world, fmt::format("{}-{}", ::getpid(), std::chrono::system_clock::now().time_since_epoch().count()), 0);
+  try {
+    return train_plan(*world, plan, o);
+  } catch (const std::exception& e) {  // printed once however many ranks met it (exec/error_once)
+    const bool input = dynamic_cast<const InputError*>(&e) || dynamic_cast<const std::filesystem::filesystem_error*>(&e);
+    const auto out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
+    if (world->size() > 1 && !first_to_report(out / "heartbeats", token, e.what(), world->rank())) throw ReportedByAnotherRank{input ? 2 : 1};
+    throw;
+  }
 }
 
 }  // namespace mrplan

@@ -9,6 +9,12 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An error the ranks of a launched job met alike (a bad plan under mpirun): one rank reported it,
+// the others end with `code` and say nothing, so that it is printed once.
+struct ReportedByAnotherRank {
+  int code = 2;
+};
+
 // "FILE: KEY: MESSAGE" — the shape every input error takes.
 [[noreturn]] void fail_input(const std::string& file, const std::string& key, const std::string& message);
 

@@ -400,6 +400,11 @@ std::string plan_to_yaml(const Plan& p) {
 }
 
 void check_plan_against_machine(const Plan& p, const MachineProfile& m) {
+  if (p.staging == Staging::nvme && !(m.io.nvme_capacity_bytes > 0 && m.io.nvme_bandwidth_Bps > 0))
+    fail_input(p.source_file, "io.staging",
+               fmt::format("'nvme', but machine '{}' has no node NVMe (its profile's io.nvme_capacity_GB and io.nvme_bandwidth_GBps "
+                           "must be above 0): stage to host_memory, or none",
+                           m.name));
   for (size_t i = 0; i < p.stages.size(); ++i) {
     const auto& s = p.stages[i];
     const auto key = fmt::format("stages[{}].gpus", i);

@@ -78,10 +78,6 @@ std::vector<std::string> depth_warnings(const PreparedPlan& p, const MachineProf
     out.push_back(fmt::format("machine '{}' has no measurements of its own for some fits: they were transferred from {} (see its profile's "
                               "fitted list)",
                               machine.name, from));
-  if (plan.staging == Staging::nvme && (machine.io.nvme_capacity_bytes <= 0 || machine.io.nvme_bandwidth_Bps <= 0))
-    out.push_back(fmt::format("the plan stages its data to node NVMe, but machine '{}' has none: its reads are predicted from the "
-                              "parallel file system",
-                              machine.name));
   return out;
 }
 

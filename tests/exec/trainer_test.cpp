@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
+#include <fmt/format.h>
 
 #include <filesystem>
+#include <chrono>
+#include <thread>
 #include <fstream>
 
 #include "calibrate/mllog_ingest.hpp"
@@ -13,6 +16,7 @@
 #include "model/builtin_workloads.hpp"
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
+#include "model/record.hpp"
 #include "tests/support/error_of.hpp"
 #include "tests/support/mllog_rules.hpp"
 #include "tests/support/scratch_data.hpp"
@@ -139,18 +143,39 @@ TEST_F(TinyRun, IterationWindowRuleSwitchesMidEpoch) {
   EXPECT_EQ(r.stages[1].epochs, 3);
 }
 
-TEST_F(TinyRun, ResumedRunEndsWithTheSameParameters) {
+// One time to target (model/time_to_target.hpp): what the run prints, its Record and its log agree,
+// and the time between a kill and its resume is not counted.
+TEST_F(TinyRun, ResumedRunEndsWithTheSameParametersAndOneTime) {
   const auto p = plan("mrt");
-  run_plan(p, options("straight"));
+  auto straight = options("straight");
+  straight.quiet = false;
+  ::testing::internal::CaptureStdout();
+  const auto whole = run_plan(p, straight);
+  const std::string printed = ::testing::internal::GetCapturedStdout();
+  const auto said = whole.totals.reached_target ? fmt::format("time to target {:.1f} s", whole.totals.time_to_target_s)
+                                                : fmt::format("trained {:.1f} s, target not reached", whole.totals.time_to_target_s);
+  EXPECT_NE(printed.find(said), std::string::npos) << printed;
+  EXPECT_EQ(load_mllog_file((dir / "straight/mllog.txt").string()).totals.time_to_target_s, whole.totals.time_to_target_s);
   auto o = options("killed");
   o.stop_after_epochs = 3;  // mid dense stage: 2 coarse + 1 dense
   const auto partial = run_plan(p, o);
   EXPECT_FALSE(partial.totals.reached_target);
   ASSERT_FALSE(partial.warnings.empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the job waits in the queue
   auto r = options("killed");
   r.resume_dir = (dir / "killed").string();
   const auto resumed = run_plan(p, r);
   EXPECT_EQ(resumed.stages.back().epochs, 3);
+  const auto ingested = load_mllog_file((dir / "killed/mllog.txt").string());
+  EXPECT_EQ(ingested.totals.time_to_target_s, resumed.totals.time_to_target_s);
+  EXPECT_EQ(record_from_json(read_text(dir / "killed/record.json")).totals.time_to_target_s, resumed.totals.time_to_target_s);
+  EXPECT_GT(resumed.totals.time_to_target_s, partial.totals.time_to_target_s);
+  const auto log = read_text(dir / "killed/mllog.txt");
+  const auto ms = [&](const std::string& key) {
+    const auto line = log.find("\"key\": \"" + key + "\"");
+    return std::stod(log.substr(log.rfind("\"time_ms\": ", line) + 11));
+  };
+  EXPECT_LT(resumed.totals.time_to_target_s, (ms("run_stop") - ms("run_start")) / 1000.0 - 1.4);  // the wait is not trained
   const auto a = load_params(dir / "straight"), b = load_params(dir / "killed");
   ASSERT_EQ(a.size(), b.size());
   ASSERT_FALSE(a.empty());

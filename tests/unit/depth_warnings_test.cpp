@@ -67,15 +67,6 @@ TEST(DepthWarnings, ANetworkFromAFileThatTakesABuiltinsNameAndItsCurves) {
   EXPECT_EQ(count(write(wider), "names its network 'neuron-inverter', whose learning curves were fitted for the built-in network"), 1u);
 }
 
-TEST(DepthWarnings, StagedToNvmeOnAMachineWithout) {
-  MachineProfile m = calibrated_builtin_profile("summit");
-  Plan p = builtin_plan("cosmoflow-mrt@summit");
-  p.staging = Staging::nvme;
-  EXPECT_EQ(count(simulate(p, m), "NVMe"), 0u);
-  m.io.nvme_capacity_bytes = 0;
-  EXPECT_EQ(count(simulate(p, m), "stages its data to node NVMe, but machine 'summit' has none"), 1u);
-}
-
 TEST(DepthWarnings, FixedEpochsWithoutAConvergenceModel) {
   MachineProfile m = calibrated_builtin_profile("summit");
   m.convergence.clear();

@@ -76,3 +76,13 @@ TEST(Staging, PlanYamlSaysWhereAndReadsTheOlderKey) {
             }).find("p.yaml: io.staging: unknown staging 'tape' (expected none, nvme or host_memory)"),
             std::string::npos);
 }
+
+TEST(Staging, ToNvmeOnAMachineWithoutIsRefused) {
+  MachineProfile m = calibrated_builtin_profile("summit");
+  Plan p = builtin_plan("cosmoflow-mrt@summit");
+  p.staging = Staging::nvme;
+  p.source_file = "p.yaml";
+  EXPECT_GT(simulate(p, m).totals.time_to_target_s, 0);
+  m.io.nvme_capacity_bytes = 0;
+  EXPECT_NE(error_of([&] { simulate(p, m); }).find("p.yaml: io.staging: 'nvme', but machine 'summit' has no node NVMe"), std::string::npos);
+}
