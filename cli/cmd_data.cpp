@@ -33,12 +33,14 @@ void register_data(CLI::App& app) {
     cmd->add_option("out", o->out_dir, "output folder")->required();
     cmd->add_option("--factor", o->factor, "coarsening factor per spatial axis")->capture_default_str();
     cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, deepcam, neuron-inverter)")->capture_default_str();
-    cmd->add_option("--op", o->op, "mean or sum")->check(CLI::IsMember({"mean", "sum"}))->capture_default_str();
+    cmd->add_option_function<std::string>("--op", [o](const std::string& v) { o->op = coarsen_op_from_name(v, "command line"); },
+                                           "mean or sum (default: the workload's own: sum for CosmoFlow's counts, mean for fields)")
+        ->check(CLI::IsMember({"mean", "sum"}));
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 4096));
     cmd->callback([o] {
       const auto r = coarsen_dataset(*o);
-      fmt::print("coarsen: {} files, read {:.1f} MB, wrote {:.1f} MB in {:.3f} s ({:.0f} MB/s read)\n", r.files,
-                 r.bytes_read / 1e6, r.bytes_written / 1e6, r.seconds, r.bytes_read / 1e6 / r.seconds);
+      fmt::print("coarsen: {} files, block {}s by {}, read {:.1f} MB, wrote {:.1f} MB in {:.3f} s ({:.0f} MB/s read)\n", r.files,
+                 to_string(r.op), o->factor, r.bytes_read / 1e6, r.bytes_written / 1e6, r.seconds, r.bytes_read / 1e6 / r.seconds);
     });
   }
   {

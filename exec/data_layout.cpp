@@ -9,9 +9,17 @@
 
 namespace mrplan {
 
+const char* to_string(CoarsenOp op) { return op == CoarsenOp::sum ? "sum" : "mean"; }
+
+CoarsenOp coarsen_op_from_name(const std::string& name, const std::string& where) {
+  if (name == "sum") return CoarsenOp::sum;
+  if (name == "mean") return CoarsenOp::mean;
+  fail_input(where, "--op", fmt::format("expected mean or sum, got '{}'", name));
+}
+
 DataLayout layout_for(const std::string& workload) {
   if (workload.starts_with("cosmoflow"))
-    return {.data = "3Dmap", .labels = "unitPar", .spatial_axes = 3, .normalise = Normalise::log1p};
+    return {.data = "3Dmap", .labels = "unitPar", .spatial_axes = 3, .normalise = Normalise::log1p, .coarsen = CoarsenOp::sum};
   if (workload == "neuron-inverter") return {.data = "train_frames", .labels = "train_unitStar_par", .spatial_axes = 1};
   if (workload == "deepcam")  // labels: 0 background, 1 tropical cyclone, 2 atmospheric river
     return {.data = "climate/data",

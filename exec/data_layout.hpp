@@ -9,6 +9,11 @@ namespace mrplan {
 
 enum class Normalise { none, log1p, min_max };
 enum class Task { regression, segmentation };
+// How `coarsen` makes a coarse voxel of a block: CosmoFlow's particle counts add up (MRT paper
+// III-A); fields and time series average.
+enum class CoarsenOp { mean, sum };
+const char* to_string(CoarsenOp op);
+CoarsenOp coarsen_op_from_name(const std::string& name, const std::string& where);
 
 struct DataLayout {
   std::string data;      // dataset with the samples, channel-last
@@ -18,6 +23,7 @@ struct DataLayout {
   Normalise normalise = Normalise::none;
   Task task = Task::regression;
   int classes = 0;  // segmentation: labels are integers in [0, classes)
+  CoarsenOp coarsen = CoarsenOp::mean;
 };
 
 // CosmoFlow as the MRT authors' code reads it: 3Dmap (n, S, S, S, 4) and unitPar (n, 4), log1p.

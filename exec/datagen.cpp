@@ -122,12 +122,12 @@ DatagenReport generate_deepcam(const DatagenOptions& o, int height) {
 // Min-max statistics for a coarsened DeepCAM folder: block means stay within the dense range, so
 // the dense statistics carry over (scaled by the block size for sums) and both resolutions see the
 // same normalisation, which is what lets the coarse weights transfer.
-void coarsen_stats(const CoarsenOptions& o) {
+void coarsen_stats(const CoarsenOptions& o, CoarsenOp op) {
   const auto in = std::filesystem::path(o.in_dir) / kStatsFile;
   if (!std::filesystem::exists(in)) return;
   H5File src(in.string(), H5File::Mode::read);
   auto lo = src.read_all(kStatsMin), hi = src.read_all(kStatsMax);
-  if (o.op == "sum") {
+  if (op == CoarsenOp::sum) {
     const float block = static_cast<float>(std::pow(o.factor, layout_for(o.workload).spatial_axes));
     for (auto& v : lo) v *= block;
     for (auto& v : hi) v *= block;
@@ -184,11 +184,12 @@ DatagenReport generate_dataset(const DatagenOptions& o) {
 
 CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
   if (o.factor < 2) fail_input("command line", "--factor", "must be >= 2");
-  if (o.op != "mean" && o.op != "sum") fail_input("command line", "--op", "expected mean or sum");
+  const CoarsenOp op = o.op.value_or(layout_for(o.workload).coarsen);
   const auto files = list_h5_files(o.in_dir);
   std::filesystem::create_directories(o.out_dir);
   const auto t0 = std::chrono::steady_clock::now();
   CoarsenReport rep;
+  rep.op = op;
   std::mutex mu;
   ProgressBar bar("coarsen", static_cast<int64_t>(files.size()), o.progress);
   parallel_for(static_cast<int64_t>(files.size()), thread_count(o.threads), [&](int64_t fi) {
@@ -211,7 +212,7 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
     out_dims.push_back(C);
     if (L.per_sample_files) out_dims.erase(out_dims.begin());
     std::vector<float> buf(in_sample), out(n * out_sample, 0.f);
-    const float scale = o.op == "mean" ? 1.f / static_cast<float>(std::pow(o.factor, k)) : 1.f;
+    const float scale = op == CoarsenOp::mean ? 1.f / static_cast<float>(std::pow(o.factor, k)) : 1.f;
     for (uint64_t i = 0; i < n; ++i) {
       if (L.per_sample_files) buf = in.read_all(L.data);
       else in.read_rows(L.data, i, 1, buf.data());
@@ -233,7 +234,7 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
     const auto labels = in.read_all(L.labels);
     const auto out_path = (std::filesystem::path(o.out_dir) / std::filesystem::path(path).filename()).string();
     H5File h5(out_path, H5File::Mode::create);
-    const bool keep_int = o.op == "sum" && !in.is_float(L.data);
+    const bool keep_int = op == CoarsenOp::sum && !in.is_float(L.data);
     if (keep_int) {
       std::vector<int16_t> ints(out.size());
       for (size_t k = 0; k < out.size(); ++k) ints[k] = static_cast<int16_t>(std::min(out[k], 32767.f));
@@ -253,7 +254,7 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
     ++rep.files;
     bar.add(1);
   });
-  coarsen_stats(o);
+  coarsen_stats(o, op);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rep;
 }

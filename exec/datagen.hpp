@@ -2,7 +2,10 @@
 // `mrplan datagen` and `mrplan coarsen`: synthetic datasets in the real layouts, and 2^d block
 // averaging (or summing) of every file. No torch here.
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "exec/data_layout.hpp"
 
 namespace mrplan {
 
@@ -29,13 +32,14 @@ DatagenReport generate_dataset(const DatagenOptions& options);
 struct CoarsenOptions {
   std::string in_dir, out_dir;
   int factor = 2;
-  std::string op = "mean";  // mean | sum
+  std::optional<CoarsenOp> op;  // the layout's own unless given
   unsigned threads = 0;
   bool progress = true;
   std::string workload = "cosmoflow-mrt";  // picks the layout: which datasets, which axes are spatial
 };
 struct CoarsenReport {
   int files = 0;
+  CoarsenOp op = CoarsenOp::mean;  // as applied
   double bytes_read = 0, bytes_written = 0, seconds = 0;
 };
 CoarsenReport coarsen_dataset(const CoarsenOptions& options);

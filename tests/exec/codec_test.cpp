@@ -136,7 +136,7 @@ struct EncodedData : ::testing::Test {
     dir = mrplan::testing::scratch_dir("codec");
     DatagenOptions o;
     o.samples = 20, o.size = 16, o.samples_per_file = 8;
-    mrplan::testing::make_two_resolutions(dir / "raw", o, "sum");
+    mrplan::testing::make_two_resolutions(dir / "raw", o);
     for (Codec c : {Codec::lut, Codec::deflate}) {
       EncodeOptions e;
       e.in_dir = (dir / "raw").string(), e.out_dir = (dir / codec_name(c)).string(), e.codec = c, e.threads = 2, e.progress = false;

@@ -89,7 +89,7 @@ TEST(Coarsen, SumAndMeanOfBlocksMatchClosedForm) {
     h.write("unitPar", {1, 4}, y.data());
   }
   for (const std::string op : {"sum", "mean"}) {
-    const CoarsenOptions o{.in_dir = (dir / "in").string(), .out_dir = (dir / op).string(), .op = op, .threads = 1, .progress = false};
+    const CoarsenOptions o{.in_dir = (dir / "in").string(), .out_dir = (dir / op).string(), .op = coarsen_op_from_name(op, "test"), .threads = 1, .progress = false};
     const auto rep = coarsen_dataset(o);
     EXPECT_EQ(rep.files, 1);
     const auto out = all_rows((dir / op / "a.h5").string(), "3Dmap");
@@ -104,7 +104,13 @@ TEST(Coarsen, SumAndMeanOfBlocksMatchClosedForm) {
     }
     EXPECT_EQ(all_rows((dir / op / "a.h5").string(), "unitPar"), y);
   }
-  EXPECT_NE(error_of([&] { coarsen_dataset({.in_dir = (dir / "in").string(), .out_dir = (dir / "x").string(), .factor = 3, .op = "sum", .progress = false}); })
+  // without --op, the layout's own: CosmoFlow's counts add up
+  const auto deflt = coarsen_dataset({.in_dir = (dir / "in").string(), .out_dir = (dir / "default").string(), .op = std::nullopt, .threads = 1, .progress = false});
+  EXPECT_EQ(deflt.op, CoarsenOp::sum);
+  EXPECT_EQ(all_rows((dir / "default/a.h5").string(), "3Dmap"), all_rows((dir / "sum/a.h5").string(), "3Dmap"));
+  EXPECT_EQ(layout_for("deepcam").coarsen, CoarsenOp::mean);
+  EXPECT_EQ(layout_for("neuron-inverter").coarsen, CoarsenOp::mean);
+  EXPECT_NE(error_of([&] { coarsen_dataset({.in_dir = (dir / "in").string(), .out_dir = (dir / "x").string(), .factor = 3, .op = CoarsenOp::sum, .progress = false}); })
                 .find("factor 3 does not divide axis 1 of size 4"),
             std::string::npos);
   fs::remove_all(dir);

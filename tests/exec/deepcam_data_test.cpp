@@ -32,7 +32,7 @@ struct DeepcamData : ::testing::Test {
     dir = scratch_dir("deepcam");
     DatagenOptions o;
     o.workload = "deepcam", o.samples = 12, o.size = 32, o.seed = 5;
-    make_two_resolutions(dir, o, "mean");
+    make_two_resolutions(dir, o);
   }
   static void TearDownTestSuite() { fs::remove_all(dir); }
   static std::vector<float> read(const fs::path& file, const std::string& ds) {

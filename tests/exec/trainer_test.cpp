@@ -32,7 +32,7 @@ struct TinyRun : ::testing::Test {
     dir = mrplan::testing::scratch_dir("trainer");
     DatagenOptions o;
     o.samples = 48, o.size = 16, o.samples_per_file = 16;
-    mrplan::testing::make_two_resolutions(dir / "data", o, "sum");
+    mrplan::testing::make_two_resolutions(dir / "data", o);
   }
   static void TearDownTestSuite() { fs::remove_all(dir); }
   Plan plan(const std::string& method) {
@@ -236,7 +236,7 @@ TEST(DeepcamRun, MrtSegmentationRunReportsIouAndTransfers) {
   const auto dir = mrplan::testing::scratch_dir("trainer_cam");
   DatagenOptions d;
   d.workload = "deepcam", d.samples = 24, d.size = 64;
-  mrplan::testing::make_two_resolutions(dir / "data", d, "mean");
+  mrplan::testing::make_two_resolutions(dir / "data", d);
   Plan p = plan_from_yaml_text(R"(name: tiny-cam
 workload: deepcam
 workload_options: {size: 64, width: 0.0625}

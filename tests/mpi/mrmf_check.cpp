@@ -94,7 +94,7 @@ void a_run_fuses_and_resumes(Communicator& world, const fs::path& dir) {
   if (rank == 0) {
     DatagenOptions d;
     d.samples = 48, d.size = 16, d.samples_per_file = 16;
-    mrplan::testing::make_two_resolutions(dir / "data", d, "sum");
+    mrplan::testing::make_two_resolutions(dir / "data", d);
   }
   world.barrier();
   Plan p = plan_from_yaml_text(kPlan, "tiny-mrmf.yaml");

@@ -17,13 +17,13 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
   return p;
 }
 
-// `op` is how coarsening merges a block: "mean" for fields, "sum" for particle counts.
-inline void make_two_resolutions(const std::filesystem::path& dir, DatagenOptions data, const std::string& op) {
+// res1 and res2 of the workload, coarsened with its layout's own operation (sums for counts).
+inline void make_two_resolutions(const std::filesystem::path& dir, DatagenOptions data) {
   data.out_dir = (dir / "res1").string();
   data.progress = false;
   generate_dataset(data);
   CoarsenOptions c;
-  c.in_dir = data.out_dir, c.out_dir = (dir / "res2").string(), c.factor = 2, c.op = op, c.threads = 1;
+  c.in_dir = data.out_dir, c.out_dir = (dir / "res2").string(), c.factor = 2, c.threads = 1;
   c.progress = false, c.workload = data.workload;
   coarsen_dataset(c);
 }

@@ -86,11 +86,14 @@ TEST(Validate, WhereTheProfilePredictsValidationPassesEpochTimesIncludeThem) {
   EXPECT_NEAR(epoch.measured, s.time_s / s.epochs, 1e-9);
   EXPECT_NEAR(epoch.rel_error, predicted_time_s / s.time_s - 1, 1e-9);
   EXPECT_NEAR(find(rows, "time_to_target_s").rel_error, predicted_time_s / r.totals.time_to_target_s - 1, 1e-9);
-  // a profile without the factor compares training alone
+  // a profile without the factor: the measured side stays the Record's, the run's own evaluation
+  // time is added to the prediction
   m.compute.inference_factor = 0;
   const auto plain = validate_records({{"v.json", r}}, m);
   EXPECT_EQ(find(plain, "eval_s").record, "none");
-  EXPECT_NEAR(find(plain, "epoch_s").measured, (s.time_s - s.eval_s) / s.epochs, 1e-9);
+  EXPECT_NEAR(find(plain, "epoch_s").measured, s.time_s / s.epochs, 1e-9);
+  EXPECT_NEAR(find(plain, "epoch_s").predicted, (predicted_time_s - predicted_eval_s + s.eval_s) / s.epochs, 1e-9);
+  EXPECT_NEAR(find(plain, "time_to_target_s").measured, r.totals.time_to_target_s, 1e-9);
 }
 
 TEST(Validate, MachineDriftIsTheProbeOverThePeak) {
