@@ -1,4 +1,5 @@
 #include "model/plan_yaml.hpp"
+#include "model/yaml_number.hpp"
 
 #include <fmt/format.h>
 
@@ -298,7 +299,7 @@ void emit_stop(YAML::Emitter& e, const StopRule& s) {
     case StopRule::Kind::iterations: e << YAML::Key << "iterations" << YAML::Value << s.iterations; break;
     case StopRule::Kind::switch_rule:
       e << YAML::Key << "switch_rule" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "patience"
-        << YAML::Value << s.rule.patience << YAML::Key << "epsilon" << YAML::Value << s.rule.epsilon;
+        << YAML::Value << s.rule.patience << YAML::Key << "epsilon" << YAML::Value << ShortestNumber{s.rule.epsilon};
       if (s.window_iterations > 0) e << YAML::Key << "window_iterations" << YAML::Value << s.window_iterations;
       e << YAML::EndMap;
       break;
@@ -315,12 +316,12 @@ void emit_model(YAML::Emitter& e, const ModelRun& m) {
   e << YAML::Key << "gpus" << YAML::Value << m.gpus;
   e << YAML::Key << "local_batch" << YAML::Value << m.local_batch;
   e << YAML::Key << "optimizer" << YAML::Value << m.optimizer;
-  e << YAML::Key << "learning_rate" << YAML::Value << m.learning_rate;
+  e << YAML::Key << "learning_rate" << YAML::Value << ShortestNumber{m.learning_rate};
   if (m.warmup_epochs > 0) e << YAML::Key << "warmup_epochs" << YAML::Value << m.warmup_epochs;
   if (!m.lr_decay.empty()) {
     e << YAML::Key << "lr_decay" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (const auto& [ep, fac] : m.lr_decay)
-      e << YAML::Flow << YAML::BeginMap << YAML::Key << "epoch" << YAML::Value << ep << YAML::Key << "factor" << YAML::Value << fac << YAML::EndMap;
+      e << YAML::Flow << YAML::BeginMap << YAML::Key << "epoch" << YAML::Value << ep << YAML::Key << "factor" << YAML::Value << ShortestNumber{fac} << YAML::EndMap;
     e << YAML::EndSeq;
   }
 }
@@ -370,7 +371,7 @@ std::string plan_to_yaml(const Plan& p) {
   if (p.workload_options.size > 0 || p.workload_options.width != 1.0) {
     e << YAML::Key << "workload_options" << YAML::Value << YAML::Flow << YAML::BeginMap;
     if (p.workload_options.size > 0) e << YAML::Key << "size" << YAML::Value << p.workload_options.size;
-    e << YAML::Key << "width" << YAML::Value << p.workload_options.width << YAML::EndMap;
+    e << YAML::Key << "width" << YAML::Value << ShortestNumber{p.workload_options.width} << YAML::EndMap;
   }
   e << YAML::Key << "machine" << YAML::Value << p.machine;
   e << YAML::Key << "method" << YAML::Value << to_string(p.method);
@@ -379,12 +380,12 @@ std::string plan_to_yaml(const Plan& p) {
     << YAML::Value << p.train_samples << YAML::Key << "validation_samples" << YAML::Value << p.validation_samples
     << YAML::EndMap;
   e << YAML::Key << "target" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "metric" << YAML::Value
-    << p.target_metric << YAML::Key << "value" << YAML::Value << p.target_value << YAML::Key << "goal" << YAML::Value
+    << p.target_metric << YAML::Key << "value" << YAML::Value << ShortestNumber{p.target_value} << YAML::Key << "goal" << YAML::Value
     << (p.maximize ? "maximize" : "minimize");
   if (p.precise_bn_batches > 0) e << YAML::Key << "precise_bn_batches" << YAML::Value << p.precise_bn_batches;
   e << YAML::EndMap;
   e << YAML::Key << "comm" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "bucket_mb" << YAML::Value
-    << p.bucket_bytes / 1e6 << YAML::Key << "overlap" << YAML::Value << p.overlap_comm << YAML::EndMap;
+    << ShortestNumber{p.bucket_bytes / 1e6} << YAML::Key << "overlap" << YAML::Value << p.overlap_comm << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "staging"
     << YAML::Value << to_string(p.staging) << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped;
   if (p.codec != Codec::raw)  // written only when set: a raw plan's text (and hash) stays as before

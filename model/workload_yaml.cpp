@@ -1,4 +1,5 @@
 #include "model/workload_yaml.hpp"
+#include "model/yaml_number.hpp"
 
 #include <fmt/format.h>
 
@@ -142,10 +143,10 @@ std::string workload_to_yaml(const NetworkSpec& s) {
     if (op.dilation != d.dilation) e << YAML::Key << "dilation" << YAML::Value << op.dilation;
     if (op.padding != d.padding) e << YAML::Key << "padding" << YAML::Value << op.padding;
     if (op.output_padding != d.output_padding) e << YAML::Key << "output_padding" << YAML::Value << op.output_padding;
-    if (op.factor != d.factor) e << YAML::Key << "factor" << YAML::Value << op.factor;
+    if (op.factor != d.factor) e << YAML::Key << "factor" << YAML::Value << yaml_value(op.factor);
     if (op.bias) e << YAML::Key << "bias" << YAML::Value << true;
     if (!op.function.empty()) e << YAML::Key << "function" << YAML::Value << op.function;
-    if (op.rate != d.rate) e << YAML::Key << "rate" << YAML::Value << op.rate;
+    if (op.rate != d.rate) e << YAML::Key << "rate" << YAML::Value << yaml_value(op.rate);
     if (!op.transfer) e << YAML::Key << "transfer" << YAML::Value << false;
     if (op.ceil_mode) e << YAML::Key << "ceil_mode" << YAML::Value << true;
     e << YAML::EndMap;

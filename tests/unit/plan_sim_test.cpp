@@ -482,3 +482,14 @@ TEST(Record, StagesHoldModelsWithTheirOwnBreakdownAndSchemaOneStillReads) {
                 .find("x.json: schema: expected 'mrplan.record/2' (or 'mrplan.record/1'), got 'mrplan.record/9'"),
             std::string::npos);
 }
+
+TEST(PlanYaml, NumbersAreWrittenInTheirShortestRoundTripForm) {
+  Plan p = builtin_plan("cosmoflow-mrt@summit");
+  EXPECT_NE(plan_to_yaml(p).find("value: 0.0025,"), std::string::npos) << plan_to_yaml(p);
+  p.target_value = 0.1 + 0.2;  // 0.30000000000000004: every digit needed
+  p.stages[0].models[0].learning_rate = 1e-7;
+  const auto back = plan_from_yaml_text(plan_to_yaml(p));
+  EXPECT_EQ(back.target_value, p.target_value);
+  EXPECT_EQ(back.stages[0].models[0].learning_rate, 1e-7);
+  EXPECT_NE(plan_to_yaml(p).find("learning_rate: 1e-07"), std::string::npos);
+}

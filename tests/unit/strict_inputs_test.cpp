@@ -64,7 +64,7 @@ TEST(StrictInputs, AKeyGivenTwiceIsRefused) {
 }
 
 TEST(StrictInputs, PlanValuesOutOfRange) {
-  EXPECT_EQ(plan_error("value: 0.0025000000000000001", "value: -0.1"),
+  EXPECT_EQ(plan_error("value: 0.0025", "value: -0.1"),
             "p.yaml: target.value: -0.1 is below 0: a minimised val_mse can never reach it");
   EXPECT_EQ(plan_error("validation_samples: 1024", "validation_samples: -5"), "p.yaml: dataset.validation_samples: must be >= 0");
   EXPECT_EQ(plan_error("method: mrt", "method: mrt\ncheckpoint_every: -1"), "p.yaml: checkpoint_every: must be >= 0 (0: at stage ends only)");
