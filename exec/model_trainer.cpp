@@ -11,6 +11,7 @@
 #include "exec/loader.hpp"
 #include "exec/objective.hpp"
 #include "exec/precise_batch_norm.hpp"
+#include "exec/run_eta.hpp"
 #include "exec/step_clock.hpp"
 #include "model/errors.hpp"
 #include "model/method_rules.hpp"
@@ -229,8 +230,9 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
     if (!plan.maximize) job.log.point("eval_error", json_number(val_metric), meta(prog.total_epochs));
     job.log.event("epoch_stop", "INTERVAL_END", "null", meta(prog.total_epochs));
     if (rank == 0 && !ctx.options.quiet)
-      fmt::print("[{}] epoch {:3d}  loss {:.5f}  val {:.5f}  {:.2f} s (data {:.2f}, comm {:.2f}, compute {:.2f})\n", tag, prog.epoch,
-                 train_loss, val_metric, er.epoch_s, t.io_s, t.comm_s, t.compute_s);
+      fmt::print("[{}] epoch {:3d}  loss {:.5f}  val {:.5f}  {:.2f} s (data {:.2f}, comm {:.2f}, compute {:.2f})  {}\n", tag, prog.epoch,
+                 train_loss, val_metric, er.epoch_s, t.io_s, t.comm_s, t.compute_s,
+                 eta_text(time_left(plan, ctx.spec, job.stage, job.model, rec.epochs, rec.time_s / rec.epochs)));
     if (!std::isfinite(val_metric))  // never checkpointed: the last good checkpoint stays the last finite one
       throw NonFiniteLoss(fmt::format("stage '{}' epoch {}: the validation metric is {}; the last good checkpoint: {}", tag, prog.epoch,
                                       val_metric, checkpoints.last_good()));

@@ -143,6 +143,24 @@ void add_totals(const Plan& plan, Record& r, bool killed) {
 
 namespace {
 
+// What a stage's end hands on, for the run's output (only rank 0 prints).
+std::string stage_end_line(const Plan& plan, size_t si, const StageRecord& sr) {
+  std::vector<std::string> why;
+  for (const auto& m : sr.models)
+    why.push_back(fmt::format("{}{}", sr.models.size() > 1 ? m.name + ": " : "",
+                              m.stop_reason == to_string(StopReason::epochs) ? fmt::format("its {:.4g} epochs", m.epochs)
+                                                                            : fmt::format("{} after {:.4g} epochs", m.stop_reason, m.epochs)));
+  std::string next;
+  if (si + 1 < plan.stages.size()) {
+    const auto& to = plan.stages[si + 1];
+    const auto& h = plan.stages[si].handoff;
+    const bool transfers = std::any_of(to.models.begin(), to.models.end(), [](const ModelRun& m) { return m.from_previous; });
+    if (h.kind == Handoff::Kind::fuse) next = fmt::format("; {} and {} fused in {:.2f} s, on to '{}'", h.bottom_from, h.top_from, sr.fusion_s, to.name);
+    else next = transfers ? fmt::format("; its weights go on to '{}'", to.name) : fmt::format("; '{}' starts from scratch", to.name);
+  }
+  return fmt::format("stage '{}' ends: {}, {:.1f} s{}", sr.name, fmt::join(why, "; "), sr.time_s, next);
+}
+
 // One stage on every rank: each group of ranks trains its model (continuing from `resume_from`
 // where it checkpointed one), the models' records gathered, then the hand-off saved with the run's
 // state. Returns false when --stop-after ended the run.
@@ -208,6 +226,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
   }
   state.record.stages.push_back(sr);
   state.stage = si + 1;
+  if (ctx.rank == 0 && !o.quiet) fmt::print("{}\n", stage_end_line(plan, si, sr));
   if (ctx.rank == 0) checkpoints.save_run(state, &*handed);
   world.barrier();
   ctx.watchdog->set_last_checkpoint(checkpoints.last_good());
@@ -294,7 +313,8 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
                            env.launcher, env.size, ranks, env.launcher));
   check_ranks(plan, ranks);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  set_intra_op_threads(o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks)));
+  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks));
+  set_intra_op_threads(threads);
   const torch::Device dev = pick_device(o.device, world);
   const auto spec = plan_network(plan);
   check_before_training(plan, spec);
@@ -341,8 +361,8 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
                                                     codec, codec_name(plan.codec)));
   if (!state.record.provenance.contains("data_codec")) state.record.provenance["data_codec"] = codec;
   if (rank == 0 && !o.quiet)
-    fmt::print("run '{}': {} stage(s), {} rank(s) on {}, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage, ranks,
-               facts.platform, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");
+    fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,
+               ranks, facts.platform, dev.str(), threads, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");
   Watchdog watchdog(o.watchdog_s, rank, ranks, out / "heartbeats");
   watchdog.set_last_checkpoint(checkpoints.last_good());
   ctx.watchdog = &watchdog;
@@ -373,6 +393,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
     if (!killed) write_atomically(out / "model.pt", module_to_bytes(*handed));  // the final model
     write_atomically(out / "record.json", record_to_json(r));
     if (!o.quiet) print_summary(r);
+    if (!o.quiet) fmt::print("wrote {}{}\n", (out / "record.json").string(), killed ? "" : fmt::format(", {} and {}", (out / "mllog.txt").string(), (out / "model.pt").string()));
   }
   world.barrier();  // every rank returns once the outputs are there
   return r;

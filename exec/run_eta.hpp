@@ -1,0 +1,25 @@
+#pragma once
+// The time a run has left, printed with each epoch. The plan's remaining epochs (fixed stops
+// exactly; a rule, target or plateau stop at its max_epochs, which makes the estimate an upper
+// bound), each priced at the running model's measured seconds per epoch, scaled by the training
+// work of an epoch per rank of the stage it belongs to (FLOPs, model/layer_table).
+#include <cstddef>
+#include <string>
+
+#include "model/network_spec.hpp"
+#include "model/plan.hpp"
+
+namespace mrplan {
+
+struct Eta {
+  double seconds = 0;
+  bool upper_bound = false;
+};
+
+// `epochs_done` epochs of model `model` of stage `stage` took `mean_epoch_s` each.
+Eta time_left(const Plan& plan, const NetworkSpec& spec, size_t stage, size_t model, double epochs_done, double mean_epoch_s);
+
+// "ETA 42 s", "ETA 3.5 min", "ETA <= 2.1 h"
+std::string eta_text(const Eta& eta);
+
+}  // namespace mrplan
