@@ -61,7 +61,7 @@ void paper_scatter(const std::vector<StudyRow>& rows, const std::string& dir) {
   std::vector<ScatterPoint> pts;
   for (const auto& r : rows)
     if (r.paper.quantity != "epochs" && r.paper.quantity != "iterations")
-      pts.push_back({r.paper.value, r.predicted, r.paper.used_for_calibration()});
+      pts.push_back({r.paper.value, r.predicted, r.paper.used_for_calibration(), r.paper.quantity});
   scatter_plot(pts, {"MRT paper Tables I-VIII: predicted vs published (seconds)", "paper", "mrplan", "held out", "calibration"},
                (std::filesystem::path(dir) / "predicted-vs-paper.png").string());
 }

@@ -23,7 +23,7 @@ namespace {
 void scatter(const std::vector<ValidationRow>& rows, const std::string& png) {
   std::vector<ScatterPoint> pts;
   for (const auto& r : rows)
-    if (r.quantity != "epochs" && r.quantity != "device_matmul_flops_per_s") pts.push_back({r.measured, r.predicted, r.used_for_calibration});
+    if (r.quantity != "epochs" && r.quantity != "device_matmul_flops_per_s") pts.push_back({r.measured, r.predicted, r.used_for_calibration, r.quantity});
   scatter_plot(pts, {"predicted vs measured (seconds)", "measured", "predicted", "validation", "used for calibration"}, png);
 }
 

@@ -2,22 +2,42 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "cli/gnuplot.hpp"
 
 namespace mrplan {
 
 void scatter_plot(const std::vector<ScatterPoint>& points, const ScatterLabels& l, const std::string& png) {
-  std::string cal = "$cal << EOD\n", held = "$held << EOD\n";
-  for (const auto& p : points)
-    if (p.reference > 0 && p.predicted > 0)  // log axes
-      (p.used_for_calibration ? cal : held) += fmt::format("{} {}\n", p.reference, p.predicted);
-  cal += "EOD\n", held += "EOD\n";
+  std::map<std::string, std::string> blocks;  // per quantity and kind: "q\tcal"
+  double lo = 0, hi = 0;
+  for (const auto& p : points) {
+    if (!(p.reference > 0 && p.predicted > 0)) continue;  // log axes
+    blocks[p.quantity + (p.used_for_calibration ? "\t1" : "\t0")] += fmt::format("{} {}\n", p.reference, p.predicted);
+    const double a = std::min(p.reference, p.predicted), b = std::max(p.reference, p.predicted);
+    lo = lo > 0 ? std::min(lo, a) : a, hi = std::max(hi, b);
+  }
+  std::string data, plot;
+  std::map<std::string, int> colour;
+  int k = 0;
+  for (const auto& [key, rows] : blocks) {
+    const auto tab = key.find('\t');
+    const std::string q = key.substr(0, tab);
+    const bool cal = key.substr(tab + 1) == "1";
+    if (!colour.count(q)) colour[q] = static_cast<int>(colour.size()) + 1;
+    data += fmt::format("$b{} << EOD\n{}EOD\n", k, rows);
+    plot += fmt::format("$b{} using 1:2 with points pt {} ps 1.3 lc {} title '{}{}', ", k, cal ? 6 : 7, colour[q], q.empty() ? "" : q + ", ",
+                        cal ? l.calibration : l.held_out);
+    ++k;
+  }
+  if (blocks.empty()) lo = 1, hi = 10;
+  // the same range on both axes, so that the distance from y = x reads alike everywhere
   const std::string script = fmt::format(
-      "set terminal pngcairo size 700,650 font 'Sans,11' noenhanced\nset output '{}'\n{}{}set logscale xy\nset grid\n"
-      "set key top left\nset title '{}'\nset xlabel '{}'\nset ylabel '{}'\n"
-      "plot $held using 1:2 with points pt 7 title '{}', $cal using 1:2 with points pt 6 title '{}', "
-      "x with lines dt 2 lc 'gray' title 'y = x'\n",
-      png, cal, held, l.title, l.x, l.y, l.held_out, l.calibration);
+      "set terminal pngcairo size 760,760 font 'Sans,11' noenhanced\nset output '{}'\n{}set logscale xy\nset size square\n"
+      "set xrange [{}:{}]\nset yrange [{}:{}]\nset grid\nset key outside below\nset title '{}'\nset xlabel '{}'\nset ylabel '{}'\n"
+      "plot {}x with lines dt 2 lc 'gray' title 'y = x'\n",
+      png, data, lo / 1.5, hi * 1.5, lo / 1.5, hi * 1.5, l.title, l.x, l.y, plot);
   if (run_gnuplot(script, png)) fmt::print("wrote {}\n", png);
 }
 

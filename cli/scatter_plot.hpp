@@ -1,5 +1,6 @@
 #pragma once
-// Predicted-vs-reference scatter on log axes with the y = x line, calibration points apart.
+// Predicted-vs-reference scatter on equal log axes with the y = x line: a colour per quantity,
+// calibration points hollow.
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@ namespace mrplan {
 struct ScatterPoint {
   double reference = 0, predicted = 0;
   bool used_for_calibration = false;
+  std::string quantity;  // one colour each (epoch_s, comm_s, ...)
 };
 
 struct ScatterLabels {
