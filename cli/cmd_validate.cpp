@@ -20,6 +20,8 @@ namespace mrplan {
 
 namespace {
 
+constexpr double kOtherDeviceRatio = 3;  // runs this much faster or slower than the profile's peak
+
 void scatter(const std::vector<ValidationRow>& rows, const std::string& png) {
   std::vector<ScatterPoint> pts;
   for (const auto& r : rows)
@@ -113,9 +115,15 @@ void register_validate(CLI::App& app) {
                e.count ? fmt::format("{:.1f}%", 100 * e.p90_abs) : "n/a"});
       }
       fmt::print("\n{}", s.str());
-      if (const auto d = machine_drift(rows); d.runs > 0)
+      if (const auto d = machine_drift(rows); d.runs > 0) {
         fmt::print("machine drift: the runs' best matmul at their start ran at {:.2f}x the profile's peak (median; {:.2f}-{:.2f} over {} runs)\n",
                    d.median_ratio, d.min_ratio, d.max_ratio, d.runs);
+        // drift is a few tens of percent; a factor of several is another device altogether
+        if (d.median_ratio > kOtherDeviceRatio || d.median_ratio < 1 / kOtherDeviceRatio)
+          fmt::print(stderr, "warning: the runs' device is {:.2g}x the speed of profile '{}': the profile describes another machine. "
+                             "Run `mrplan calibrate all --profile FILE` where the runs ran, and validate against that file\n",
+                     d.median_ratio, prof.name);
+      }
       if (!csv->empty()) write_output(*csv, validation_csv(rows), "CSV file");
       if (!plot->empty()) scatter(rows, *plot);
       if (*samples > 0) print_coverage(spread_coverage(recs, prof, *samples, *seed), *samples);
