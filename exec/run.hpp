@@ -22,6 +22,7 @@ struct RunOptions {
   bool quiet = false;
   int stop_after_epochs = 0;  // testing aid: stop (as if killed) after this many epochs in total
   std::string version;        // the program's, for the Record's provenance
+  std::string profile_file;   // a profile of this machine: the header prints the plan's predicted time on it
 };
 
 // Runs every stage of the plan on the ranks mpirun started. Rank 0 writes the outputs.

@@ -32,6 +32,7 @@
 #include "model/launch_env.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
+#include "model/profile_yaml.hpp"
 #include "model/time_to_target.hpp"
 #include "sim/simulate.hpp"
 
@@ -318,6 +319,8 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const torch::Device dev = pick_device(o.device, world);
   const auto spec = plan_network(plan);
   check_before_training(plan, spec);
+  // read on every rank, so that a bad file is refused before anything starts, alike on all
+  const auto own_profile = o.profile_file.empty() ? std::nullopt : std::optional(load_profile_file(o.profile_file));
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
   const bool resuming = !o.resume_dir.empty();
   if (rank == 0) fs::create_directories(out);
@@ -363,6 +366,10 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   if (rank == 0 && !o.quiet)
     fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,
                ranks, facts.platform, dev.str(), threads, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");
+  if (rank == 0 && !o.quiet && own_profile) {
+    const auto predicted = simulate(plan, *own_profile).totals;
+    fmt::print("predicted with {}: {} {:.1f} s\n", o.profile_file, predicted.reached_target ? "time to target" : "trained", predicted.time_to_target_s);
+  }
   Watchdog watchdog(o.watchdog_s, rank, ranks, out / "heartbeats");
   watchdog.set_last_checkpoint(checkpoints.last_good());
   ctx.watchdog = &watchdog;
