@@ -21,6 +21,7 @@
 #include "model/plan_yaml.hpp"
 #include "tests/support/error_of.hpp"
 #include "tests/support/scratch_data.hpp"
+#include "tests/support/tiny_plan.hpp"
 
 using namespace mrplan;
 using mrplan::testing::error_of;
@@ -197,17 +198,9 @@ TEST_F(EncodedData, EncodingTwiceOrMixingCodecsIsRefused) {
 
 // MRT on the lookup-table copy: the same losses and metrics, epoch by epoch, as on the raw data.
 TEST_F(EncodedData, TrainingOnTheEncodedCopyGivesTheSameLosses) {
-  const char* yaml = R"(name: tiny
-workload: cosmoflow-mrt
-workload_options: {size: 16, width: 0.25}
-machine: summit
-method: mrt
-dataset: {train_samples: 16, validation_samples: 4}
-target: {metric: val_mse, value: 0.0001}
-stages:
-  - {name: coarse, resolution: 2, gpus: 1, local_batch: 4, stop: {epochs: 2}}
-  - {name: dense, resolution: 1, gpus: 1, local_batch: 4, stop: {epochs: 1}}
-)";
+  const auto yaml = mrplan::testing::tiny_plan_yaml({.train_samples = 16, .validation_samples = 4},
+                                                     "  - {name: coarse, resolution: 2, gpus: 1, local_batch: 4, stop: {epochs: 2}}\n"
+                                                     "  - {name: dense, resolution: 1, gpus: 1, local_batch: 4, stop: {epochs: 1}}\n");
   auto losses = [&](const std::string& data) {
     Plan p = plan_from_yaml_text(yaml, "tiny.yaml");
     p.data_dir = (dir / data).string();

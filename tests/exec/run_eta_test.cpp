@@ -4,22 +4,14 @@
 #include "model/builtin_workloads.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/simulate.hpp"
+#include "tests/support/tiny_plan.hpp"
 
 using namespace mrplan;
 
 namespace {
 
 Plan two_stages(const std::string& second) {
-  return plan_from_yaml_text(R"(name: eta
-workload: cosmoflow-mrt
-workload_options: {size: 16, width: 0.25}
-machine: summit
-method: mrt
-dataset: {train_samples: 32, validation_samples: 16}
-target: {metric: val_mse, value: 0.0001}
-stages:
-  - {name: coarse, resolution: 2, gpus: 1, local_batch: 8, stop: {epochs: 2}}
-  - )" + second + "\n");
+  return plan_from_yaml_text(mrplan::testing::tiny_plan_yaml({.name = "eta"}, "  - {name: coarse, resolution: 2, gpus: 1, local_batch: 8, stop: {epochs: 2}}\n  - " + second + "\n"));
 }
 
 }  // namespace

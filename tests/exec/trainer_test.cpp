@@ -20,6 +20,7 @@
 #include "tests/support/error_of.hpp"
 #include "tests/support/mllog_rules.hpp"
 #include "tests/support/scratch_data.hpp"
+#include "tests/support/tiny_plan.hpp"
 
 using namespace mrplan;
 namespace fs = std::filesystem;
@@ -36,20 +37,11 @@ struct TinyRun : ::testing::Test {
   }
   static void TearDownTestSuite() { fs::remove_all(dir); }
   Plan plan(const std::string& method) {
-    std::string y = R"(name: tiny
-workload: cosmoflow-mrt
-workload_options: {size: 16, width: 0.25}
-machine: summit
-method: METHOD
-dataset: {train_samples: 32, validation_samples: 16}
-target: {metric: val_mse, value: 0.0001}
-stages:
-)";
-    y.replace(y.find("METHOD"), 6, method);
+    std::string stages;
     if (method == "mrt")
-      y += "  - {name: coarse, resolution: 2, gpus: 1, local_batch: 8, stop: {switch_rule: {patience: 1, epsilon: 10}, max_epochs: 5}}\n";
-    y += "  - {name: dense, resolution: 1, gpus: 1, local_batch: 8, stop: {epochs: 3}}\n";
-    Plan p = plan_from_yaml_text(y, "tiny.yaml");
+      stages += "  - {name: coarse, resolution: 2, gpus: 1, local_batch: 8, stop: {switch_rule: {patience: 1, epsilon: 10}, max_epochs: 5}}\n";
+    stages += "  - {name: dense, resolution: 1, gpus: 1, local_batch: 8, stop: {epochs: 3}}\n";
+    Plan p = plan_from_yaml_text(mrplan::testing::tiny_plan_yaml({.method = method}, stages), "tiny.yaml");
     p.data_dir = (dir / "data").string();
     return p;
   }
