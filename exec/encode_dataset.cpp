@@ -54,14 +54,28 @@ void measure_error(const SampleCodec& codec, const std::vector<uint8_t>& bytes, 
   rep.max_abs_error = std::max(rep.max_abs_error, worst);
 }
 
+}  // namespace
+
+SampleShape raw_sample_shape(const std::vector<uint64_t>& d, const DataLayout& layout, const std::string& file) {
+  const size_t lead = layout.per_sample_files ? 0 : 1;
+  if (d.size() < lead + 2) fail_input(file, layout.data, "expected spatial axes and channels");
+  return {static_cast<int64_t>(std::accumulate(d.begin() + static_cast<long>(lead), d.end() - 1, uint64_t{1}, std::multiplies<>())),
+          static_cast<int64_t>(d.back()), static_cast<int64_t>(d[d.size() - 2])};
+}
+
+void require_raw(const H5File& h5, const DataLayout& layout, const std::string& then) {
+  const auto codec = h5.text_attribute(layout.data, kCodecAttribute);
+  if (!codec.empty() && codec != "raw") fail_input(h5.path(), layout.data, fmt::format("is already encoded ({}): {}", codec, then));
+}
+
+namespace {
+
 // The samples of one file, a few at a time (a real CosmoFlow file holds gigabytes), encoded on threads.
 void encode_samples(const H5File& src, H5File& dst, const DataLayout& layout, const EncodeOptions& o, ProgressBar& bar, EncodeReport& rep) {
   const auto d = src.dims(layout.data);
   const size_t lead = layout.per_sample_files ? 0 : 1;
+  const SampleShape shape = raw_sample_shape(d, layout, src.path());
   const std::vector<uint64_t> sample_dims(d.begin() + static_cast<long>(lead), d.end());
-  if (sample_dims.size() < 2) fail_input(src.path(), layout.data, "expected spatial axes and channels");
-  const SampleShape shape{static_cast<int64_t>(std::accumulate(sample_dims.begin(), sample_dims.end() - 1, uint64_t{1}, std::multiplies<>())),
-                          static_cast<int64_t>(sample_dims.back()), static_cast<int64_t>(sample_dims[sample_dims.size() - 2])};
   const uint64_t rows = lead ? d[0] : 1, per = static_cast<uint64_t>(shape.voxels * shape.channels);
   const auto codec = make_codec(o.codec);
   const unsigned threads = thread_count(o.threads);
@@ -94,8 +108,7 @@ void encode_file(const fs::path& in, const fs::path& out, const DataLayout& layo
   const fs::path tmp = out.parent_path() / ("." + out.filename().string() + ".tmp");  // renamed when whole
   {
     H5File src(in.string(), H5File::Mode::read);
-    if (!src.text_attribute(layout.data, kCodecAttribute).empty() && src.text_attribute(layout.data, kCodecAttribute) != "raw")
-      fail_input(in.string(), layout.data, fmt::format("is already encoded ({}): encode the raw dataset", src.text_attribute(layout.data, kCodecAttribute)));
+    require_raw(src, layout, "encode the raw dataset");
     H5File dst(tmp.string(), H5File::Mode::create);
     const auto d = src.dims(layout.data);
     if (o.codec == Codec::lut || o.codec == Codec::diff) {

@@ -4,6 +4,7 @@
 // datasets copied as they are. `mrplan run` reads the copy unchanged. No torch here.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "exec/sample_codec.hpp"
 
@@ -13,6 +14,15 @@ namespace mrplan {
 inline constexpr const char* kCodecAttribute = "mrplan_codec";
 inline constexpr const char* kSampleDimsAttribute = "mrplan_sample_dims";  // one sample, channel-last
 inline std::string offsets_dataset(const std::string& data) { return data + "_offsets"; }
+
+class H5File;
+struct DataLayout;
+
+// One sample's shape from the dims of a raw data dataset (a sample axis first where the layout's
+// files hold several); InputError without spatial axes and channels.
+SampleShape raw_sample_shape(const std::vector<uint64_t>& dims, const DataLayout& layout, const std::string& file);
+// InputError unless the layout's data in `h5` is stored raw; `then` says what to do instead.
+void require_raw(const H5File& h5, const DataLayout& layout, const std::string& then);
 
 struct EncodeOptions {
   std::string in_dir, out_dir;  // a dataset folder, or a folder of res{K}/ dataset folders

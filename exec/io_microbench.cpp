@@ -42,13 +42,11 @@ namespace {
 // Encodes a few samples of the folder's first file and times decoding them as the loader does.
 CodecMeasurement measure_codec(const IoBenchOptions& o, const DataLayout& layout, const std::string& file, Codec c) {
   H5File h(file, H5File::Mode::read);
-  if (!h.text_attribute(layout.data, kCodecAttribute).empty() && h.text_attribute(layout.data, kCodecAttribute) != "raw")
-    fail_input(file, layout.data, "is encoded: calibrate codecs on the raw dataset");
+  require_raw(h, layout, "calibrate codecs on the raw dataset");
   const auto d = h.dims(layout.data);
   const size_t lead = layout.per_sample_files ? 0 : 1;
   const uint64_t rows = lead ? d[0] : 1, n = std::min<uint64_t>(rows, static_cast<uint64_t>(std::max(1, o.codec_samples)));
-  const SampleShape shape{static_cast<int64_t>(std::accumulate(d.begin() + static_cast<long>(lead), d.end() - 1, uint64_t{1}, std::multiplies<>())),
-                          static_cast<int64_t>(d.back()), static_cast<int64_t>(d[d.size() - 2])};
+  const SampleShape shape = raw_sample_shape(d, layout, file);
   const double raw_bytes = static_cast<double>(h.stored_bytes(layout.data)) / static_cast<double>(rows);
   const size_t per = static_cast<size_t>(shape.voxels * shape.channels);
   std::vector<float> x(n * per);
