@@ -110,7 +110,7 @@ ConvergenceParams mlperf_cosmoflow_convergence(std::vector<FittedParameter>& pro
 
 ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<FittedParameter>& prov) {
   ConvergenceParams p;
-  const auto setup = paper_setup(app);
+  const Plan setup = builtin_plan(app + "-baseline@summit");
   const std::string src = app == "cosmoflow" ? "MRT Table I (32 GPUs)" : "MRT Table V (64 GPUs)";
   auto note = [&](const std::string& key, double value, const std::string& source) {
     prov.push_back({fmt::format("convergence.{}.{}", setup.workload, key), value, 0.0, source});

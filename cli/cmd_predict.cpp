@@ -79,7 +79,7 @@ void register_predict(CLI::App& app) {
   auto machine = std::make_shared<std::string>();
   auto gpus = std::make_shared<int>(0);
   auto per_epoch = std::make_shared<bool>(false);
-  auto keep = std::make_shared<std::string>("global");
+  auto keep = std::make_shared<std::string>();
   auto samples = std::make_shared<size_t>(200);
   auto seed = std::make_shared<uint64_t>(1);
   auto edits = std::make_shared<PlanEdits>();
@@ -87,17 +87,15 @@ void register_predict(CLI::App& app) {
   cmd->add_option("--json", *json, "write the predicted Record as JSON here");
   cmd->add_option("--machine", *machine, "override the plan's machine (built-in name or profile YAML)");
   cmd->add_option("--gpus", *gpus, "move every stage to this many GPUs")->check(CLI::Range(1, 1 << 24));
-  cmd->add_option("--keep", *keep, "with --gpus: keep the 'global' or the 'local' batch")
-      ->check(CLI::IsMember({"global", "local"}))
-      ->capture_default_str();
+  add_keep_option(cmd, *keep, "with --gpus: keep the 'global' (strong scaling) or the 'local' batch (weak)");
   cmd->add_flag("--epochs", *per_epoch, "also print every epoch");
   cmd->add_option("--samples", *samples, "Monte Carlo draws of the profile's fitted parameters and the seed (0: the point prediction only)")
       ->capture_default_str();
   cmd->add_option("--seed", *seed, "seed of the draws (the same seed gives the same spread)")->capture_default_str();
   add_plan_edit_options(cmd, *edits);
   cmd->callback([plan, json, machine, gpus, per_epoch, keep, samples, seed, edits] {
-    Plan p = edited(load_plan(*plan), *edits);
-    if (*gpus > 0) p = plan_at_gpus(p, *gpus, *keep == "global");
+    Plan p = with_keep(edited(load_plan(*plan), *edits), *keep);
+    if (*gpus > 0) p = plan_at_gpus(p, *gpus, p.scaling);
     const auto m = edited(machine_for(p, *machine), *edits);
     auto r = simulate(p, m);
     if (*samples > 0) add_spread(r, p, m, *samples, *seed);

@@ -4,12 +4,14 @@
 #include "calibrate/paper_calibration.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
+#include "cli/profile_keys.hpp"
 #include "cli/text_table.hpp"
 #include "model/builtin_profiles.hpp"
 #include "model/compute_cost.hpp"
 #include "model/layer_table.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
+#include "model/builtin_workloads.hpp"
 #include "model/workload_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/simulate.hpp"
@@ -30,10 +32,11 @@ std::string shape(const std::vector<int64_t>& s) {
 void print_builtins(const std::string& what) {
   const bool all = what.empty();
   if (all || what == "plans") {
-    TextTable plans({"plan (APP@MACHINE)", "method", "workload", "stages", "target"});
+    TextTable plans({"plan (APP@MACHINE)", "method", "workload", "stages", "GPUs", "scaling", "target"});
     for (const auto& app : builtin_plan_names()) {
       const Plan p = builtin_plan(app + "@summit");
-      plans.add({app + "@MACHINE", to_string(p.method), p.workload, std::to_string(p.stages.size()),
+      plans.add({app + "@MACHINE", to_string(p.method), p.workload, std::to_string(p.stages.size()), std::to_string(p.stages.back().gpus()),
+                 to_string(p.scaling),
                  fmt::format("{} {} {}", p.target_metric, p.maximize ? ">=" : "<=", p.target_value)});
     }
     fmt::print("{}\n", plans.str());
@@ -86,11 +89,17 @@ void register_show(CLI::App& app) {
     auto* cmd =
         app.add_subcommand("profile", "Print a machine profile (calibrated built-in or file) as editable YAML; compose one from parts");
     auto name = std::make_shared<std::string>();
+    auto keys = std::make_shared<bool>(false);
     cmd->add_option("name", *name, "summit, cori-gpu, perlmutter or a profile YAML");
+    cmd->add_flag("--keys", *keys, "print every number a profile may give (key, default, accepted values) as a Markdown table");
     register_profile_compose(*cmd);
-    cmd->callback([cmd, name] {
+    cmd->callback([cmd, name, keys] {
       if (cmd->got_subcommand("compose")) return;
-      if (name->empty()) throw CLI::RequiredError("name (a built-in profile or a profile YAML), or the subcommand compose");
+      if (*keys) {
+        fmt::print("{}", profile_keys_markdown());
+        return;
+      }
+      if (name->empty()) throw CLI::RequiredError("name (a built-in profile or a profile YAML), --keys, or the subcommand compose");
       fmt::print("{}", profile_to_yaml(resolve_profile(*name)));
     });
   }

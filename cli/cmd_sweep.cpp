@@ -68,7 +68,7 @@ void print_summary(const std::vector<SweepPoint>& pts, const std::string& method
 void register_sweep(CLI::App& app) {
   auto* cmd = app.add_subcommand("sweep", "What-if sweep over switch points and GPU counts (default: cosmoflow-mrt@summit)");
   struct Opts {
-    std::string plan = "cosmoflow-mrt@summit", switches = "5:100:5", gpus = "16,32,64,128", csv, plot, keep = "global",
+    std::string plan = "cosmoflow-mrt@summit", switches = "5:100:5", gpus = "16,32,64,128", csv, plot, keep,
                 machine, splits;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     size_t samples = 50;
@@ -82,9 +82,7 @@ void register_sweep(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--split", o->splits, "MRMF: shares of a fusion stage's GPUs on its lower-resolution model, e.g. 0.25,0.5,0.75");
   cmd->add_option("--gpus", o->gpus, "GPU counts, comma separated")->capture_default_str();
-  cmd->add_option("--keep", o->keep, "keep the 'global' or the 'local' batch when the GPU count changes")
-      ->check(CLI::IsMember({"global", "local"}))
-      ->capture_default_str();
+  add_keep_option(cmd, o->keep, "keep the 'global' (strong scaling) or the 'local' batch (weak) when the GPU count changes");
   cmd->add_option("--machine", o->machine, "override the plan's machine");
   cmd->add_option("--csv", o->csv, "write every sweep point here");
   cmd->add_option("--plot", o->plot, "write a PNG plot here (gnuplot)");
@@ -93,7 +91,7 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed of the draws")->capture_default_str();
   add_plan_edit_options(cmd, o->edits);
   cmd->callback([o] {
-    const Plan plan = edited(load_plan(o->plan), o->edits);
+    const Plan plan = with_keep(edited(load_plan(o->plan), o->edits), o->keep);
     const auto machine = edited(machine_for(plan, o->machine), o->edits);
     SweepSpec spec;
     if (plan.method != Method::baseline) spec.switch_epochs = parse_range(o->switches, "--switch");
@@ -106,7 +104,6 @@ void register_sweep(CLI::App& app) {
         fail_input("command line", "--gpus", fmt::format("{} is not a GPU count (a whole number from 1 to {})", g, 1 << 24));
       spec.gpus.push_back(static_cast<int>(g));
     }
-    spec.keep_global_batch = o->keep == "global";
     fmt::print("sweep {} on {}: {} switch points x {} GPU counts{}, {} threads\n", plan.name, machine.name, spec.switch_epochs.size(),
                spec.gpus.size(), spec.low_fractions.empty() ? "" : fmt::format(" x {} splits", spec.low_fractions.size()), o->threads);
     const auto t0 = std::chrono::steady_clock::now();
@@ -124,7 +121,7 @@ void register_sweep(CLI::App& app) {
     print_summary(pts, to_string(plan.method));
     for (const auto& n : notes) fmt::print("note: {}\n", n);
     for (int g : spec.gpus)  // where the prediction is out of its depth, at each GPU count swept
-      for (const auto& w : simulate(plan_at_gpus(plan, g, spec.keep_global_batch), machine).warnings)
+      for (const auto& w : simulate(plan_at_gpus(plan, g, plan.scaling), machine).warnings)
         fmt::print("warning ({} GPUs): {}\n", g, w);
     fmt::print("{} points in {:.3f} s\n", pts.size(), secs);
     if (!o->csv.empty()) write_output(o->csv, sweep_csv(pts), "CSV file");

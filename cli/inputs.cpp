@@ -45,6 +45,15 @@ Plan edited(const Plan& plan, const PlanEdits& e) {
   return with_overrides(p, parse_overrides(e.sets));
 }
 
+void add_keep_option(CLI::App* cmd, std::string& keep, const std::string& help) {
+  cmd->add_option("--keep", keep, help + " (default: the plan's scaling)")->check(CLI::IsMember({"global", "local"}));
+}
+
+Plan with_keep(Plan plan, const std::string& keep) {
+  if (!keep.empty()) plan.scaling = keep == "global" ? Scaling::strong : Scaling::weak;
+  return plan;
+}
+
 MachineProfile edited(const MachineProfile& machine, const PlanEdits& e) { return with_overrides(machine, parse_overrides(e.sets)); }
 
 }  // namespace mrplan

@@ -24,6 +24,9 @@ struct PlanEdits {
 // `local_batch`: whether to add --local-batch (optimize searches its own axis of that name).
 void add_plan_edit_options(CLI::App* cmd, PlanEdits& edits, bool local_batch = true);
 Plan edited(const Plan& plan, const PlanEdits& edits);
+// --keep global|local: what moving to another GPU count keeps; left out, the plan's `scaling`.
+void add_keep_option(CLI::App* cmd, std::string& keep, const std::string& help);
+Plan with_keep(Plan plan, const std::string& keep);
 MachineProfile edited(const MachineProfile& machine, const PlanEdits& edits);
 
 }  // namespace mrplan

@@ -3,25 +3,20 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/embedded_files.hpp"
 #include "model/errors.hpp"
 #include "model/profile_yaml.hpp"
 
 namespace mrplan {
 
-// data/machines/*.yaml, built into the binary (cmake/embed_text.cmake): read by the reader a
-// user's profile goes through.
-extern const char* const kSummitYaml;
-extern const char* const kCoriGpuYaml;
-extern const char* const kPerlmutterYaml;
-
-std::vector<std::string> builtin_profile_names() { return {"summit", "cori-gpu", "perlmutter"}; }
+std::vector<std::string> builtin_profile_names() { return embedded_names(builtin_machine_files()); }
 
 MachineProfile builtin_hardware_profile(const std::string& name) {
-  if (name == "summit") return profile_from_yaml_text(kSummitYaml, "data/machines/summit.yaml");
-  if (name == "cori-gpu" || name == "cori") return profile_from_yaml_text(kCoriGpuYaml, "data/machines/cori-gpu.yaml");
-  if (name == "perlmutter") return profile_from_yaml_text(kPerlmutterYaml, "data/machines/perlmutter.yaml");
-  fail_input("", "machine", fmt::format("unknown built-in machine '{}' (known: {}; or give a profile YAML file)", name,
-                                        fmt::join(builtin_profile_names(), ", ")));
+  const auto* f = find_embedded(builtin_machine_files(), name == "cori" ? "cori-gpu" : name);
+  if (!f)
+    fail_input("", "machine", fmt::format("unknown built-in machine '{}' (known: {}; or give a profile YAML file)", name,
+                                          fmt::join(builtin_profile_names(), ", ")));
+  return profile_from_yaml_text(f->text, f->path);
 }
 
 }  // namespace mrplan

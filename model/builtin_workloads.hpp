@@ -1,16 +1,13 @@
 #pragma once
-// The networks of the papers, written as op lists (never as typed-in totals).
+// The networks of the papers: data/workloads/*.yaml, op lists (never typed-in totals) built into the
+// binary and read by the reader a user's workload file goes through.
 #include <string>
 #include <vector>
 
 #include "model/network_spec.hpp"
+#include "model/workload_options.hpp"
 
 namespace mrplan {
-
-struct WorkloadOptions {
-  int64_t size = 0;    // dense input extent along the first spatial axis; 0 = the paper's size
-  double width = 1.0;  // multiplier on every convolution's filter count (CPU-sized variants)
-};
 
 std::vector<std::string> builtin_workload_names();
 // Throws InputError naming the known workloads when `name` is not one of them.

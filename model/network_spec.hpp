@@ -47,6 +47,9 @@ struct Op {
   bool transfer = true;           // MRT: copied coarse -> dense (false: re-initialised)
   bool ceil_mode = false;         // pooling: a last, partial window counts (PyTorch ceil_mode); an extent
                                   // below the window keeps one cell instead of failing
+  int64_t min_size = 0;           // left out when the dense input's first extent is below this
+                                  // (workload_options.size: small inputs afford fewer poolings)
+  bool fixed_filters = false;     // workload_options.width leaves this convolution's filters alone
 };
 
 struct NetworkSpec {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "model/builtin_workloads.hpp"
+#include "model/workload_options.hpp"
 #include "model/codec.hpp"
 #include "model/learning_curve.hpp"
 
@@ -25,6 +25,12 @@ enum class Staging { none, nvme, host_memory };
 const char* to_string(Staging s);
 std::optional<Staging> staging_from_string(const std::string& name);
 const char* to_string(Precision p);
+
+// What a plan keeps when it moves to another GPU count (sweep, predict --gpus, optimize, the
+// built-ins' GPU counts): strong scaling keeps each model's global batch, weak its local batch.
+enum class Scaling { strong, weak };
+const char* to_string(Scaling s);
+std::optional<Scaling> scaling_from_string(const std::string& name);
 
 // How a model's training in a stage ends.
 struct StopRule {
@@ -78,6 +84,7 @@ struct Plan {
   std::string workload = "cosmoflow-mrt";  // built-in name or workload YAML path
   WorkloadOptions workload_options;
   std::string machine = "summit";  // built-in name or profile YAML path
+  Scaling scaling = Scaling::strong;
   Method method = Method::mrt;
   Precision precision = Precision::fp32;
   int64_t train_samples = 8192;

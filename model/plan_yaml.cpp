@@ -46,6 +46,14 @@ const char* to_string(Staging s) {
   return "?";
 }
 
+const char* to_string(Scaling s) { return s == Scaling::weak ? "weak" : "strong"; }
+
+std::optional<Scaling> scaling_from_string(const std::string& name) {
+  for (auto s : {Scaling::strong, Scaling::weak})
+    if (name == to_string(s)) return s;
+  return std::nullopt;
+}
+
 std::optional<Staging> staging_from_string(const std::string& name) {
   for (auto s : {Staging::none, Staging::nvme, Staging::host_memory})
     if (name == to_string(s)) return s;
@@ -220,7 +228,7 @@ Stage read_stage(const YamlFields& f, size_t index) {
 
 Plan read_plan(const YAML::Node& root, const std::string& file) {
   YamlFields f(root, file, "");
-  f.only({"name", "workload", "workload_options", "machine", "method", "precision", "dataset", "target", "comm", "io",
+  f.only({"name", "workload", "workload_options", "machine", "scaling", "method", "precision", "dataset", "target", "comm", "io",
           "stages", "data", "checkpoint_every"});
   Plan p;
   p.source_file = file;
@@ -234,6 +242,10 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
     p.workload_options.width = w.positive("width", 1.0);
   }
   p.machine = f.text("machine");
+  const auto scaling = f.text("scaling", "strong");
+  if (!scaling_from_string(scaling))
+    fail_input(file, "scaling", fmt::format("unknown scaling '{}' (expected strong: keep the global batch, or weak: keep the local batch)", scaling));
+  p.scaling = *scaling_from_string(scaling);
   const auto method = f.text("method", "baseline");
   const auto m = method_from_string(method);
   if (!m) fail_input(file, "method", fmt::format("unknown method '{}' (expected baseline, mrt or mrmf)", method));
@@ -374,6 +386,8 @@ std::string plan_to_yaml(const Plan& p) {
     e << YAML::Key << "width" << YAML::Value << ShortestNumber{p.workload_options.width} << YAML::EndMap;
   }
   e << YAML::Key << "machine" << YAML::Value << p.machine;
+  if (p.scaling != Scaling::strong)  // written only when set: a strong plan's text (and hash) stays as before
+    e << YAML::Key << "scaling" << YAML::Value << to_string(p.scaling);
   e << YAML::Key << "method" << YAML::Value << to_string(p.method);
   e << YAML::Key << "precision" << YAML::Value << to_string(p.precision);
   e << YAML::Key << "dataset" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "train_samples"

@@ -225,6 +225,12 @@ const std::vector<YamlNumber>& yaml_numbers() {
   return list;
 }
 
+std::optional<double> parameter_lower_bound(const std::string& pattern) {
+  for (const auto& e : entries())
+    if (e.pattern == pattern) return e.lower;
+  return std::nullopt;
+}
+
 std::vector<std::string> parameter_patterns() {
   std::vector<std::string> out;
   for (const auto& e : entries()) out.push_back(e.pattern);

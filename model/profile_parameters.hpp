@@ -44,5 +44,7 @@ const std::vector<YamlNumber>& yaml_numbers();
 
 // The keys the registry knows, as patterns ('*': a family, kind or workload name).
 std::vector<std::string> parameter_patterns();
+// The smallest value the registry accepts for `pattern` (in its unit); nullopt for an unknown pattern.
+std::optional<double> parameter_lower_bound(const std::string& pattern);
 
 }  // namespace mrplan

@@ -63,7 +63,7 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
   s.fusion_split_after = top.text("fusion_split_after", "");
   for (const auto& o : top.list("ops")) {
     o.only({"name", "kind", "from", "filters", "kernel", "stride", "dilation", "padding", "output_padding",
-            "factor", "bias", "function", "rate", "transfer", "ceil_mode"});
+            "factor", "bias", "function", "rate", "transfer", "ceil_mode", "min_size", "fixed_filters"});
     Op op;
     op.name = o.text("name");
     try {
@@ -89,6 +89,9 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
       fail_input(file, o.key_path("rate"), "dropout rate must be in [0, 1); slopes must be >= 0");
     op.transfer = o.boolean("transfer", true);
     op.ceil_mode = o.boolean("ceil_mode", false);
+    op.min_size = o.integer("min_size", 0);
+    if (op.min_size < 0) fail_input(file, o.key_path("min_size"), "must be >= 0 (0: always present)");
+    op.fixed_filters = o.boolean("fixed_filters", false);
     if (op.kernel < 1 || op.stride < 1 || op.dilation < 1)
       fail_input(file, o.key_path("kernel"), "kernel, stride and dilation must be >= 1");
     s.ops.push_back(op);
@@ -149,6 +152,8 @@ std::string workload_to_yaml(const NetworkSpec& s) {
     if (op.rate != d.rate) e << YAML::Key << "rate" << YAML::Value << yaml_value(op.rate);
     if (!op.transfer) e << YAML::Key << "transfer" << YAML::Value << false;
     if (op.ceil_mode) e << YAML::Key << "ceil_mode" << YAML::Value << true;
+    if (op.min_size > 0) e << YAML::Key << "min_size" << YAML::Value << op.min_size;
+    if (op.fixed_filters) e << YAML::Key << "fixed_filters" << YAML::Value << true;
     e << YAML::EndMap;
   }
   e << YAML::EndSeq << YAML::EndMap;

@@ -184,7 +184,7 @@ std::vector<std::optional<double>> points_of(const SearchSpace& s, const Plan& t
 }
 
 Plan unit_plan(const SearchSpace& s, const Unit& u) {
-  const Plan moved = plan_at_gpus(s.templates[u.template_index], u.gpus, false);
+  const Plan moved = plan_at_gpus(s.templates[u.template_index], u.gpus, Scaling::weak);
   return u.split ? plan_with_split(moved, *u.split) : moved;
 }
 

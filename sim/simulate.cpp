@@ -29,7 +29,7 @@ NetworkSpec plan_network(const Plan& plan) {
     std::filesystem::path p(w);
     if (p.is_relative() && !plan.source_file.empty() && !std::filesystem::exists(p))
       p = std::filesystem::path(plan.source_file).parent_path() / p;
-    return load_workload_file(p.string());
+    return with_options(load_workload_file(p.string()), plan.workload_options, plan.source_file);
   }
   try {
     return builtin_workload(w, plan.workload_options);

@@ -12,6 +12,7 @@
 
 #include "model/errors.hpp"
 #include "model/method_rules.hpp"
+#include "model/plan_scaling.hpp"
 #include "sim/simulate.hpp"
 
 namespace mrplan {
@@ -47,33 +48,6 @@ std::vector<double> parse_range(const std::string& text, const std::string& what
   for (double v : out)
     if (v <= 0) fail_input("command line", what, fmt::format("values must be positive, got {}", v));
   return out;
-}
-
-Plan plan_at_gpus(const Plan& plan, int gpus, bool keep_global) {
-  Plan p = plan;
-  for (auto& st : p.stages) {
-    // concurrent models keep their share of the stage's GPUs
-    const int before = st.gpus();
-    int given = 0;
-    for (size_t j = 0; j < st.models.size(); ++j) {
-      auto& m = st.models[j];
-      const int share = j + 1 == st.models.size() ? gpus - given : std::max(1, static_cast<int>(std::lround(double(gpus) * m.gpus / before)));
-      if (share < 1)
-        fail_input("command line", "--gpus", fmt::format("{} GPUs leave no GPU for model '{}' of stage '{}'", gpus, m.name, st.name));
-      given += share;
-      if (keep_global) {
-        const int global = m.gpus * m.local_batch;
-        if (global % share != 0 || global < share)
-          fail_input("command line", "--gpus",
-                     fmt::format("{} has global batch {}, which {} GPUs cannot split evenly (use --keep local)",
-                                 st.models.size() == 1 ? fmt::format("stage '{}'", st.name) : fmt::format("model '{}' of stage '{}'", m.name, st.name),
-                                 global, share));
-        m.local_batch = global / share;
-      }
-      m.gpus = share;
-    }
-  }
-  return p;
 }
 
 Plan baseline_of(const Plan& plan) {
@@ -145,7 +119,7 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
     for (const auto& f : splits) configs.push_back({g, f});
   std::vector<PreparedPlan> prepared(configs.size()), baselines(configs.size());
   for (size_t c = 0; c < configs.size(); ++c) {
-    const Plan moved = plan_at_gpus(plan, configs[c].gpus, spec.keep_global_batch);
+    const Plan moved = plan_at_gpus(plan, configs[c].gpus, spec.scaling.value_or(plan.scaling));
     prepared[c] = prepare(configs[c].split ? plan_with_split(moved, *configs[c].split) : moved, machine);
     if (staged) baselines[c] = prepare(baseline_of(moved), machine);
   }

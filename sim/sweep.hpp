@@ -7,6 +7,7 @@
 
 #include "model/machine_profile.hpp"
 #include "model/plan.hpp"
+#include "model/plan_scaling.hpp"
 #include "model/record.hpp"
 
 namespace mrplan {
@@ -17,7 +18,7 @@ struct SweepSpec {
   std::vector<int> gpus;              // empty: the plan's own GPU count
   std::vector<double> low_fractions;  // MRMF: share of a fusion stage's GPUs on its lower-resolution
                                       // model; empty: the plan's own split
-  bool keep_global_batch = true;      // false: keep each stage's local batch
+  std::optional<Scaling> scaling;     // what moving to another GPU count keeps; empty: the plan's own
 };
 
 struct SweepPoint {
@@ -35,8 +36,6 @@ struct SweepPoint {
 // Parses "10:100:5" (from:to:step, inclusive) or "10,20,30".
 std::vector<double> parse_range(const std::string& text, const std::string& what);
 
-// The plan with every stage moved to `gpus` GPUs, batches adjusted as the spec says.
-Plan plan_at_gpus(const Plan& plan, int gpus, bool keep_global_batch);
 // The MRMF plan with `low_fraction` of every fusion stage's GPUs on its lower-resolution model.
 Plan plan_with_split(const Plan& plan, double low_fraction);
 // The dense-only baseline an MRT or MRMF plan is compared against.

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """The README's tour is what mrplan prints: every `$ mrplan ...` command of the README's code blocks
 is run, and each output line the README shows under it must be a line of the real output, in the
-same order (a block may leave lines out, never change one). Usage: readme_tour.py MRPLAN README."""
+same order (a block may leave lines out, never change one). The commands of the `sh` blocks (data,
+runs, calibration: the exec and MPI suites run them) are not run here, but each subcommand they name
+must exist and each --option they give must be one its --help lists. Usage: readme_tour.py MRPLAN README."""
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -28,12 +31,49 @@ def tour(readme):
     return steps
 
 
+def sh_commands(mrplan, readme):
+    """(subcommand path, options) of every `mrplan ...` line in the README's sh blocks."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(readme)), "scripts"))
+    from cli_doc import help_text, subcommands
+    out, inside, text = [], False, open(readme, encoding="utf-8").read()
+    for line in text.replace("\\\n", " ").splitlines():
+        if line.startswith("```"):
+            inside = line.strip() == "```sh"
+            continue
+        if not inside or "mrplan " not in line:
+            continue
+        words = shlex.split(line.split("  #")[0].split(" # ")[0])
+        words = words[words.index("mrplan") + 1:]
+        path = []
+        for w in words:
+            if w not in subcommands(help_text(mrplan, path)):
+                break
+            path.append(w)
+        out.append((path or words[:1], [w.split("=")[0] for w in words if w.startswith("--")]))
+    return out
+
+
+def check_sh_commands(mrplan, readme):
+    failed = 0
+    for path, options in sh_commands(mrplan, readme):
+        helps = subprocess.run([mrplan] + path + ["--help"], capture_output=True, text=True, timeout=60)
+        if helps.returncode != 0 or not re.search(rf"^Usage: \S*mrplan(-exec)? {re.escape(' '.join(path))} ", helps.stdout, re.M):
+            print(f"FAIL: `mrplan {' '.join(path)} --help` exits {helps.returncode}: {helps.stderr.strip()}")
+            failed += 1
+            continue
+        for option in options:
+            if not re.search(rf"(^|[ ,]){re.escape(option)}\b", helps.stdout, re.M):
+                print(f"FAIL: the README gives `mrplan {' '.join(path)} {option}`, which its --help does not list")
+                failed += 1
+    return failed
+
+
 def main():
     mrplan, readme = os.path.abspath(sys.argv[1]), sys.argv[2]
     steps = tour(readme)
     if not steps:
         sys.exit(f"FAIL: no `$ mrplan` commands in {readme}")
-    failed = 0
+    failed = check_sh_commands(mrplan, readme) if os.path.exists(os.path.join(os.path.dirname(mrplan), "mrplan-exec")) else 0
     with tempfile.TemporaryDirectory() as work:
         for command, shown in steps:
             argv = [mrplan] + shlex.split(command)[1:]

@@ -28,7 +28,7 @@ TEST(DepthWarnings, GlobalBatchFarFromTheCurvesReferenceWithoutCriticalBatch) {
   const auto& m = calibrated_builtin_profile("summit");
   Plan p = builtin_plan("cosmoflow-mrt@summit", 32);  // global batch 256: the curves' own
   EXPECT_EQ(count(simulate(p, m), "no critical batch"), 0u);
-  p = plan_at_gpus(p, 32, false);
+  p = plan_at_gpus(p, 32, Scaling::weak);
   for (auto& s : p.stages) s.models[0].local_batch = 64;  // 2048: 8x
   const auto r = simulate(p, m);
   EXPECT_EQ(count(r, "global batch 2048 is 8.0x the batch the learning curves of cosmoflow-mrt were fitted at (256)"), 2u);

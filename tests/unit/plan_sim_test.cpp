@@ -149,12 +149,14 @@ TEST(Plan, BadInputsGiveOneClearMessage) {
     return s;
   };
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("method: mrt", "method: mrt\ncolour: red"), "p.yaml"); }),
-            "p.yaml: colour: unknown key (expected one of: name, workload, workload_options, machine, method, precision, "
+            "p.yaml: colour: unknown key (expected one of: name, workload, workload_options, machine, scaling, method, precision, "
             "dataset, target, comm, io, stages, data, checkpoint_every)");
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("gpus: 32, local_batch: 8, stop: {t", "gpus: many, local_batch: 8, stop: {t"), "p.yaml"); }),
             "p.yaml: stages[1].gpus: expected a decimal integer (no leading zeros, no fraction), got 'many'");
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("value: 0.0025}", "value: 0.0025, precise_bn_batches: -1}"), "p.yaml"); }),
             "p.yaml: target.precise_bn_batches: must be >= 0 (0: the running averages)");
+  EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("method: mrt", "method: mrt\nscaling: linear"), "p.yaml"); }),
+            "p.yaml: scaling: unknown scaling 'linear' (expected strong: keep the global batch, or weak: keep the local batch)");
   EXPECT_NE(error_of([&] { plan_from_yaml_text(with("local_batch: 8, stop: {s", "global_batch: 16, stop: {s"), "p.yaml"); })
                 .find("global batch 16 is smaller than the 32 GPUs"),
             std::string::npos);
@@ -354,7 +356,7 @@ TEST(Sweep, RulePointEqualsPredictAndForcedPointsVary) {
                 "method,gpus,switch_epoch,coarse_epochs,dense_epochs,time_to_target_s,io_s,comm_s,compute_s,gpu_hours,", 0),
             0u);
   EXPECT_EQ(error_of([] { parse_range("10:5:1", "--switch"); }), "command line: --switch: '10:5:1': need FROM <= TO and STEP > 0");
-  EXPECT_NE(error_of([&] { plan_at_gpus(p, 48, true); }).find("cannot split evenly"), std::string::npos);
+  EXPECT_NE(error_of([&] { plan_at_gpus(p, 48, Scaling::strong); }).find("cannot split evenly"), std::string::npos);
 }
 
 TEST(Simulator, RanksSharingANodeSlowEachOtherDown) {
