@@ -1,10 +1,12 @@
 #include "exec/data_layout.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
 
+#include "exec/hdf5_file.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -33,6 +35,17 @@ DataLayout layout_for(const std::string& workload) {
              fmt::format("the execution backend has no data layout for '{}' yet (supported: cosmoflow-mrt, cosmoflow-mlperf, "
                          "deepcam, neuron-inverter)",
                          workload));
+}
+
+void require_layout(const std::string& file, const std::string& workload, const std::string& what) {
+  const auto layout = layout_for(workload);
+  const H5File h5(file, H5File::Mode::read);
+  if (h5.has(layout.data)) return;
+  for (const char* other : {"cosmoflow-mrt", "deepcam", "neuron-inverter"})
+    if (h5.has(layout_for(other).data))
+      fail_input(file, layout.data, fmt::format("not found: the file holds {} samples ({}), not {}'s: pass {} {}", other,
+                                                layout_for(other).data, workload, what, other));
+  fail_input(file, layout.data, fmt::format("not found: the file is no {} dataset (it holds: {})", workload, fmt::join(h5.datasets(), ", ")));
 }
 
 std::vector<std::string> list_h5_files(const std::string& dir) {

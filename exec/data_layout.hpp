@@ -33,6 +33,11 @@ struct DataLayout {
 // normalised with the folder's stats.h5 (climate/minval, climate/maxval per channel).
 DataLayout layout_for(const std::string& workload);
 
+// Checks that `file` holds `workload`'s samples (`what`: the option naming the workload, for the
+// message); InputError naming the file, what it holds and, where it holds another workload's
+// samples, the workload to name instead.
+void require_layout(const std::string& file, const std::string& workload, const std::string& what);
+
 // The dataset's sample files in name order (stats.h5 is not one); InputError if there are none.
 std::vector<std::string> list_h5_files(const std::string& dir);
 

@@ -186,6 +186,7 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
   if (o.factor < 2) fail_input("command line", "--factor", "must be >= 2");
   const CoarsenOp op = o.op.value_or(layout_for(o.workload).coarsen);
   const auto files = list_h5_files(o.in_dir);
+  require_layout(files.front(), o.workload, "--workload");
   std::filesystem::create_directories(o.out_dir);
   const auto t0 = std::chrono::steady_clock::now();
   CoarsenReport rep;

@@ -144,8 +144,9 @@ EncodeReport encode_dataset(const EncodeOptions& o) {
   EncodeReport rep;
   for (const auto& sub : dataset_folders(o.in_dir)) {
     const fs::path in = fs::path(o.in_dir) / sub, out = fs::path(o.out_dir) / sub;
-    fs::create_directories(out);
     const auto files = list_h5_files(in.string());
+    require_layout(files.front(), o.workload, "--workload");
+    fs::create_directories(out);  // after the checks: a refused encode leaves no folder behind
     ProgressBar bar(fmt::format("encode {}", sub.empty() ? in.filename().string() : sub.string()), count_samples(files, layout), o.progress);
     for (const auto& f : files) encode_file(f, out / fs::path(f).filename(), layout, o, bar, rep);
     if (fs::exists(in / kStatsFile)) fs::copy_file(in / kStatsFile, out / kStatsFile, fs::copy_options::overwrite_existing);

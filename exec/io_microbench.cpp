@@ -77,6 +77,7 @@ CodecMeasurement measure_codec(const IoBenchOptions& o, const DataLayout& layout
 IoMeasurements measure_io(const IoBenchOptions& o, const std::function<void(const std::string&)>& progress) {
   const auto layout = layout_for(o.workload);
   const auto files = list_h5_files(o.data_dir);
+  require_layout(files.front(), o.workload, "--workload");
   IoMeasurements m;
   m.tier_name = "local disk under " + o.data_dir;
   std::vector<float> buf;

@@ -232,7 +232,7 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
     if (rank == 0 && !ctx.options.quiet)
       fmt::print("[{}] epoch {:3d}  loss {:.5f}  val {:.5f}  {:.2f} s (data {:.2f}, comm {:.2f}, compute {:.2f})  {}\n", tag, prog.epoch,
                  train_loss, val_metric, er.epoch_s, t.io_s, t.comm_s, t.compute_s,
-                 eta_text(time_left(plan, ctx.spec, job.stage, job.model, rec.epochs, rec.time_s / rec.epochs)));
+                 eta_text(time_left(plan, ctx.epoch_work, job.stage, job.model, rec.epochs, rec.time_s / rec.epochs)));
     if (!std::isfinite(val_metric))  // never checkpointed: the last good checkpoint stays the last finite one
       throw NonFiniteLoss(fmt::format("stage '{}' epoch {}: the validation metric is {}; the last good checkpoint: {}", tag, prog.epoch,
                                       val_metric, checkpoints.last_good()));

@@ -1,6 +1,7 @@
 #include "exec/resume_checks.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "model/errors.hpp"
 #include "model/plan_diff.hpp"
@@ -16,10 +17,8 @@ void claim_out_dir(const fs::path& out, bool overwrite, Communicator& world) {
   world.barrier();  // every rank looked before any removes
   if (held.empty()) return;
   if (!overwrite) {
-    std::string list;
-    for (const auto& h : held) list += (list.empty() ? "" : ", ") + h;
     fail_input(out.string(), "", fmt::format("holds a run already ({}): resume it with --resume {}, or pass --overwrite to replace it",
-                                             list, out.string()));
+                                             fmt::join(held, ", "), out.string()));
   }
   if (world.rank() == 0)
     for (const auto& h : held) fs::remove_all(out / h);
@@ -45,12 +44,12 @@ RunState resumable_state(const Plan& plan, const std::string& plan_yaml, const L
                            loaded.dir.parent_path().parent_path().string(), list, refused.front().path));
   }
   if (changes.empty()) return s;
-  std::string paths;
+  std::vector<std::string> paths;
   for (const auto& c : changes) {
     s.record.warnings.push_back(fmt::format("resumed with a changed plan (--force): {}: {} -> {}", c.path, c.was, c.now));
-    paths += (paths.empty() ? "" : ", ") + c.path;
+    paths.push_back(c.path);
   }
-  s.record.provenance["resumed_with_changes"] = paths;
+  s.record.provenance["resumed_with_changes"] = fmt::format("{}", fmt::join(paths, ", "));
   s.record.plan_spec = plan_yaml;
   return s;
 }

@@ -13,6 +13,7 @@
 #include "exec/mllog.hpp"
 #include "exec/objective.hpp"
 #include "exec/run.hpp"
+#include "exec/run_eta.hpp"
 #include "exec/spec_network.hpp"
 #include "exec/watchdog.hpp"
 #include "model/network_spec.hpp"
@@ -32,6 +33,7 @@ struct RunContext {
   std::optional<Objective> objective;  // the masks are the same at every resolution: weighed once
   int rank = 0, ranks = 1;
   Watchdog* watchdog = nullptr;  // told of every step; ends a job that stalls
+  EpochWork epoch_work;          // what the epoch lines' ETA prices the remaining epochs by
 };
 
 // The plan's data folder, or --data; relative paths from the plan file's folder.

@@ -305,6 +305,32 @@ std::map<std::string, std::string> provenance(const RunFacts& f, const torch::De
   return p;
 }
 
+// How the data of `stage`'s first model is stored; InputError where the plan was predicted with
+// another codec than the one the data has.
+Codec stored_codec(const RunContext& ctx, size_t stage) {
+  const auto first_data = fs::path(ctx.data_dir) / fmt::format("res{}", ctx.plan.stages[stage].models[0].resolution);
+  const Codec stored = folder_codec(first_data.string(), ctx.layout);
+  if (ctx.plan.codec != Codec::raw && stored != ctx.plan.codec)  // what was predicted is not what would run
+    fail_input(first_data.string(), "", fmt::format("is stored {} but the plan reads io.codec {}: `mrplan encode` the data or change the plan",
+                                                    codec_name(stored), codec_name(ctx.plan.codec)));
+  return stored;
+}
+
+// Rank 0 at the end: the log's run_stop, the one time to target, the final model (`final_model`:
+// nullptr for a run stopped as if killed), the Record.
+void write_run_outputs(const fs::path& out, MlLog& log, Record& r, torch::nn::Module* final_model, bool quiet) {
+  // exactly once per run, resumed or not (MLPerf HPC rules: success or aborted); a stop as if
+  // killed writes none, so that the resumed run's is the one
+  if (final_model) log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
+  r.totals.time_to_target_s = trained_time_s(log.times());  // as ingest-mllog reads it from the log (model/time_to_target)
+  if (final_model) write_atomically(out / "model.pt", module_to_bytes(*final_model));
+  write_atomically(out / "record.json", record_to_json(r));
+  if (quiet) return;
+  print_summary(r);
+  fmt::print("wrote {}{}\n", (out / "record.json").string(),
+             final_model ? fmt::format(", {} and {}", (out / "mllog.txt").string(), (out / "model.pt").string()) : "");
+}
+
 Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const int rank = world.rank(), ranks = world.size();
   // a launcher whose tasks MPI does not see would train the plan once per task, each alone
@@ -356,12 +382,8 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   else log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", state.stage + 1));  // the time since the kill is not trained
   RunContext ctx{plan,   o,   world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks};
-  const auto first_data = fs::path(ctx.data_dir) / fmt::format("res{}", plan.stages[state.stage].models[0].resolution);
-  const Codec stored = folder_codec(first_data.string(), ctx.layout);
-  const char* codec = codec_name(stored);
-  if (plan.codec != Codec::raw && stored != plan.codec)  // what was predicted is not what would run
-    fail_input(first_data.string(), "", fmt::format("is stored {} but the plan reads io.codec {}: `mrplan encode` the data or change the plan",
-                                                    codec, codec_name(plan.codec)));
+  ctx.epoch_work = epoch_work(plan, spec);
+  const char* codec = codec_name(stored_codec(ctx, state.stage));
   if (!state.record.provenance.contains("data_codec")) state.record.provenance["data_codec"] = codec;
   if (rank == 0 && !o.quiet)
     fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,
@@ -392,16 +414,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   if (killed)
     r.warnings.push_back(fmt::format("stopped after {} epochs (--stop-after); resume with --resume", o.stop_after_epochs));
   add_totals(plan, r, killed);
-  if (rank == 0) {
-    // exactly once per run, resumed or not (MLPerf HPC rules: success or aborted); a stop as if
-    // killed writes none, so that the resumed run's is the one
-    if (!killed) log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
-    r.totals.time_to_target_s = trained_time_s(log.times());  // as ingest-mllog reads it from the log (model/time_to_target)
-    if (!killed) write_atomically(out / "model.pt", module_to_bytes(*handed));  // the final model
-    write_atomically(out / "record.json", record_to_json(r));
-    if (!o.quiet) print_summary(r);
-    if (!o.quiet) fmt::print("wrote {}{}\n", (out / "record.json").string(), killed ? "" : fmt::format(", {} and {}", (out / "mllog.txt").string(), (out / "model.pt").string()));
-  }
+  if (rank == 0) write_run_outputs(out, log, r, killed ? nullptr : &*handed, o.quiet);
   world.barrier();  // every rank returns once the outputs are there
   return r;
 }

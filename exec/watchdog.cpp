@@ -44,7 +44,7 @@ Watchdog::Watchdog(double min_timeout_s, int rank, int ranks, fs::path heartbeat
     : min_timeout_s_(min_timeout_s), rank_(rank), ranks_(ranks), dir_(std::move(heartbeat_dir)) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  write_heartbeat(unix_now_s());
+  write_heartbeat(unix_now_s(), snapshot_locked());  // no thread yet: nothing to lock against
   thread_ = std::thread([this] { watch(); });
 }
 
@@ -71,24 +71,31 @@ void Watchdog::set_last_checkpoint(std::string where) {
   checkpoint_ = std::move(where);
 }
 
-void Watchdog::write_heartbeat(double alive_unix_s) {
+Watchdog::Beat Watchdog::snapshot_locked() const { return {last_, count_, longest_gap_s_, where_, checkpoint_}; }
+
+void Watchdog::write_heartbeat(double alive_unix_s, const Beat& b) const {
   // written beside and renamed, so a reader never sees half a line
   const auto p = dir_ / fmt::format("rank{}", rank_), tmp = dir_ / fmt::format(".rank{}.tmp", rank_);
   {
     std::ofstream out(tmp);
-    const double progress_unix_s = alive_unix_s - std::chrono::duration<double>(Clock::now() - last_).count();
-    out << fmt::format("{:.3f} {:.3f} {} {}\n", alive_unix_s, progress_unix_s, count_, where_);
+    const double progress_unix_s = alive_unix_s - std::chrono::duration<double>(Clock::now() - b.last).count();
+    out << fmt::format("{:.3f} {:.3f} {} {}\n", alive_unix_s, progress_unix_s, b.count, b.where);
   }
   std::error_code ec;
   fs::rename(tmp, p, ec);
 }
 
 void Watchdog::watch() {
-  std::unique_lock<std::mutex> lock(m_);
-  while (!wake_.wait_for(lock, std::chrono::duration<double>(kHeartbeatPeriodS), [this] { return stop_; })) {
-    write_heartbeat(unix_now_s());
-    const double idle_s = std::chrono::duration<double>(Clock::now() - last_).count();
-    const double limit_s = std::max(min_timeout_s_, kGapsPerTimeout * longest_gap_s_);
+  for (;;) {
+    Beat b;
+    {
+      std::unique_lock<std::mutex> lock(m_);
+      if (wake_.wait_for(lock, std::chrono::duration<double>(kHeartbeatPeriodS), [this] { return stop_; })) return;
+      b = snapshot_locked();
+    }
+    write_heartbeat(unix_now_s(), b);
+    const double idle_s = std::chrono::duration<double>(Clock::now() - b.last).count();
+    const double limit_s = std::max(min_timeout_s_, kGapsPerTimeout * b.longest_gap_s);
     if (idle_s <= limit_s) continue;
     // a rank that waits for another group (MRMF: one model stops before the other) is not stalled
     // while some rank still makes progress; the others' heartbeats are read at most every few s
@@ -98,11 +105,11 @@ void Watchdog::watch() {
     bool job_progressing = false;
     for (const auto& h : read_heartbeats(dir_, ranks_))
       if (h.rank != rank_ && now - h.alive_unix_s < 5 * kHeartbeatPeriodS && now - h.progress_unix_s <= limit_s) job_progressing = true;
-    if (!job_progressing) fire(idle_s, limit_s);
+    if (!job_progressing) fire(idle_s, limit_s, b);
   }
 }
 
-void Watchdog::fire(double idle_s, double limit_s) {
+void Watchdog::fire(double idle_s, double limit_s, const Beat& b) const {
   const double now = unix_now_s();
   std::string others;
   const auto beats = read_heartbeats(dir_, ranks_);
@@ -123,7 +130,7 @@ void Watchdog::fire(double idle_s, double limit_s) {
   fmt::print(stderr,
              "mrplan: error: rank {} made no progress for {:.0f} s (the watchdog's limit: {:.0f} s, --watchdog-s) while at: {}{}\n"
              "  the last good checkpoint: {}; ending the job\n",
-             rank_, idle_s, limit_s, where_, others, checkpoint_);
+             rank_, idle_s, limit_s, b.where, others, b.checkpoint);
   std::fflush(stderr);
   std::_Exit(3);
 }

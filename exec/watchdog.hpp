@@ -28,9 +28,18 @@ class Watchdog {
 
  private:
   using Clock = std::chrono::steady_clock;
+  // What the training thread last reported, copied under the lock so that files are written and read
+  // without holding it (progress() never waits on the watchdog's I/O).
+  struct Beat {
+    Clock::time_point last;
+    long count = 0;
+    double longest_gap_s = 0;
+    std::string where, checkpoint;
+  };
+  Beat snapshot_locked() const;
   void watch();
-  void write_heartbeat(double alive_unix_s);
-  [[noreturn]] void fire(double idle_s, double limit_s);
+  void write_heartbeat(double alive_unix_s, const Beat& b) const;
+  [[noreturn]] void fire(double idle_s, double limit_s, const Beat& b) const;
 
   const double min_timeout_s_;
   const int rank_, ranks_;
@@ -38,7 +47,8 @@ class Watchdog {
   std::mutex m_;
   std::condition_variable wake_;
   bool stop_ = false;
-  Clock::time_point last_ = Clock::now(), next_survey_ = Clock::now();
+  Clock::time_point last_ = Clock::now();
+  Clock::time_point next_survey_ = Clock::now();  // the watchdog thread's own: not under m_
   double longest_gap_s_ = 0;
   long count_ = 0;
   std::string where_ = "starting", checkpoint_ = "none yet";

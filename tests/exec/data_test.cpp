@@ -113,6 +113,10 @@ TEST(Coarsen, SumAndMeanOfBlocksMatchClosedForm) {
   EXPECT_NE(error_of([&] { coarsen_dataset({.in_dir = (dir / "in").string(), .out_dir = (dir / "x").string(), .factor = 3, .op = CoarsenOp::sum, .progress = false}); })
                 .find("factor 3 does not divide axis 1 of size 4"),
             std::string::npos);
+  // a CosmoFlow folder named as another workload's: the message names the workload to pass
+  EXPECT_NE(error_of([&] { coarsen_dataset({.in_dir = (dir / "in").string(), .out_dir = (dir / "x").string(), .op = std::nullopt, .progress = false, .workload = "deepcam"}); })
+                .find("climate/data: not found: the file holds cosmoflow-mrt samples (3Dmap), not deepcam's: pass --workload cosmoflow-mrt"),
+            std::string::npos);
   fs::remove_all(dir);
 }
 

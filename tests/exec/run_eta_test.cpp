@@ -18,7 +18,7 @@ Plan two_stages(const std::string& second) {
 
 TEST(RunEta, InTheLastStageTheMeanEpochTimesTheEpochsLeft) {
   const auto p = two_stages("{name: dense, resolution: 1, gpus: 1, local_batch: 8, stop: {epochs: 3}}");
-  const auto eta = time_left(p, plan_network(p), 1, 0, 1, 2.0);  // 1 of 3 done
+  const auto eta = time_left(p, epoch_work(p, plan_network(p)), 1, 0, 1, 2.0);  // 1 of 3 done
   EXPECT_DOUBLE_EQ(eta.seconds, 2 * 2.0);
   EXPECT_FALSE(eta.upper_bound);
   EXPECT_EQ(eta_text(eta), "ETA 4.0 s");
@@ -33,7 +33,7 @@ TEST(RunEta, ALaterStageIsPricedByItsWorkAndARuleStopIsABound) {
   };
   const double ratio = work(p.stages[1].models[0]) / work(p.stages[0].models[0]);
   EXPECT_GT(ratio, 1);  // 8x the voxels on 2 ranks
-  const auto eta = time_left(p, spec, 0, 0, 2, 1.5);
+  const auto eta = time_left(p, epoch_work(p, spec), 0, 0, 2, 1.5);
   EXPECT_NEAR(eta.seconds, 10 * 1.5 * ratio, 1e-9 * eta.seconds);
   EXPECT_TRUE(eta.upper_bound);
   EXPECT_EQ(eta_text({7300, true}), "ETA <= 2.0 h");
