@@ -14,7 +14,8 @@
 namespace mrplan {
 
 IoFit fit_io(const IoMeasurements& m) {
-  if (m.cold.size() < 3) fail_input("", "io timings", "the latency-bandwidth fit needs three cold reads or more");
+  if (m.cold.size() < 3)
+    fail_input("", "io timings", fmt::format("the latency-bandwidth fit needs three cold reads or more, got {}: give a folder of two files or more (each is read cold at two sizes; datagen --samples-per-file)", m.cold.size()));
   double lo = 1e300, hi = 0;
   for (const auto& c : m.cold) {
     if (!(c.bytes > 0) || !(c.seconds > 0) || !std::isfinite(c.seconds))
@@ -22,8 +23,8 @@ IoFit fit_io(const IoMeasurements& m) {
     lo = std::min(lo, c.bytes), hi = std::max(hi, c.bytes);
   }
   if (hi < 2 * lo) fail_input("", "io timings", "cold reads need sizes at least 2x apart to separate latency from bandwidth");
-  if (m.warm.empty() || !(m.decode_bytes_per_s > 0) || !(m.copy_bytes_per_s > 0))
-    fail_input("", "io timings", "warm read, decode and copy rates are all needed");
+  if (m.warm.empty() || !(m.reader_bytes_per_s > 0) || !(m.decode_bytes_per_s > 0) || !(m.copy_bytes_per_s > 0))
+    fail_input("", "io timings", "warm read, reader, decode and copy rates are all needed");
   const auto n = static_cast<Eigen::Index>(m.cold.size());
   Eigen::MatrixXd A(n, 2);
   Eigen::VectorXd b(n), w(n);
@@ -47,6 +48,9 @@ IoFit fit_io(const IoMeasurements& m) {
   fit.r2 = tot > 0 ? 1 - res / tot : 1;
   for (const auto& wr : m.warm)
     if (wr.bytes_per_s > fit.page_cache_Bps) fit.page_cache_Bps = wr.bytes_per_s, fit.page_cache_threads = wr.threads;
+  // the reader's own work: its time per byte less the page cache's (one thread each), never below zero
+  const double reader_s_per_byte = std::max(0.0, 1 / m.reader_bytes_per_s - 1 / m.warm.front().bytes_per_s);
+  fit.raw_decode_Bps = 1 / (reader_s_per_byte + 1 / m.decode_bytes_per_s);
   return fit;
 }
 
@@ -55,7 +59,7 @@ void apply_io_fit(MachineProfile& p, const IoMeasurements& m, const IoFit& fit, 
   p.io.pfs.per_node_bandwidth_Bps = fit.bandwidth_Bps;
   p.io.pfs.aggregate_bandwidth_Bps = fit.bandwidth_Bps;  // one node: its disk is the whole tier
   p.io.host_memcpy_Bps = fit.page_cache_Bps;
-  p.io.host_decode_Bps = m.decode_bytes_per_s;
+  p.io.host_decode_Bps = fit.raw_decode_Bps;
   p.io.host_to_device_Bps = m.copy_bytes_per_s;
   p.io.host_to_device_efficiency = 1.0;
   // a codec measured another time keeps its fit
@@ -64,7 +68,7 @@ void apply_io_fit(MachineProfile& p, const IoMeasurements& m, const IoFit& fit, 
   record_fit(p, {"io.pfs.per_node_bandwidth_Bps", fit.bandwidth_Bps, fit.bandwidth_std_error_Bps, source + " (" + m.tier_name + ", cold)"});
   record_fit(p, {"io.host_memcpy_Bps", fit.page_cache_Bps, 0,
                       fmt::format("{} (page cache, best of the thread counts: {} threads)", source, fit.page_cache_threads)});
-  record_fit(p, {"io.host_decode_Bps", m.decode_bytes_per_s, 0, source + " (log1p, one thread)"});
+  record_fit(p, {"io.host_decode_Bps", fit.raw_decode_Bps, 0, source + " (the raw reader's work beyond the bytes, then log1p; one thread)"});
   record_fit(p, {"io.host_to_device_Bps", m.copy_bytes_per_s, 0, source + " (host copy of a batch)"});
   for (const auto& c : m.codecs) {  // mean of the passes, its standard error
     const auto& r = c.decode_bytes_per_s;

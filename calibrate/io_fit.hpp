@@ -15,7 +15,7 @@ struct ColdRead {
 
 struct WarmRate {
   int threads = 1;
-  double bytes_per_s = 0;  // all threads together, from the page cache
+  double bytes_per_s = 0;  // all threads together: the files' bytes back from the page cache
 };
 
 // One codec on samples of the dataset (`calibrate io --codec`): its ratio and host decode passes.
@@ -28,6 +28,8 @@ struct CodecMeasurement {
 struct IoMeasurements {
   std::vector<ColdRead> cold;
   std::vector<WarmRate> warm;
+  double reader_bytes_per_s = 0;  // the raw samples through the loader's reader from the page cache, one
+                                  // thread (conversion, transposition, checks: more than the bytes)
   double decode_bytes_per_s = 0;  // host preprocessing (log1p), one thread
   double copy_bytes_per_s = 0;    // a host copy of a batch (the CPU stand-in for host-to-device)
   std::string tier_name = "local disk";
@@ -40,6 +42,9 @@ struct IoFit {
   double r2 = 0;
   double page_cache_Bps = 0;  // per node: the best warm rate over the thread counts
   int page_cache_threads = 1;
+  // What the raw path costs per byte beyond reading it (the reader's work over the bytes' own, then
+  // the preprocessing), what a codec's decoder replaces: 1 / (1/reader - 1/page cache + 1/decode).
+  double raw_decode_Bps = 0;
 };
 
 // Cold reads: weighted least squares of t = latency + bytes / bandwidth (weights 1/t^2).

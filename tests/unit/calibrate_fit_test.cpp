@@ -319,14 +319,19 @@ TEST(IoFit, RecoversLatencyAndBandwidthOfColdReads) {
   IoMeasurements m;
   for (double b : {1e5, 1e6, 4e6, 3.2e7}) m.cold.push_back({b, 2e-3 + b / 5e8});
   m.warm = {{1, 2e9}, {2, 3.5e9}};
+  m.reader_bytes_per_s = 0.5e9;  // 2 ns a byte, 0.5 of them the page cache's
   m.decode_bytes_per_s = 1e9, m.copy_bytes_per_s = 5e9;
   const auto fit = fit_io(m);
   EXPECT_NEAR(fit.per_file_latency_s, 2e-3, 1e-9);
   EXPECT_NEAR(fit.bandwidth_Bps, 5e8, 1);
   EXPECT_EQ(fit.page_cache_threads, 2);
+  EXPECT_NEAR(fit.raw_decode_Bps, 1 / (1.5e-9 + 1e-9), 1);  // the reader's own 1.5 ns, then 1 ns of log1p
   MachineProfile p;
   apply_io_fit(p, m, fit, "test");
   EXPECT_DOUBLE_EQ(p.io.host_memcpy_Bps, 3.5e9);
+  EXPECT_DOUBLE_EQ(p.io.host_decode_Bps, fit.raw_decode_Bps);
+  m.reader_bytes_per_s = 1e10;  // a reader faster than the bytes (timer noise) adds nothing
+  EXPECT_DOUBLE_EQ(fit_io(m).raw_decode_Bps, 1e9);
   m.cold = {{1e6, 1e-3}, {1.5e6, 1e-3}, {1.2e6, 1e-3}};
   EXPECT_NE(error_of([&] { fit_io(m); }).find("2x apart"), std::string::npos);
 }
