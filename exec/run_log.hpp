@@ -4,6 +4,7 @@
 // init_start/init_stop, the run's size, seed, dataset and optimizer, then run_start.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "exec/mllog.hpp"
 #include "model/plan.hpp"
@@ -15,6 +16,7 @@ struct RunFacts {
   int accelerators_per_node = 0;  // GPUs each node trains on; 0 on CPUs
   uint64_t seed = 1;
   std::string platform;  // host and device, as submission_platform
+  std::vector<std::string> hosts;  // one per node, in rank order of the nodes' first ranks
 };
 
 // MLPerf HPC's benchmark name for a workload (cosmoflow-mrt and cosmoflow-mlperf are CosmoFlow),

@@ -3,6 +3,7 @@
 // checkpointed (exec/checkpointer) and written as a Measurement.
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -274,21 +275,45 @@ double matmul_probe(Communicator& world, const torch::Device& dev) {
 }
 
 // The run's size as MLPerf logs it: nodes are the ranks that are first on their host.
+// Every node's host name, in the order of the nodes' first ranks: each node's first rank writes its
+// name into its own slot of a zeroed buffer and a sum over the ranks gathers them (one collective,
+// as many slots as ranks).
+std::vector<std::string> node_hosts(Communicator& world) {
+  constexpr size_t kSlot = 64;  // HOST_NAME_MAX on Linux
+  std::vector<double> chars(static_cast<size_t>(world.size()) * kSlot, 0.0);
+  if (world.local_rank() == 0) {
+    char host[kSlot + 1] = {};
+    gethostname(host, kSlot);
+    for (size_t i = 0; i < kSlot && host[i]; ++i) chars[static_cast<size_t>(world.rank()) * kSlot + i] = static_cast<unsigned char>(host[i]);
+  }
+  world.allreduce_sum(chars.data(), chars.size());
+  std::vector<std::string> hosts;
+  for (size_t r = 0; r < static_cast<size_t>(world.size()); ++r) {
+    std::string name;
+    for (size_t i = 0; i < kSlot && chars[r * kSlot + i] != 0; ++i) name += static_cast<char>(chars[r * kSlot + i]);
+    if (!name.empty()) hosts.push_back(name);
+  }
+  return hosts;
+}
+
+// "nid001, nid002, nid003", or the first and last few with the count between.
+std::string host_list(const std::vector<std::string>& hosts) {
+  if (hosts.size() <= 8) return fmt::format("{}", fmt::join(hosts, ", "));
+  return fmt::format("{}, ... ({} more), {}", fmt::join(hosts.begin(), hosts.begin() + 3, ", "), hosts.size() - 6,
+                     fmt::join(hosts.end() - 3, hosts.end(), ", "));
+}
+
 RunFacts run_facts(Communicator& world, const torch::Device& dev, uint64_t seed) {
-  double first_on_node = world.local_rank() == 0 ? 1.0 : 0.0;
-  world.allreduce_sum(&first_on_node, 1);
   RunFacts f;
+  f.hosts = node_hosts(world);
   f.ranks = world.size();
-  f.nodes = static_cast<int>(first_on_node);
+  f.nodes = std::max<int>(1, static_cast<int>(f.hosts.size()));
   f.accelerators_per_node = dev.is_cuda() ? (f.ranks + f.nodes - 1) / f.nodes : 0;
   f.seed = seed;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  f.platform = fmt::format("{}x {} ({})", f.nodes, host, dev.is_cuda() ? "CUDA GPUs" : "CPUs");
+  f.platform = fmt::format("{} node{} ({}), {}", f.nodes, f.nodes == 1 ? "" : "s", host_list(f.hosts), dev.is_cuda() ? "CUDA GPUs" : "CPUs");
   return f;
 }
 
-// Where, when and with what the run ran, for the Record.
 std::map<std::string, std::string> provenance(const RunFacts& f, const torch::Device& dev, const RunOptions& o) {
   std::map<std::string, std::string> p;
   p["mrplan"] = o.version.empty() ? "unknown" : o.version;
@@ -299,6 +324,7 @@ std::map<std::string, std::string> provenance(const RunFacts& f, const torch::De
   for (const char* job : {"SLURM_JOB_ID", "LSB_JOBID", "FLUX_JOB_ID", "PBS_JOBID"})
     if (const char* id = std::getenv(job)) p["job_id"] = fmt::format("{} ({})", id, job);
   p["ranks"] = std::to_string(f.ranks), p["nodes"] = std::to_string(f.nodes);
+  p["hosts"] = fmt::format("{}", fmt::join(f.hosts, ","));
   p["device"] = dev.is_cuda() ? "cuda" : "cpu";
   p["devices_per_node"] = std::to_string(f.accelerators_per_node);
   p["seed"] = std::to_string(f.seed);

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <torch/torch.h>
 #include <fmt/format.h>
@@ -95,6 +96,10 @@ TEST_F(TinyRun, MrtRunWritesRecordAndMllog) {
   EXPECT_EQ(r.provenance.at("device"), "cpu");  // where and with what it ran
   EXPECT_EQ(r.provenance.at("devices_per_node"), "0");
   EXPECT_EQ(r.provenance.at("seed"), "1");
+  char host[65] = {};
+  gethostname(host, 64);
+  EXPECT_EQ(r.provenance.at("hosts"), host);  // one node: its name
+  EXPECT_EQ(r.provenance.at("platform"), fmt::format("1 node ({}), CPUs", host));
   EXPECT_EQ(r.provenance.at("started_utc").size(), 20u);
   EXPECT_GT(*r.device_matmul_flops_per_s, 1e8);
   const auto back = load_record_file((dir / "mrt/record.json").string());
