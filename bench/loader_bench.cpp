@@ -1,7 +1,8 @@
 // The loader alone on copies of one dataset (`mrplan encode`): samples/s through SampleStore and the
 // prefetcher (decode and preprocessing included): a first epoch with the page cache dropped (the
-// store opened anew) and a later one (files open, pages cached), and the bytes on disk; with --profile, beside what that profile's I/O model predicts for the same reads
-// (model/io_cost: the file system tier cold, the page cache warm, one rank, batches of 8).
+// store opened anew) and a later one (files open, pages cached), and the bytes on disk; with
+// --profile, beside what that profile's I/O model predicts for the same reads (model/io_cost: the
+// file system tier cold, the page cache warm, one rank, batches of 8).
 // Usage: mrplan_loader_bench WORKLOAD [--profile P] FOLDER... (each a dataset folder).
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -47,11 +48,10 @@ double pass(const SampleStore& store) {
   return static_cast<double>(store.size()) / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// What `m` predicts for one pass over `dir`, cold and warm; nullopt where the profile has no rates
+// What `m` predicts for one pass over `store`, cold and warm; nullopt where the profile has no rates
 // for the folder's codec.
-std::optional<std::pair<double, double>> predicted(const MachineProfile& m, const std::string& workload, const std::string& dir,
-                                                   const DataLayout& layout, size_t files) {
-  const SampleStore store(dir, layout);
+std::optional<std::pair<double, double>> predicted(const MachineProfile& m, const std::string& workload, const SampleStore& store,
+                                                   size_t files) {
   IoJob job;
   const auto& shape = store.sample_shape();
   job.sample_bytes = static_cast<double>(builtin_workload(workload).sample_bytes_per_element) *
@@ -108,10 +108,10 @@ int main(int argc, char** argv) {
     std::sort(cold.begin(), cold.end()), std::sort(warm.begin(), warm.end());
     std::string model;
     if (profile) {
-      const auto p = predicted(*profile, args[0], args[a], layout, files.size());
+      const auto p = predicted(*profile, args[0], kept, files.size());
       model = p ? fmt::format(" {:>15.0f} {:>15.0f}", p->first, p->second) : fmt::format(" {:>15} {:>15}", "no rates", "no rates");
     }
-    fmt::print("{:<28} {:>8} {:>10.1f} {:>14.0f} {:>14.0f}{}\n", args[a], codec_name(folder_codec(args[a], layout)), bytes / 1e6, cold[1],
+    fmt::print("{:<28} {:>8} {:>10.1f} {:>14.0f} {:>14.0f}{}\n", args[a], codec_name(kept.codec()), bytes / 1e6, cold[1],
                warm[1], model);
   }
 }

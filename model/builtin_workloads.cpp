@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <map>
-#include <mutex>
-
 #include "model/embedded_files.hpp"
 #include "model/errors.hpp"
 #include "model/layer_table.hpp"
@@ -13,19 +10,6 @@
 
 namespace mrplan {
 
-namespace {
-
-// Each built-in file read once: predictions and size searches ask for the same networks again.
-const NetworkSpec& parsed_builtin(const EmbeddedFile& file) {
-  static std::mutex mu;
-  static std::map<std::string, NetworkSpec> parsed;
-  std::lock_guard lock(mu);
-  auto it = parsed.find(file.name);
-  if (it == parsed.end()) it = parsed.emplace(file.name, workload_from_yaml_text(file.text, file.path)).first;
-  return it->second;
-}
-
-}  // namespace
 
 std::vector<std::string> builtin_workload_names() { return embedded_names(builtin_workload_files()); }
 
@@ -34,7 +18,8 @@ NetworkSpec builtin_workload(const std::string& name, const WorkloadOptions& opt
   if (!file)
     fail_input("", "workload", fmt::format("unknown built-in workload '{}' (known: {})", name,
                                            fmt::join(builtin_workload_names(), ", ")));
-  return with_options(parsed_builtin(*file), options, name);
+  const auto& base = parsed_once<NetworkSpec>(*file, [](const EmbeddedFile& f) { return workload_from_yaml_text(f.text, f.path); });
+  return with_options(base, options, name);
 }
 
 std::vector<int64_t> nearest_working_sizes(const std::string& name, const WorkloadOptions& options, const std::vector<int64_t>& resolutions) {

@@ -26,10 +26,9 @@ Plan builtin_plan(const std::string& name, int gpus) {
     fail_input("", "plan",
                fmt::format("'{}' is neither a plan file nor a built-in plan APP@MACHINE (APP one of: {})", name,
                            fmt::join(builtin_plan_names(), ", ")));
-  // the file leaves the machine out: it is the name's (a YAML single-quoted scalar doubles its quotes)
-  std::string machine;
-  for (char c : name.substr(at + 1)) machine += c == '\'' ? std::string("''") : std::string(1, c);
-  Plan p = plan_from_yaml_text(fmt::format("machine: '{}'\n{}", machine, file->text), file->path);
+  // the file leaves the machine out (it is the name's): read once with a stand-in, then given it
+  Plan p = parsed_once<Plan>(*file, [](const EmbeddedFile& f) { return plan_from_yaml_text(std::string("machine: builtin\n") + f.text, f.path); });
+  p.machine = name.substr(at + 1);
   p.name = name;
   p.source_file = "builtin:" + name;
   return gpus > 0 ? plan_at_gpus(p, gpus, p.scaling) : p;

@@ -18,7 +18,6 @@ struct SweepSpec {
   std::vector<int> gpus;              // empty: the plan's own GPU count
   std::vector<double> low_fractions;  // MRMF: share of a fusion stage's GPUs on its lower-resolution
                                       // model; empty: the plan's own split
-  std::optional<Scaling> scaling;     // what moving to another GPU count keeps; empty: the plan's own
 };
 
 struct SweepPoint {
