@@ -65,11 +65,11 @@ std::optional<std::pair<double, double>> predicted(const MachineProfile& m, cons
     return std::nullopt;
   }
   job.dataset_bytes = job.sample_bytes * static_cast<double>(store.size()) / (job.codec ? job.codec->ratio : 1.0);
-  auto rate = [&](IoTierKind tier) {
+  auto rate = [&](TierKind tier) {
     const auto it = io_per_iteration(m, job, tier);
     return kBatch / (it.read_s + it.decode_s);
   };
-  return std::pair{rate(IoTierKind::pfs), rate(IoTierKind::host_cache)};
+  return std::pair{rate(TierKind::pfs), rate(TierKind::host_memory)};
 }
 
 }  // namespace

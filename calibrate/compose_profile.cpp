@@ -31,11 +31,12 @@ void set_io(MachineProfile& p, const ComposeRequest& r, double node_network_Bps)
   p.io.pfs.aggregate_bandwidth_Bps = r.pfs_GBps ? *r.pfs_GBps * 1e9 : 1e18;
   note(p, "file system", r.pfs_GBps ? fmt::format("{} GB/s aggregate (given)", *r.pfs_GBps) : "aggregate not given: no limit");
   if (r.nvme_GBps && !r.nvme_TB) fail_input("--nvme-GBps", fmt::format("{}", *r.nvme_GBps), "give the NVMe's capacity too (--nvme-TB)");
-  p.io.nvme_capacity_bytes = r.nvme_TB.value_or(0) * 1e12;
-  p.io.nvme_bandwidth_Bps = r.nvme_GBps ? *r.nvme_GBps * 1e9 : r.nvme_TB ? IoParams{}.nvme_bandwidth_Bps : 0;
+  p.io.nvme.capacity_per_node_bytes = r.nvme_TB.value_or(0) * 1e12;
+  p.io.nvme.per_node_bandwidth_Bps = r.nvme_GBps ? *r.nvme_GBps * 1e9 : r.nvme_TB ? IoParams{}.nvme.per_node_bandwidth_Bps : 0;
   if (r.nvme_TB && !r.nvme_GBps)
     note(p, "NVMe", "read bandwidth not given: mrplan's default until calibrate records fits it from a staging time");
   if (r.host_memory_GB) p.host_memory_bytes = *r.host_memory_GB * 1e9;
+  p.io.host_memory.capacity_per_node_bytes = p.host_memory_bytes / 2;  // the page cache's share, as the profile reader assumes
 }
 
 }  // namespace
@@ -71,7 +72,7 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
   set_io(p, r, count * net.bandwidth_Bps);
   if (!r.cpu.empty()) {  // a peak: what page-cache reads reach of it, calibrate records fits
     const auto [sockets, cpu] = count_of(r.cpu, "--cpu");
-    p.io.host_memcpy_Bps = sockets * c.cpu(cpu).memory_bandwidth_Bps;
+    p.io.host_memory.per_node_bandwidth_Bps = sockets * c.cpu(cpu).memory_bandwidth_Bps;
     note(p, fmt::format("host {}x {}", sockets, cpu), c.cpu(cpu).source);
   }
   return p;

@@ -58,15 +58,15 @@ void apply_io_fit(MachineProfile& p, const IoMeasurements& m, const IoFit& fit, 
   p.io.pfs.per_file_latency_s = fit.per_file_latency_s;
   p.io.pfs.per_node_bandwidth_Bps = fit.bandwidth_Bps;
   p.io.pfs.aggregate_bandwidth_Bps = fit.bandwidth_Bps;  // one node: its disk is the whole tier
-  p.io.host_memcpy_Bps = fit.page_cache_Bps;
+  p.io.host_memory.per_node_bandwidth_Bps = fit.page_cache_Bps;
   p.io.host_decode_Bps = fit.raw_decode_Bps;
   p.io.host_to_device_Bps = m.copy_bytes_per_s;
   p.io.host_to_device_efficiency = 1.0;
   // a codec measured another time keeps its fit
   std::erase_if(p.fitted, [](const FittedParameter& f) { return f.key.rfind("io.", 0) == 0 && f.key.rfind("io.codecs.", 0) != 0; });
-  record_fit(p, {"io.pfs.per_file_latency_s", fit.per_file_latency_s, fit.latency_std_error_s, source + " (" + m.tier_name + ", cold)"});
-  record_fit(p, {"io.pfs.per_node_bandwidth_Bps", fit.bandwidth_Bps, fit.bandwidth_std_error_Bps, source + " (" + m.tier_name + ", cold)"});
-  record_fit(p, {"io.host_memcpy_Bps", fit.page_cache_Bps, 0,
+  record_fit(p, {"io.tiers.pfs.per_file_latency_s", fit.per_file_latency_s, fit.latency_std_error_s, source + " (" + m.tier_name + ", cold)"});
+  record_fit(p, {"io.tiers.pfs.per_node_bandwidth_Bps", fit.bandwidth_Bps, fit.bandwidth_std_error_Bps, source + " (" + m.tier_name + ", cold)"});
+  record_fit(p, {"io.tiers.host_memory.per_node_bandwidth_Bps", fit.page_cache_Bps, 0,
                       fmt::format("{} (page cache, best of the thread counts: {} threads)", source, fit.page_cache_threads)});
   record_fit(p, {"io.host_decode_Bps", fit.raw_decode_Bps, 0, source + " (the raw reader's work beyond the bytes, then log1p; one thread)"});
   record_fit(p, {"io.host_to_device_Bps", m.copy_bytes_per_s, 0, source + " (host copy of a batch)"});

@@ -294,7 +294,7 @@ MachineProfile fit_paper_machine(MachineProfile m, const std::string& pm) {
     x0 << std::log(1e-3), 0.0, 0.0;
     const auto fit = levenberg_marquardt(res, x0, obs);
     apply(m, fit.params);
-    record("io.pfs.per_file_latency_ms", m.io.pfs.per_file_latency_s * 1e3, fit.std_errors[0]);
+    record("io.tiers.pfs.per_file_latency_ms", m.io.pfs.per_file_latency_s * 1e3, fit.std_errors[0]);
     const double u = std::log(m.io.host_decode_Bps / 0.1e9) / std::log(1000.0);  // logistic value
     record("io.host_decode_GBps", m.io.host_decode_Bps / 1e9,
            delta_method_se(fit.std_errors[1], m.io.host_decode_Bps / 1e9 * std::log(1000.0) * u * (1 - u)));

@@ -105,11 +105,11 @@ std::vector<Candidate> candidates_of(const MachineProfile& p) {
   c.push_back({"comm.call_overhead_us", std::max(p.comm.call_overhead_s * 1e6, 1.0)});
   c.push_back({"compute.mem_efficiency", p.compute.mem_efficiency, 1.0});
   c.push_back({"io.host_decode_GBps", p.io.host_decode_Bps / 1e9});
-  c.push_back({"io.pfs.per_node_bandwidth_GBps", p.io.pfs.per_node_bandwidth_Bps / 1e9});
-  c.push_back({"io.pfs.aggregate_bandwidth_GBps", p.io.pfs.aggregate_bandwidth_Bps / 1e9});
-  c.push_back({"io.host_memcpy_GBps", p.io.host_memcpy_Bps / 1e9});
-  if (p.io.nvme_bandwidth_Bps > 0) c.push_back({"io.nvme_bandwidth_GBps", p.io.nvme_bandwidth_Bps / 1e9});
-  c.push_back({"io.pfs.per_file_latency_ms", std::max(p.io.pfs.per_file_latency_s * 1e3, 0.01)});
+  c.push_back({"io.tiers.pfs.per_node_bandwidth_GBps", p.io.pfs.per_node_bandwidth_Bps / 1e9});
+  c.push_back({"io.tiers.pfs.aggregate_bandwidth_GBps", p.io.pfs.aggregate_bandwidth_Bps / 1e9});
+  c.push_back({"io.tiers.host_memory.per_node_bandwidth_GBps", p.io.host_memory.per_node_bandwidth_Bps / 1e9});
+  if (p.io.nvme.per_node_bandwidth_Bps > 0) c.push_back({"io.tiers.nvme.per_node_bandwidth_GBps", p.io.nvme.per_node_bandwidth_Bps / 1e9});
+  c.push_back({"io.tiers.pfs.per_file_latency_ms", std::max(p.io.pfs.per_file_latency_s * 1e3, 0.01)});
   return c;
 }
 

@@ -53,7 +53,7 @@ void register_calibrate_io(CLI::App& cal) {
   c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();
   c->add_option_function<std::vector<std::string>>(
        "--codec", [a](const std::vector<std::string>& names) { for (const auto& n : names) a->bench.codecs.push_back(codec_from_name(n, "--codec")); },
-       "byte codecs to measure on samples of the data (lut, diff): ratio and host decode rate -> io.codecs")
+       "codecs to measure on samples of the data (lut, diff, deflate): ratio and host decode rate -> io.codecs")
       ->delimiter(',');
   c->callback([a] { calibrate_io(*a); });
 }

@@ -11,6 +11,7 @@
 #include "model/plan_yaml.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/simulate.hpp"
+#include "sim/simulate.hpp"
 
 namespace mrplan {
 
@@ -52,6 +53,10 @@ void jobscript(const JobscriptArgs& a) {
   }
   std::string why;
   job.time_limit_s = time_limit_s(plan, machine, a, why);
+  if (plan.staging != Staging::none) {  // the full-resolution dataset, the largest the plan reads
+    const auto prepared = prepare(plan, machine);
+    job.staged_to = prepared.stages.back().models.back().placement.staged;
+  }
   const auto script = render_jobscript(plan, site, machine.gpus_per_node, job);
   if (a.out.empty()) fmt::print("{}", script);
   else write_output(a.out, script, "job script");

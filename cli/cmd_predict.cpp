@@ -25,7 +25,7 @@ void print_record(const Record& r, bool per_epoch) {
              r.target_value);
   const bool concurrent = std::any_of(r.stages.begin(), r.stages.end(), [](const StageRecord& s) { return s.models.size() > 1; });
   std::vector<std::string> head{"stage", "res", "gpus", "local", "global", "iters/ep", "epochs", "rule switch", "io_s/ep", "comm_s/ep",
-                                "compute_s/ep", "epoch_s", "stage_s", "GB/GPU", "allreduce"};
+                                "compute_s/ep", "epoch_s", "stage_s", "GB/GPU", "allreduce", "data"};
   if (concurrent) head.insert(head.begin() + 1, "model");
   TextTable t(head);
   for (const auto& s : r.stages)
@@ -38,7 +38,7 @@ void print_record(const Record& r, bool per_epoch) {
                                    f2(m.io_s / n), f2(m.comm_s / n), f2(m.compute_s / n), f2(m.time_s / n),
                                    j == 0 ? f2(s.time_s) : "",
                                    fmt::format("{:.1f}/{:.0f}{}", m.memory_bytes / 1e9, m.memory_capacity_bytes / 1e9, m.memory_fits ? "" : " !"),
-                                   m.allreduce_algorithm};
+                                   m.allreduce_algorithm, m.data_tiers.empty() ? "-" : m.data_tiers};
       if (concurrent) row.insert(row.begin() + 1, s.models.size() == 1 ? "-" : m.name);
       t.add(row);
     }

@@ -91,13 +91,16 @@ std::string directives(const Site& site, const JobRequest& job, int nodes, int r
 }
 
 // One task per node copies the data folder into node memory or NVMe before training.
-std::string staging_step(const Plan& plan, const Site& site, int nodes, std::string& data_arg) {
+// The executor holds no dataset in GPU memory: device memory is staged into node memory.
+std::string staging_step(const Plan& plan, const Site& site, const JobRequest& job, int nodes, std::string& data_arg) {
   if (plan.staging == Staging::none) return "";
-  const bool nvme = plan.staging == Staging::nvme && !site.nvme_dir.empty();
+  const bool nvme = job.staged_to == TierKind::nvme && !site.nvme_dir.empty();
   const std::string dest = nvme ? site.nvme_dir : site.memory_dir;
-  if (plan.data_dir.empty() || dest.empty())
+  if (plan.data_dir.empty() || dest.empty() || !job.staged_to)
     return fmt::format("# the plan stages its data ({}), but {}: it reads from where it lies\n", to_string(plan.staging),
-                       plan.data_dir.empty() ? "gives no data.dir" : "this site has no such place");
+                       plan.data_dir.empty()     ? "gives no data.dir"
+                       : !job.staged_to ? "a node's share fits no tier"
+                                        : "this site has no such place");
   const std::string copy = fmt::format("bash -c 'mkdir -p {0} && cp -r {1}/. {0}/'", dest, plan.data_dir);
   std::string per_node;
   switch (site.scheduler) {
@@ -133,7 +136,7 @@ std::string render_jobscript(const Plan& plan, const Site& site, int gpus_per_no
   const int gpn = site.gpus_per_node > 0 ? site.gpus_per_node : gpus_per_node;
   const int nodes = (ranks + gpn - 1) / gpn;
   std::string data_arg;
-  const std::string staging = staging_step(plan, site, nodes, data_arg);
+  const std::string staging = staging_step(plan, site, job, nodes, data_arg);
   std::string out = "#!/bin/bash\n" + directives(site, job, nodes, ranks, gpn);
   out += fmt::format("# {} plan '{}' on {} GPUs ({} nodes of {}); written by mrplan jobscript for {} ({})\n", to_string(plan.method),
                      plan.name, ranks, nodes, gpn, site.name, site.source);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/plan.hpp"
+#include "model/storage_tier.hpp"
 
 namespace mrplan {
 
@@ -29,10 +30,11 @@ struct JobRequest {
   std::string plan_file;  // as `mrplan run` will read it on the cluster
   std::string out_dir, account, job_name, mrplan = "mrplan";
   double time_limit_s = 0;
+  std::optional<TierKind> staged_to;  // where the prediction places a staged dataset (model/io_cost); none: it fits no tier
 };
 
 // The script: directives (nodes, time, account, name, the site's options), the staging step where
-// the plan stages its data, then one rank per GPU running the plan.
+// the plan stages its data (into node memory, or NVMe where staged_to says), then one rank per GPU.
 std::string render_jobscript(const Plan& plan, const Site& site, int gpus_per_node, const JobRequest& job);
 
 // The wall time to ask for: the prediction's P90 with a fifth more and ten minutes for start-up,

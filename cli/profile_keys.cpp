@@ -28,7 +28,7 @@ std::string accepted(const YamlNumber& y) {
 std::string profile_keys_markdown() {
   std::string out = "| key | required | default | accepted |\n| --- | --- | --- | --- |\n";
   for (const auto& y : yaml_numbers())
-    out += fmt::format("| `{}` | {} | {} | {} |\n", y.key, y.required ? "yes" : "", y.required ? "" : fmt::format("{}", y.fallback),
+    out += fmt::format("| `{}` | {} | {} | {} |\n", y.key, y.required ? "yes" : "", y.required ? "" : y.fallback_from ? y.fallback_from : fmt::format("{}", y.fallback),
                        accepted(y));
   return out;
 }

@@ -407,8 +407,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   if (!resuming) log_run_header(log, plan, spec.name, facts);
   else log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", state.stage + 1));  // the time since the kill is not trained
   RunContext ctx{plan,   o,   world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
-                 std::nullopt, rank, ranks};
-  ctx.epoch_work = epoch_work(plan, spec);
+                 std::nullopt, rank, ranks, nullptr, epoch_work(plan, spec)};
   const char* codec = codec_name(stored_codec(ctx, state.stage));
   if (!state.record.provenance.contains("data_codec")) state.record.provenance["data_codec"] = codec;
   if (rank == 0 && !o.quiet)

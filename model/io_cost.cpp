@@ -3,51 +3,82 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "model/errors.hpp"
 
 namespace mrplan {
 
-const char* to_string(IoTierKind t) {
-  switch (t) {
-    case IoTierKind::pfs: return "pfs";
-    case IoTierKind::nvme: return "nvme";
-    case IoTierKind::host_cache: return "host_cache";
-  }
-  return "?";
-}
-
 namespace {
 
 double node_share_bytes(const IoJob& job) { return job.dataset_bytes / std::max(1, job.nodes); }
 
-double node_pfs_Bps(const MachineProfile& m, const IoJob& job) {
-  return std::min(m.io.pfs.per_node_bandwidth_Bps, m.io.pfs.aggregate_bandwidth_Bps / std::max(1, job.nodes));
+// a node gets the lesser of its link and its share of what all nodes share
+double node_Bps(const StorageTier& t, const IoJob& job) {
+  return t.aggregate_bandwidth_Bps > 0 ? std::min(t.per_node_bandwidth_Bps, t.aggregate_bandwidth_Bps / std::max(1, job.nodes))
+                                       : t.per_node_bandwidth_Bps;
+}
+
+// The tiers staging to `s` may use, the plan's first, then farther ones.
+std::span<const TierKind> staging_chain(Staging s) {
+  using enum TierKind;
+  static constexpr TierKind from_device[] = {device_memory, host_memory, nvme};
+  switch (s) {
+    case Staging::none: return {};
+    case Staging::nvme: return std::span(from_device).subspan(2);
+    case Staging::host_memory: return std::span(from_device).subspan(1);
+    case Staging::device_memory:
+    case Staging::nearest: return from_device;
+  }
+  return {};
 }
 
 }  // namespace
 
-std::optional<IoTierKind> staged_tier(const MachineProfile& m, const IoJob& job) {
-  const double share = node_share_bytes(job);
-  if (job.staging == Staging::none) return std::nullopt;
-  if (job.staging == Staging::host_memory && share <= m.host_memory_bytes * m.io.page_cache_fraction) return IoTierKind::host_cache;
-  // a share too large for memory goes to node-local NVMe where the node has room
-  if (share <= m.io.nvme_capacity_bytes && m.io.nvme_bandwidth_Bps > 0) return IoTierKind::nvme;
-  return std::nullopt;
+StorageTier tier_of(const MachineProfile& m, const IoJob& job, TierKind kind) {
+  switch (kind) {
+    case TierKind::pfs: return m.io.pfs;
+    case TierKind::nvme: return m.io.nvme;
+    case TierKind::host_memory: return m.io.host_memory;
+    case TierKind::device_memory: {
+      const int r = std::max(1, job.ranks_on_node);
+      return {r * m.compute.mem_bandwidth_Bps * m.compute.mem_efficiency, 0, r * std::max(0.0, job.device_room_bytes), 0};
+    }
+  }
+  return {};
 }
 
-IoTierKind tier_for_epoch(const MachineProfile& m, const IoJob& job, int epoch) {
-  const auto staged = staged_tier(m, job);
-  if (staged == IoTierKind::host_cache) return *staged;
-  if (epoch > 0 && node_share_bytes(job) <= m.host_memory_bytes * m.io.page_cache_fraction) return IoTierKind::host_cache;
-  return staged.value_or(IoTierKind::pfs);
+bool share_fits(const MachineProfile& m, const IoJob& job, TierKind kind) {
+  if (kind == TierKind::pfs) return true;
+  if (kind == TierKind::device_memory && !(job.codec && job.decoder == DecoderPlace::device)) return false;
+  const auto t = tier_of(m, job, kind);
+  return t.per_node_bandwidth_Bps > 0 && node_share_bytes(job) <= t.capacity_per_node_bytes;
+}
+
+Placement place_dataset(const MachineProfile& m, const IoJob& job) {
+  Placement p;
+  for (auto t : staging_chain(job.staging))
+    if (share_fits(m, job, t)) {
+      p.staged = t;
+      break;
+    }
+  p.first_epoch = p.later_epochs = p.staged.value_or(TierKind::pfs);
+  if (p.later_epochs < TierKind::host_memory && share_fits(m, job, TierKind::host_memory)) p.later_epochs = TierKind::host_memory;
+  return p;
+}
+
+std::string placement_text(const Placement& p) {
+  auto label = [](TierKind t) { return t == TierKind::host_memory ? "host" : t == TierKind::device_memory ? "device" : tier_name(t); };
+  std::string out = p.staged ? "staged " : "";
+  out += label(p.first_epoch);
+  if (p.later_epochs != p.first_epoch) out += std::string(">") + label(p.later_epochs);
+  return out;
 }
 
 double staging_s(const MachineProfile& m, const IoJob& job) {
-  const auto staged = staged_tier(m, job);
-  if (!staged) return 0;
+  if (!place_dataset(m, job).staged) return 0;
   // the file system, not the node's memory or NVMe, is what staging waits for
-  return node_share_bytes(job) / node_pfs_Bps(m, job);
+  return node_share_bytes(job) / node_Bps(m.io.pfs, job);
 }
 
 const CodecRates* codec_rates(const MachineProfile& m, Codec codec, DecoderPlace decoder) {
@@ -66,29 +97,18 @@ const CodecRates* codec_rates(const MachineProfile& m, Codec codec, DecoderPlace
   return &it->second;
 }
 
-IoIteration io_per_iteration(const MachineProfile& m, const IoJob& job, IoTierKind tier) {
+IoIteration io_per_iteration(const MachineProfile& m, const IoJob& job, TierKind tier) {
   IoIteration it;
   const double raw_batch_bytes = job.sample_bytes * job.local_batch;
   const double batch_bytes = raw_batch_bytes / (job.codec ? job.codec->ratio : 1.0);  // as stored and read
   const int r = std::max(1, job.ranks_on_node);
-  switch (tier) {
-    case IoTierKind::pfs: {
-      // a node gets the lesser of its link and its share of the file system's aggregate
-      const double node_bw = node_pfs_Bps(m, job);
-      it.read_s = m.io.pfs.per_file_latency_s * job.local_batch / std::max(1.0, job.samples_per_file) + batch_bytes / (node_bw / r);
-      break;
-    }
-    case IoTierKind::nvme:
-      it.read_s = batch_bytes / (m.io.nvme_bandwidth_Bps / r);
-      break;
-    case IoTierKind::host_cache:
-      it.read_s = batch_bytes / (m.io.host_memcpy_Bps / r);
-      break;
-  }
+  const auto t = tier_of(m, job, tier);
+  // ranks on a node share its bandwidth; a file's open latency is shared by its samples
+  it.read_s = t.per_file_latency_s * job.local_batch / std::max(1.0, job.samples_per_file) + batch_bytes / (node_Bps(t, job) / r);
   const double link_Bps = m.io.host_to_device_Bps * m.io.host_to_device_efficiency;
   if (job.codec && job.decoder == DecoderPlace::device) {  // preprocessing fused into the device decoder
     it.device_s = raw_batch_bytes / job.codec->device_decode_Bps;
-    it.h2d_s = batch_bytes / link_Bps;
+    it.h2d_s = tier == TierKind::device_memory ? 0.0 : batch_bytes / link_Bps;
   } else {
     it.decode_s = raw_batch_bytes / (job.codec ? job.codec->host_decode_Bps : m.io.host_decode_Bps);
     it.h2d_s = job.device_bytes * job.local_batch * (job.codec ? job.codec->output_bytes_per_value / 4.0 : 1.0) / link_Bps;

@@ -1,15 +1,13 @@
 #pragma once
-// Tiered input pipeline: where a batch is read from, how long reading, decoding and the
+// Tiered input pipeline: where a dataset is placed, how long reading a batch, decoding it and the
 // host-to-device copy take. What the prefetcher hides is decided by the simulator.
+#include <optional>
 #include <string>
 
 #include "model/machine_profile.hpp"
 #include "model/plan.hpp"
 
 namespace mrplan {
-
-enum class IoTierKind { pfs, nvme, host_cache };
-const char* to_string(IoTierKind t);
 
 struct IoJob {
   double sample_bytes = 0;     // on disk, per sample
@@ -20,20 +18,32 @@ struct IoJob {
   double dataset_bytes = 0;    // the whole training set on disk
   double samples_per_file = 1; // a file's open latency is shared by its samples
   Staging staging = Staging::none;
+  double device_room_bytes = 0;  // per GPU: its memory less what the model needs (model/memory_fit)
   // the plan's codec (model/codec.hpp): read and staged bytes shrink by its ratio; a host decoder
   // replaces the raw preprocessing, a device decoder runs in the step and the encoded bytes cross
   const CodecRates* codec = nullptr;  // nullptr: raw or what the profile's host_decode measured
   DecoderPlace decoder = DecoderPlace::host;
 };
 
-// Tier a given epoch (0-based) reads from: host memory when staged there and a node's share fits
-// its usable part; else the parallel file system first and afterwards the page cache when the share
-// fits it (restricted shuffling keeps each node on its share, MRT III-D), else NVMe when staged and
-// the share fits, else the file system again.
-IoTierKind tier_for_epoch(const MachineProfile& m, const IoJob& job, int epoch);
-// Where staging puts the data (host memory, or NVMe where the share does not fit memory); nullopt
-// when the plan does not stage or the node's share fits neither.
-std::optional<IoTierKind> staged_tier(const MachineProfile& m, const IoJob& job);
+// A tier as this job sees it: the profile's, or for device memory the room the model leaves on the
+// node's GPUs, read at their memory bandwidth.
+StorageTier tier_of(const MachineProfile& m, const IoJob& job, TierKind kind);
+// Whether a node's share of the dataset can sit in `kind`: it has bandwidth and room (the file
+// system always); device memory also needs a device decoder (the GPU holds samples as stored).
+bool share_fits(const MachineProfile& m, const IoJob& job, TierKind kind);
+
+struct Placement {
+  std::optional<TierKind> staged;     // where staging copies a node's share; nullopt: streamed
+  TierKind first_epoch = TierKind::pfs;
+  TierKind later_epochs = TierKind::pfs;  // the page cache serves them where a farther tier was read
+};
+// Staged: the plan's tier, or the next farther one where the share does not fit (`nearest`: the
+// nearest it fits); nothing fits: streamed. Streamed: the file system first, then host memory (the
+// page cache) where the share fits (restricted shuffling keeps a node on its share, MRT III-D).
+Placement place_dataset(const MachineProfile& m, const IoJob& job);
+// "pfs>host": the first epoch's tier, then the later epochs' where they differ (pfs, nvme, host,
+// device); "staged " before a staged one.
+std::string placement_text(const Placement& p);
 
 // The staging phase before the first epoch: every node copies its share of the dataset from the
 // parallel file system (the lesser of its link and its share of the aggregate); 0 when nothing is staged.
@@ -50,6 +60,6 @@ struct IoIteration {
 // where the profile lacks what the plan needs (fit them with `calibrate io --codec`).
 const CodecRates* codec_rates(const MachineProfile& m, Codec codec, DecoderPlace decoder);
 
-IoIteration io_per_iteration(const MachineProfile& m, const IoJob& job, IoTierKind tier);
+IoIteration io_per_iteration(const MachineProfile& m, const IoJob& job, TierKind tier);
 
 }  // namespace mrplan

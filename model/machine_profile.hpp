@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/codec.hpp"
+#include "model/storage_tier.hpp"
 
 namespace mrplan {
 
@@ -13,12 +14,6 @@ namespace mrplan {
 struct LinkLevel {
   double alpha_s = 5e-6;
   double bandwidth_Bps = 1e10;  // per GPU (intra-node) or per node (inter-node), one direction
-};
-
-struct IoTier {
-  double aggregate_bandwidth_Bps = 1e12;  // whole file system
-  double per_node_bandwidth_Bps = 1e10;   // what one node can pull
-  double per_file_latency_s = 1e-3;       // open + first byte
 };
 
 // One phase of a whole training step (forward with zero_grad before it, or backward) against its ops
@@ -95,14 +90,14 @@ struct CommParams {
 };
 
 struct IoParams {
-  IoTier pfs;
-  double nvme_bandwidth_Bps = 5e9;
-  double nvme_capacity_bytes = 1.6e12;
+  // The tiers a profile describes; device memory is not among them: its room is what the plan's
+  // model leaves on each GPU, read at the GPU's memory bandwidth (model/io_cost).
+  StorageTier pfs{10e9, 1e12, 0, 1e-3};
+  StorageTier nvme{5e9, 0, 1.6e12, 0};
+  StorageTier host_memory{20e9, 0, 128e9, 0};  // a page-cached file; room: what the page cache may hold
   double host_to_device_Bps = 16e9;   // per GPU, link speed
   double host_to_device_efficiency = 1.0;  // fitted: achieved fraction (pageable copies reach less)
   double host_decode_Bps = 2e9;       // per rank: host preprocessing throughput
-  double host_memcpy_Bps = 20e9;      // per node: reading a page-cached file
-  double page_cache_fraction = 0.5;   // share of host memory usable to cache the dataset
   int prefetch_depth = 2;             // batches read ahead
   std::map<std::string, CodecRates> codecs;  // by codec name (model/codec.hpp)
 };

@@ -19,9 +19,10 @@ std::optional<Method> method_from_string(const std::string& name);
 
 enum class Precision { fp32, amp };
 
-// Where the dataset is copied before training (MLPerf HPC's staging phase): read from the parallel
-// file system otherwise.
-enum class Staging { none, nvme, host_memory };
+// Where the dataset is copied before training (MLPerf HPC's staging phase): that tier, or the next
+// farther one where a node's share does not fit; `nearest`: the nearest tier it fits; `none`: read
+// from the parallel file system, the page cache serving later epochs where it holds the share.
+enum class Staging { none, nvme, host_memory, device_memory, nearest };
 const char* to_string(Staging s);
 std::optional<Staging> staging_from_string(const std::string& name);
 const char* to_string(Precision p);

@@ -42,6 +42,8 @@ const char* to_string(Staging s) {
     case Staging::none: return "none";
     case Staging::nvme: return "nvme";
     case Staging::host_memory: return "host_memory";
+    case Staging::device_memory: return "device_memory";
+    case Staging::nearest: return "nearest";
   }
   return "?";
 }
@@ -55,7 +57,7 @@ std::optional<Scaling> scaling_from_string(const std::string& name) {
 }
 
 std::optional<Staging> staging_from_string(const std::string& name) {
-  for (auto s : {Staging::none, Staging::nvme, Staging::host_memory})
+  for (auto s : {Staging::none, Staging::nvme, Staging::host_memory, Staging::device_memory, Staging::nearest})
     if (name == to_string(s)) return s;
   return std::nullopt;
 }
@@ -282,13 +284,17 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
     io.only({"staging", "staged_to_nvme", "h2d_overlapped", "codec", "decoder"});
     const auto staging = io.text("staging", io.boolean("staged_to_nvme", false) ? "nvme" : "none");  // staged_to_nvme: before staging
     if (!staging_from_string(staging))
-      fail_input(file, io.key_path("staging"), fmt::format("unknown staging '{}' (expected none, nvme or host_memory)", staging));
+      fail_input(file, io.key_path("staging"), fmt::format("unknown staging '{}' (expected none, nvme, host_memory, device_memory or nearest)", staging));
     p.staging = *staging_from_string(staging);
     p.h2d_overlapped = io.boolean("h2d_overlapped", true);
     p.codec = codec_from_name(io.text("codec", "raw"), fmt::format("{}: {}", file, io.key_path("codec")));
     p.decoder = decoder_place_from_name(io.text("decoder", "host"), fmt::format("{}: {}", file, io.key_path("decoder")));
     if (p.decoder == DecoderPlace::device && (p.codec == Codec::raw || p.codec == Codec::deflate))
       fail_input(file, io.key_path("decoder"), fmt::format("'{}' is read by HDF5 on the host: a device decoder needs codec lut or diff", codec_name(p.codec)));
+    // the GPU holds the samples as stored; only a device decoder turns them into the network's input
+    if (p.staging == Staging::device_memory && p.decoder != DecoderPlace::device)
+      fail_input(file, io.key_path("staging"), "'device_memory' keeps encoded samples on the GPU for a device decoder: set codec lut or diff "
+                                               "and decoder: device, or stage to host_memory");
   }
   if (f.has("data")) {
     auto d = f.child("data");
@@ -415,9 +421,9 @@ std::string plan_to_yaml(const Plan& p) {
 }
 
 void check_plan_against_machine(const Plan& p, const MachineProfile& m) {
-  if (p.staging == Staging::nvme && !(m.io.nvme_capacity_bytes > 0 && m.io.nvme_bandwidth_Bps > 0))
+  if (p.staging == Staging::nvme && !(m.io.nvme.capacity_per_node_bytes > 0 && m.io.nvme.per_node_bandwidth_Bps > 0))
     fail_input(p.source_file, "io.staging",
-               fmt::format("'nvme', but machine '{}' has no node NVMe (its profile's io.nvme_capacity_GB and io.nvme_bandwidth_GBps "
+               fmt::format("'nvme', but machine '{}' has no node NVMe (its profile's io.tiers.nvme.capacity_per_node_GB and per_node_bandwidth_GBps "
                            "must be above 0): stage to host_memory, or none",
                            m.name));
   for (size_t i = 0; i < p.stages.size(); ++i) {

@@ -89,13 +89,14 @@ const std::vector<Entry>& entries() {
     }
     t.push_back(field("comm.bandwidth_efficiency", "", 1, 0, 1, [](MachineProfile& m) { return &m.comm.bandwidth_efficiency; }));
     both("comm.call_overhead", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.comm.call_overhead_s; });
-    both("io.pfs.per_file_latency", "s", "ms", 1e-3, kInf, [](MachineProfile& m) { return &m.io.pfs.per_file_latency_s; });
-    both("io.pfs.per_node_bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.pfs.per_node_bandwidth_Bps; });
-    both("io.pfs.aggregate_bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.pfs.aggregate_bandwidth_Bps; });
-    both("io.nvme_bandwidth", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.nvme_bandwidth_Bps; });
-    both("io.nvme_capacity", "bytes", "GB", 1e9, kInf, [](MachineProfile& m) { return &m.io.nvme_capacity_bytes; });
-    t.push_back(field("io.page_cache_fraction", "", 1, 0, 1, [](MachineProfile& m) { return &m.io.page_cache_fraction; }));
-    both("io.host_memcpy", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_memcpy_Bps; });
+    // io.tiers.T.*: the storage tiers a profile describes (model/storage_tier.hpp)
+    for (auto [name, tier] : {std::pair{"pfs", &IoParams::pfs}, std::pair{"nvme", &IoParams::nvme}, std::pair{"host_memory", &IoParams::host_memory}}) {
+      const std::string base = fmt::format("io.tiers.{}.", name);
+      both(base + "per_node_bandwidth", "Bps", "GBps", 1e9, kInf, [tier = tier](MachineProfile& m) { return &(m.io.*tier).per_node_bandwidth_Bps; });
+      both(base + "aggregate_bandwidth", "Bps", "GBps", 1e9, kInf, [tier = tier](MachineProfile& m) { return &(m.io.*tier).aggregate_bandwidth_Bps; });
+      both(base + "capacity_per_node", "bytes", "GB", 1e9, kInf, [tier = tier](MachineProfile& m) { return &(m.io.*tier).capacity_per_node_bytes; });
+      both(base + "per_file_latency", "s", "ms", 1e-3, kInf, [tier = tier](MachineProfile& m) { return &(m.io.*tier).per_file_latency_s; });
+    }
     both("io.host_decode", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_decode_Bps; });
     both("io.host_to_device", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_to_device_Bps; });
     t.push_back(field("io.host_to_device_efficiency", "", 1, 0, 1, [](MachineProfile& m) { return &m.io.host_to_device_efficiency; }));
@@ -199,16 +200,18 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"comm.inter_node.bandwidth_GBps", req, 0, pos, kInf},
       {"comm.bandwidth_efficiency", opt, 1, pos, 1},
       {"comm.call_overhead_us", opt, 0, any, kInf},
-      {"io.pfs.aggregate_bandwidth_GBps", req, 0, pos, kInf},
-      {"io.pfs.per_node_bandwidth_GBps", req, 0, pos, kInf},
-      {"io.pfs.per_file_latency_ms", opt, 1, any, kInf},
-      {"io.nvme_bandwidth_GBps", opt, 0, any, kInf},
-      {"io.nvme_capacity_GB", opt, 0, any, kInf},
+      {"io.tiers.pfs.per_node_bandwidth_GBps", req, 0, pos, kInf},
+      {"io.tiers.pfs.aggregate_bandwidth_GBps", req, 0, pos, kInf},
+      {"io.tiers.pfs.per_file_latency_ms", opt, 1, any, kInf},
+      {"io.tiers.nvme.per_node_bandwidth_GBps", opt, 0, any, kInf},
+      {"io.tiers.nvme.aggregate_bandwidth_GBps", opt, 0, any, kInf},
+      {"io.tiers.nvme.capacity_per_node_GB", opt, 0, any, kInf},
+      {"io.tiers.nvme.per_file_latency_ms", opt, 0, any, kInf},
+      {"io.tiers.host_memory.per_node_bandwidth_GBps", opt, 20, pos, kInf},
+      {"io.tiers.host_memory.capacity_per_node_GB", opt, 0, any, kInf, "half of host_memory_GB"},
       {"io.host_to_device_GBps", req, 0, pos, kInf},
       {"io.host_to_device_efficiency", opt, 1, pos, 1},
       {"io.host_decode_GBps", opt, 2, pos, kInf},
-      {"io.host_memcpy_GBps", opt, 20, pos, kInf},
-      {"io.page_cache_fraction", opt, 0.5, any, 1},
       {"io.codecs.*.ratio", req, 0, pos, kInf},
       {"io.codecs.*.host_decode_GBps", opt, 0, any, kInf},
       {"io.codecs.*.device_decode_GBps", opt, 0, any, kInf},

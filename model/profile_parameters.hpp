@@ -39,6 +39,7 @@ struct YamlNumber {
   double fallback = 0;    // when not given (the key's unit)
   bool positive = false;  // > 0; otherwise any value (`transfer_efficiency`) or >= 0 (the rest, by the registry's bounds)
   double upper = 0;       // the largest value accepted
+  const char* fallback_from = nullptr;  // where the fallback comes from another key (the reader computes it)
 };
 const std::vector<YamlNumber>& yaml_numbers();
 

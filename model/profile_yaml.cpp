@@ -63,14 +63,16 @@ void read_numbers(const YamlFields& f, const std::string& prefix, const std::str
     if (!y.key.starts_with(prefix)) continue;
     std::string leaf = y.key.substr(prefix.size());
     if (name.empty() && leaf.find('*') != std::string::npos) continue;  // a map's entries (io.codecs.*.x): read per entry
-    // where the number sits: `f`, or a group below it (none: an optional group that is not there);
+    // where the number sits: `f`, or groups below it (none: an optional group that is not there);
     // emplaced, never assigned: assigning a YAML::Node writes into the tree it refers to
     std::optional<YamlFields> at;
-    if (const auto dot = leaf.find('.'); dot == std::string::npos) {
-      at.emplace(f);
-    } else {
+    at.emplace(f);
+    for (auto dot = leaf.find('.'); at && dot != std::string::npos; dot = leaf.find('.')) {
       const auto g = leaf.substr(0, dot);
-      if (f.has(g.c_str()) || y.required) at.emplace(f.child(g.c_str()));
+      std::optional<YamlFields> below;
+      if (at->has(g.c_str()) || y.required) below.emplace(at->child(g.c_str()));
+      at.reset();
+      if (below) at.emplace(*below);
       leaf = leaf.substr(dot + 1);
     }
     const auto slot = find_parameter(m, named(y.key, name));
@@ -163,9 +165,21 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   read_numbers(cm, "comm.", "", m);
 
   auto io = f.child("io");
+  for (const auto& [old_key, new_key] : {std::pair{"pfs", "tiers.pfs"}, std::pair{"nvme_bandwidth_GBps", "tiers.nvme.per_node_bandwidth_GBps"},
+                                         std::pair{"nvme_capacity_GB", "tiers.nvme.capacity_per_node_GB"},
+                                         std::pair{"host_memcpy_GBps", "tiers.host_memory.per_node_bandwidth_GBps"},
+                                         std::pair{"page_cache_fraction", "tiers.host_memory.capacity_per_node_GB"}})
+    if (io.has(old_key))
+      fail_input(file, fmt::format("io.{}", old_key),
+                 fmt::format("the storage tiers now have their own list: move it to io.{} (docs/profile-format.md)", new_key));
   io.only(keys_under("io.", {"prefetch_depth"}));
-  io.child("pfs").only(keys_under("io.pfs.", {}));
+  auto tiers = io.child("tiers");
+  tiers.only(keys_under("io.tiers.", {}));
+  for (const char* t : {"pfs", "nvme", "host_memory"})
+    if (tiers.has(t)) tiers.child(t).only(keys_under(fmt::format("io.tiers.{}.", t), {}));
   read_numbers(io, "io.", "", m);
+  if (!(tiers.has("host_memory") && tiers.child("host_memory").has("capacity_per_node_GB")))
+    m.io.host_memory.capacity_per_node_bytes = m.host_memory_bytes / 2;  // the page cache's share, as the key's fallback says
   m.io.prefetch_depth = io.int32("prefetch_depth", 2);
   if (m.io.prefetch_depth < 0) fail_input(file, "io.prefetch_depth", fmt::format("must be >= 0, got {}", m.io.prefetch_depth));
   if (io.has("codecs")) {
@@ -215,14 +229,14 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
 }
 
 // The registry's YAML numbers right under `prefix` (not those of a group below it), in the YAML's
-// units; an optional one left out where it is 0 and that is its fallback.
+// units; an optional one left out where it is 0 and that is its fallback (not one computed from another key).
 void write_numbers(YAML::Emitter& e, const std::string& prefix, const std::string& name, MachineProfile& m) {
   for (const auto& y : yaml_numbers()) {
     if (!y.key.starts_with(prefix) || y.key.find('.', prefix.size()) != std::string::npos) continue;
     const auto slot = find_parameter(m, named(y.key, name));
     if (!slot) continue;
     const double v = *slot->values.front() / slot->to_internal;
-    if (!y.required && y.fallback == 0 && v == 0) continue;
+    if (!y.required && !y.fallback_from && y.fallback == 0 && v == 0) continue;
     e << YAML::Key << y.key.substr(prefix.size()) << YAML::Value << v;
   }
 }
@@ -297,8 +311,12 @@ std::string profile_to_yaml(const MachineProfile& profile) {
   write_numbers(e, "comm.", "", m);
   e << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::BeginMap;
-  e << YAML::Key << "pfs" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  write_numbers(e, "io.pfs.", "", m);
+  e << YAML::Key << "tiers" << YAML::Value << YAML::BeginMap;
+  for (const std::string tier : {"pfs", "nvme", "host_memory"}) {
+    e << YAML::Key << tier << YAML::Value << YAML::Flow << YAML::BeginMap;
+    write_numbers(e, "io.tiers." + tier + ".", "", m);
+    e << YAML::EndMap;
+  }
   e << YAML::EndMap;
   write_numbers(e, "io.", "", m);
   kv("prefetch_depth", m.io.prefetch_depth);

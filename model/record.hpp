@@ -56,6 +56,7 @@ struct ModelRecord {
   std::optional<double> switch_epoch;  // what the switch rule chose, when the model has one
   std::string stop_reason;
   std::string allreduce_algorithm;
+  std::string data_tiers;  // predicted: where the epochs read (model/io_cost placement_text); empty: not known
   std::vector<EpochRecord> per_epoch;
   double io_s = 0, comm_s = 0, compute_s = 0, time_s = 0;
   double eval_s = 0;  // part of time_s spent in validation passes

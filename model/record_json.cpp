@@ -34,7 +34,7 @@ json model_j(const ModelRecord& m) {
             {"memory_capacity_bytes", m.memory_capacity_bytes}, {"memory_fits", m.memory_fits},
             {"iterations_per_epoch", m.iterations_per_epoch}, {"iterations", m.iterations}, {"epochs", m.epochs},
             {"switch_epoch", opt(m.switch_epoch)}, {"stop_reason", m.stop_reason},
-            {"allreduce_algorithm", m.allreduce_algorithm}, {"io_s", m.io_s}, {"comm_s", m.comm_s},
+            {"allreduce_algorithm", m.allreduce_algorithm}, {"data_tiers", m.data_tiers}, {"io_s", m.io_s}, {"comm_s", m.comm_s},
             {"compute_s", m.compute_s}, {"time_s", m.time_s}, {"eval_s", m.eval_s}, {"phases", phases_j(m.phases)}};
   j["per_epoch"] = json::array();
   for (const auto& e : m.per_epoch) j["per_epoch"].push_back(epoch_j(e));
@@ -146,6 +146,7 @@ ModelRecord read_model(const Reader& R, const json& jm, const json& bd, const st
   m.switch_epoch = R.optnum(bd, "switch_epoch", bp);
   m.stop_reason = R.str(bd, "stop_reason", bp);
   if (auto it = bd.find("allreduce_algorithm"); it != bd.end() && it->is_string()) m.allreduce_algorithm = *it;
+  if (auto it = bd.find("data_tiers"); it != bd.end() && it->is_string()) m.data_tiers = *it;
   m.io_s = R.time(bd, "io_s", bp), m.comm_s = R.time(bd, "comm_s", bp);
   m.compute_s = R.time(bd, "compute_s", bp), m.time_s = R.time(bd, "time_s", bp);
   m.eval_s = R.optnum(bd, "eval_s", bp).value_or(0.0);  // records before it was measured lack it

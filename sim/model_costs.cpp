@@ -79,7 +79,10 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   job.decoder = plan.decoder;
   job.dataset_bytes = job.sample_bytes * static_cast<double>(plan.train_samples) / (job.codec ? job.codec->ratio : 1.0);
   job.staging = plan.staging;
+  c.memory = estimate_memory(table, optimizer, amp, m.gpu_memory_bytes);
+  job.device_room_bytes = m.gpu_memory_bytes - c.memory.total_bytes;
   c.staging_s = staging_s(m, job);
+  c.placement = place_dataset(m, job);
   job.samples_per_file = table.samples_per_file;
   const double step_s = c.compute_iter_s + c.comm_exposed_iter_s;
   // validation after every epoch, as exec/trainer runs it: each rank its share of the held-out
@@ -91,7 +94,7 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   c.inference_iter_s = plan.validation_samples > 0 ? c.forward_iter_s * m.compute.inference_factor : 0.0;
   c.eval_batches = c.inference_iter_s > 0 ? held_out + recompute : 0.0;
   auto epoch_cost = [&](int epoch) {
-    const auto io = io_per_iteration(m, job, tier_for_epoch(m, job, epoch));
+    const auto io = io_per_iteration(m, job, epoch == 0 ? c.placement.first_epoch : c.placement.later_epochs);
     const double sync_s = plan.h2d_overlapped ? 0.0 : io.h2d_s;  // paid inside every step
     const double produce_s = io.read_s + io.decode_s + (plan.h2d_overlapped ? io.h2d_s : 0.0);
     const double iters = static_cast<double>(c.iterations_per_epoch);
@@ -109,7 +112,6 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   };
   c.first_epoch = epoch_cost(0);
   c.later_epoch = epoch_cost(1);
-  c.memory = estimate_memory(table, optimizer, amp, m.gpu_memory_bytes);
   c.working_set_bytes = step_working_set_bytes(m.compute.first_touch, table.activation_bytes(), c.params);
   return c;
 }

@@ -3,6 +3,7 @@
 // iteration (input pipeline, forward, backward with bucketed allreduce, optimizer) summed over an epoch.
 #include <string>
 
+#include "model/io_cost.hpp"
 #include "model/layer_table.hpp"
 #include "model/machine_profile.hpp"
 #include "model/memory_fit.hpp"
@@ -38,8 +39,9 @@ struct ModelCosts {
   double working_set_bytes = 0;  // a step's peak live bytes (model/startup_cost)
   double staging_s = 0;          // copying this model's dataset (its resolution) to the staged tier, before training
   double startup_s = 0;          // in first_epoch's compute: touching what the heap did not hold yet
-  EpochCost first_epoch;   // reads from the parallel file system
-  EpochCost later_epoch;   // reads from whatever tier holds the data after the first pass
+  Placement placement;     // where this model's dataset sits (model/io_cost)
+  EpochCost first_epoch;   // reads from placement.first_epoch
+  EpochCost later_epoch;   // reads from placement.later_epochs
   int64_t params = 0;
   MemoryEstimate memory;
 };

@@ -375,6 +375,7 @@ ModelRecord predicted_model(const PreparedPlan& p, const ModelRun& run, const Mo
   mr.switch_epoch = se.switch_epoch;
   mr.stop_reason = se.stop_reason;
   mr.allreduce_algorithm = c.allreduce_algorithm;
+  mr.data_tiers = placement_text(c.placement);
   const int whole = static_cast<int>(std::floor(se.epochs + 1e-9));
   const double part = se.epochs - whole;
   for (int e = 1; e <= whole + (part > 1e-9 ? 1 : 0); ++e) {

@@ -56,7 +56,7 @@ expect_error "bad.yaml: stages[0].colour: unknown key" predict "$tmp/bad.yaml"
 sed -i 's/, colour: red//; s/gpus: 4/gpus: -4/' "$tmp/bad.yaml"
 expect_error "stages[0].gpus: must be >= 1" predict "$tmp/bad.yaml"
 sed -i 's/per_node_bandwidth_GBps: [0-9.]*/per_node_bandwidth_GBps: -3/' "$tmp/profile.yaml"
-expect_error "io.pfs.per_node_bandwidth_GBps: expected a positive number" predict cosmoflow-mrt@summit --machine "$tmp/profile.yaml"
+expect_error "io.tiers.pfs.per_node_bandwidth_GBps: expected a positive number" predict cosmoflow-mrt@summit --machine "$tmp/profile.yaml"
 expect_error "'x' is not a number" sweep --switch 1,x
 sed -i 's/^    models:/    gpus: 64\n    models:/' "$tmp/mrmf.yaml"
 expect_error "stages[0].gpus: the stage has 64 GPUs but its models are given 16 (low) + 16 (high) = 32: the split does not add up" \

@@ -18,17 +18,22 @@ for key in compute.efficiency.conv3d compute.kernel_overhead_s compute.step_forw
 done
 head -1 "$tmp/ops.csv" | grep -q "^configuration,op,family,fwd_flops,bytes,fwd_s,bwd_s$" || fail "ops CSV header"
 
-"$MRPLAN" calibrate io --data "$tmp/d" --profile "$tmp/p.yaml" > "$tmp/io.txt" 2> "$tmp/io.err" ||
+"$MRPLAN" calibrate io --data "$tmp/d" --profile "$tmp/p.yaml" --codec lut,deflate > "$tmp/io.txt" 2> "$tmp/io.err" ||
   fail "calibrate io: $(cat "$tmp/io.txt" "$tmp/io.err")"
 grep -q "per-file latency" "$tmp/io.txt" || fail "no io fit printed: $(cat "$tmp/io.txt")"
-grep -q "key: io.pfs.per_file_latency_s," "$tmp/p.yaml" || fail "profile lacks the io fit"
+grep -q "key: io.tiers.pfs.per_file_latency_s," "$tmp/p.yaml" || fail "profile lacks the io fit"
 grep -q "key: compute.step_forward.factor," "$tmp/p.yaml" || fail "calibrate io dropped the compute fit"
+# deflate is measured on a deflated copy of the first file, read back as the loader reads it
+for key in io.codecs.lut.host_decode_GBps io.codecs.deflate.ratio io.codecs.deflate.host_decode_GBps; do
+  grep -q "key: $key," "$tmp/p.yaml" || fail "profile lacks $key: $(cat "$tmp/io.txt")"
+done
 
 # one sample per file (DeepCAM): the two read sizes are one image row and the whole image
 "$MRPLAN" datagen deepcam --out "$tmp/c" --samples 3 --size 128 --seed 3 > /dev/null 2>&1 || fail "datagen deepcam"
-"$MRPLAN" calibrate io --data "$tmp/c" --workload deepcam --profile "$tmp/c.yaml" > "$tmp/io.txt" 2> "$tmp/io.err" ||
+"$MRPLAN" calibrate io --data "$tmp/c" --workload deepcam --profile "$tmp/c.yaml" --codec deflate > "$tmp/io.txt" 2> "$tmp/io.err" ||
   fail "calibrate io on deepcam: $(cat "$tmp/io.txt" "$tmp/io.err")"
 grep -q "cold reads (.*): 6 reads" "$tmp/io.txt" || fail "deepcam cold reads: $(cat "$tmp/io.txt")"
+grep -q "codec deflate: ratio" "$tmp/io.txt" || fail "deepcam deflate (its statistics file beside the copy): $(cat "$tmp/io.txt")"
 
 # one rank per node: nothing to reduce, the allreduce step is skipped and said so
 "$MRPLAN" calibrate all --ranks 1 --workload cosmoflow-mrt:16:0.25 --batches 2 4 8 --profile "$tmp/q.yaml" > "$tmp/all.txt" 2> "$tmp/all.err" ||

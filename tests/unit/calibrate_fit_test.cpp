@@ -328,7 +328,7 @@ TEST(IoFit, RecoversLatencyAndBandwidthOfColdReads) {
   EXPECT_NEAR(fit.raw_decode_Bps, 1 / (1.5e-9 + 1e-9), 1);  // the reader's own 1.5 ns, then 1 ns of log1p
   MachineProfile p;
   apply_io_fit(p, m, fit, "test");
-  EXPECT_DOUBLE_EQ(p.io.host_memcpy_Bps, 3.5e9);
+  EXPECT_DOUBLE_EQ(p.io.host_memory.per_node_bandwidth_Bps, 3.5e9);
   EXPECT_DOUBLE_EQ(p.io.host_decode_Bps, fit.raw_decode_Bps);
   m.reader_bytes_per_s = 1e10;  // a reader faster than the bytes (timer noise) adds nothing
   EXPECT_DOUBLE_EQ(fit_io(m).raw_decode_Bps, 1e9);

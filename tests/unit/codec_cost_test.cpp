@@ -35,11 +35,11 @@ IoJob batch(const MachineProfile& m, Codec c, DecoderPlace d) {
 
 TEST(CodecCost, HostDecoderReadsLessDecodesAtItsRateAndCopiesHalf) {
   const auto m = node();
-  const auto raw = io_per_iteration(m, batch(m, Codec::raw, DecoderPlace::host), IoTierKind::pfs);
+  const auto raw = io_per_iteration(m, batch(m, Codec::raw, DecoderPlace::host), TierKind::pfs);
   EXPECT_DOUBLE_EQ(raw.read_s, 8 * 16e6 / (10e9 / 4));
   EXPECT_DOUBLE_EQ(raw.decode_s, 8 * 16e6 / 2e9);
   EXPECT_DOUBLE_EQ(raw.h2d_s, 8 * 32e6 / 10e9);
-  const auto lut = io_per_iteration(m, batch(m, Codec::lut, DecoderPlace::host), IoTierKind::pfs);
+  const auto lut = io_per_iteration(m, batch(m, Codec::lut, DecoderPlace::host), TierKind::pfs);
   EXPECT_DOUBLE_EQ(lut.read_s, raw.read_s / 4);
   EXPECT_DOUBLE_EQ(lut.decode_s, 8 * 16e6 / 1e9);  // the raw bytes it emits, at the codec's own rate
   EXPECT_DOUBLE_EQ(lut.h2d_s, raw.h2d_s / 2);      // FP16 output
@@ -48,7 +48,7 @@ TEST(CodecCost, HostDecoderReadsLessDecodesAtItsRateAndCopiesHalf) {
 
 TEST(CodecCost, DeviceDecoderMovesTheEncodedBytesAndDecodesInTheStep) {
   const auto m = node();
-  const auto dev = io_per_iteration(m, batch(m, Codec::lut, DecoderPlace::device), IoTierKind::pfs);
+  const auto dev = io_per_iteration(m, batch(m, Codec::lut, DecoderPlace::device), TierKind::pfs);
   EXPECT_DOUBLE_EQ(dev.decode_s, 0);
   EXPECT_DOUBLE_EQ(dev.h2d_s, 8 * 16e6 / 4 / 10e9);
   EXPECT_DOUBLE_EQ(dev.device_s, 8 * 16e6 / 8e9);
@@ -94,7 +94,8 @@ TEST(CodecCost, ProfileAndPlanKeepTheCodecThroughYaml) {
 TEST(CodecCost, ACodecShortensAnIoBoundRunAndOnlyItsIo) {
   auto m = calibrated_builtin_profile("summit");
   m.io.pfs.per_node_bandwidth_Bps = 0.2e9;  // starve the input pipeline
-  m.host_memory_bytes = 1e9, m.io.nvme_capacity_bytes = 0;
+  m.host_memory_bytes = 1e9, m.io.nvme.capacity_per_node_bytes = 0;
+  m.io.host_memory.capacity_per_node_bytes = 0.5e9;
   Plan p = builtin_plan("cosmoflow-mrt@summit", 64);
   const Record raw = simulate(p, m);
   m.io.codecs["lut"] = CodecRates{4, 50e9, 0, 4};

@@ -50,7 +50,7 @@ TEST(ComposeProfile, HardwareFromThePartsFitsFromThePrior) {
   EXPECT_DOUBLE_EQ(p.comm.inter_node.bandwidth_Bps, 4 * 25e9);  // four adapters of 200 Gb/s
   EXPECT_DOUBLE_EQ(p.comm.intra_node.bandwidth_Bps, 300e9);
   EXPECT_DOUBLE_EQ(p.io.host_to_device_Bps, 31.5e9);  // the GPU's PCIe 4 x16
-  EXPECT_DOUBLE_EQ(p.io.host_memcpy_Bps, 2 * 204.8e9);
+  EXPECT_DOUBLE_EQ(p.io.host_memory.per_node_bandwidth_Bps, 2 * 204.8e9);
   EXPECT_DOUBLE_EQ(p.io.pfs.per_node_bandwidth_Bps, 100e9);  // no faster than its network
   EXPECT_DOUBLE_EQ(p.io.pfs.aggregate_bandwidth_Bps, 5000e9);
   EXPECT_GT(p.compute.efficiency.at("conv3d"), 0);  // the prior's fits...

@@ -83,12 +83,12 @@ TEST(Io, CacheAfterFirstEpochWhenShareFits) {
   job.ranks_on_node = 6;
   job.nodes = 6;
   job.dataset_bytes = 8192 * 16e6;  // 131 GB over 6 nodes fits in 512 GB x 0.5
-  EXPECT_EQ(tier_for_epoch(m, job, 0), IoTierKind::pfs);
-  EXPECT_EQ(tier_for_epoch(m, job, 1), IoTierKind::host_cache);
+  EXPECT_EQ(place_dataset(m, job).first_epoch, TierKind::pfs);
+  EXPECT_EQ(place_dataset(m, job).later_epochs, TierKind::host_memory);
   job.nodes = 1;
   job.dataset_bytes = 1e12;
-  EXPECT_EQ(tier_for_epoch(m, job, 1), IoTierKind::pfs);
+  EXPECT_EQ(place_dataset(m, job).later_epochs, TierKind::pfs);
   // PFS read: latency per file + bytes over the node's share of bandwidth
-  const auto it = io_per_iteration(m, job, IoTierKind::pfs);
+  const auto it = io_per_iteration(m, job, TierKind::pfs);
   EXPECT_NEAR(it.read_s, 8 * m.io.pfs.per_file_latency_s + 8 * 16e6 / (25e9 / 6), 1e-12);
 }

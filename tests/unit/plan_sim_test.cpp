@@ -183,7 +183,7 @@ TEST(Profile, YamlRoundTripAndBadValues) {
   std::string y = profile_to_yaml(m);
   const std::string key = "per_node_bandwidth_GBps: ";
   y.insert(y.find(key) + key.size(), "-");
-  EXPECT_NE(error_of([&] { profile_from_yaml_text(y, "s.yaml"); }).find("s.yaml: io.pfs.per_node_bandwidth_GBps: expected a positive number"),
+  EXPECT_NE(error_of([&] { profile_from_yaml_text(y, "s.yaml"); }).find("s.yaml: io.tiers.pfs.per_node_bandwidth_GBps: expected a positive number"),
             std::string::npos);
 }
 
@@ -285,8 +285,8 @@ TEST(Simulator, AStageStartsUpByTouchingTheHeapItsProcessHasNotGrownYet) {
 TEST(Simulator, AValidationPassIsTheRanksShareOfHeldOutSamplesForwardWithoutAutograd) {
   auto m = calibrated_builtin_profile("summit");
   // reads far faster than a forward, so a pass waits for its first batch only
-  m.io.pfs = {1e15, 1e15, 0};
-  m.io.host_decode_Bps = m.io.host_memcpy_Bps = m.io.host_to_device_Bps = m.io.nvme_bandwidth_Bps = 1e15;
+  m.io.pfs = m.io.nvme = m.io.host_memory = {1e15, 1e15, 1e15, 0};
+  m.io.host_decode_Bps = m.io.host_to_device_Bps = 1e15;
   Plan p = builtin_plan("cosmoflow-mrt@summit");
   p.validation_samples = 1000;
   p.precise_bn_batches = 3;

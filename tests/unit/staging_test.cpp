@@ -15,11 +15,11 @@ namespace {
 MachineProfile node(double host_GB, double nvme_TB) {
   MachineProfile m;
   m.host_memory_bytes = host_GB * 1e9;
-  m.io.page_cache_fraction = 0.5;
-  m.io.nvme_capacity_bytes = nvme_TB * 1e12;
-  m.io.nvme_bandwidth_Bps = 5e9;
-  m.io.pfs.per_node_bandwidth_Bps = 10e9;
-  m.io.pfs.aggregate_bandwidth_Bps = 20e9;
+  m.io.host_memory = {20e9, 0, host_GB * 1e9 / 2, 0};
+  m.io.nvme = {5e9, 0, nvme_TB * 1e12, 0};
+  m.io.pfs = {10e9, 20e9, 0, 0};
+  m.gpu_memory_bytes = 40e9;
+  m.compute.mem_bandwidth_Bps = 1000e9, m.compute.mem_efficiency = 0.8;
   return m;
 }
 
@@ -31,20 +31,61 @@ IoJob job(double dataset_GB, int nodes, Staging s) {
   return j;
 }
 
+std::pair<TierKind, TierKind> epochs(const MachineProfile& m, const IoJob& j) {
+  const auto p = place_dataset(m, j);
+  return {p.first_epoch, p.later_epochs};
+}
+
+const CodecRates kLut{4, 1e9, 8e9, 2};
+
+IoJob on_device(double dataset_GB, int nodes, Staging s, double room_GB) {
+  IoJob j = job(dataset_GB, nodes, s);
+  j.ranks_on_node = 4, j.device_room_bytes = room_GB * 1e9;
+  j.codec = &kLut, j.decoder = DecoderPlace::device;
+  return j;
+}
+
 }  // namespace
 
+// A node's share is dataset / nodes; host memory holds half of 256 GB, NVMe 1 TB.
 TEST(Staging, HostMemoryWhereTheShareFitsElseNvmeElseNothing) {
   const auto m = node(256, 1);
-  EXPECT_EQ(tier_for_epoch(m, job(400, 4, Staging::host_memory), 0), IoTierKind::host_cache);  // 100 GB of 128 usable
-  EXPECT_EQ(tier_for_epoch(m, job(800, 4, Staging::host_memory), 0), IoTierKind::nvme);        // 200 GB: memory too small
-  EXPECT_EQ(tier_for_epoch(m, job(8000, 4, Staging::host_memory), 3), IoTierKind::pfs);        // 2 TB fits nowhere
-  EXPECT_EQ(tier_for_epoch(m, job(400, 4, Staging::none), 0), IoTierKind::pfs);
-  EXPECT_EQ(tier_for_epoch(m, job(400, 4, Staging::none), 1), IoTierKind::host_cache);
+  using enum TierKind;
+  EXPECT_EQ(place_dataset(m, job(400, 4, Staging::host_memory)).staged, host_memory);  // 100 GB of 128
+  EXPECT_EQ(epochs(m, job(400, 4, Staging::host_memory)), std::pair(host_memory, host_memory));
+  EXPECT_EQ(epochs(m, job(800, 4, Staging::host_memory)), std::pair(nvme, nvme));  // 200 GB: memory too small
+  EXPECT_EQ(place_dataset(m, job(8000, 4, Staging::host_memory)).staged, std::nullopt);  // 2 TB fits nowhere: streamed
+  EXPECT_EQ(epochs(m, job(8000, 4, Staging::host_memory)), std::pair(pfs, pfs));
+  EXPECT_EQ(epochs(m, job(400, 4, Staging::none)), std::pair(pfs, host_memory));  // the page cache after the first pass
+  EXPECT_EQ(epochs(m, job(400, 4, Staging::nvme)), std::pair(nvme, host_memory));  // staged to NVMe, page-cached there too
   // a node's share over the lesser of its link (10 GB/s) and its share of the aggregate (20/4 GB/s)
   EXPECT_DOUBLE_EQ(staging_s(m, job(400, 4, Staging::host_memory)), 100e9 / 5e9);
   EXPECT_DOUBLE_EQ(staging_s(m, job(400, 1, Staging::host_memory)), 400e9 / 10e9);  // to NVMe, at the node's link
   EXPECT_DOUBLE_EQ(staging_s(m, job(4000, 1, Staging::host_memory)), 0);            // 4 TB fits neither tier of one node
   EXPECT_DOUBLE_EQ(staging_s(m, job(400, 4, Staging::none)), 0);
+}
+
+// Device memory: 4 GPUs with 10 GB each left beside the model hold 40 GB of a node's share, read at
+// 4 x 800 GB/s; encoded samples only, for a device decoder, and nothing crosses the host link.
+TEST(Staging, TheNearestTierTheShareFitsFromDeviceMemoryOut) {
+  const auto m = node(256, 1);
+  using enum TierKind;
+  EXPECT_EQ(place_dataset(m, on_device(120, 4, Staging::nearest, 10)).staged, device_memory);  // 30 GB of 40
+  EXPECT_EQ(place_dataset(m, on_device(200, 4, Staging::nearest, 10)).staged, host_memory);    // 50 GB: GPUs too small
+  EXPECT_EQ(place_dataset(m, on_device(200, 4, Staging::device_memory, 10)).staged, host_memory);
+  EXPECT_EQ(place_dataset(m, on_device(2000, 4, Staging::nearest, 10)).staged, nvme);          // 500 GB
+  EXPECT_EQ(place_dataset(m, on_device(120, 4, Staging::nearest, -1)).staged, host_memory);    // the model alone overfills
+  IoJob host_decoded = on_device(120, 4, Staging::nearest, 10);
+  host_decoded.decoder = DecoderPlace::host;  // the GPU would hold what only the host can decode
+  EXPECT_EQ(place_dataset(m, host_decoded).staged, host_memory);
+  EXPECT_DOUBLE_EQ(tier_of(m, on_device(120, 4, Staging::nearest, 10), device_memory).capacity_per_node_bytes, 40e9);
+  IoJob j = on_device(120, 4, Staging::nearest, 10);
+  j.sample_bytes = 16e6, j.local_batch = 8;
+  const auto it = io_per_iteration(m, j, device_memory);
+  EXPECT_DOUBLE_EQ(it.read_s, 8 * 16e6 / 4 / (4 * 800e9 / 4));
+  EXPECT_DOUBLE_EQ(it.h2d_s, 0);
+  EXPECT_DOUBLE_EQ(it.device_s, 8 * 16e6 / 8e9);
+  EXPECT_GT(io_per_iteration(m, j, host_memory).h2d_s, 0);
 }
 
 TEST(Staging, ItsTimeIsPartOfTheTimeToTarget) {
@@ -66,6 +107,9 @@ TEST(Staging, PlanYamlSaysWhereAndReadsTheOlderKey) {
   Plan p = builtin_plan("cosmoflow-mlperf@perlmutter", 128);
   p.staging = Staging::host_memory;
   EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(p)).staging, Staging::host_memory);
+  p.staging = Staging::nearest;
+  EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(p)).staging, Staging::nearest);
+  p.staging = Staging::host_memory;
   auto yaml = plan_to_yaml(p);
   yaml.replace(yaml.find("staging: host_memory"), 20, "staged_to_nvme: true");
   EXPECT_EQ(plan_from_yaml_text(yaml).staging, Staging::nvme);
@@ -73,7 +117,13 @@ TEST(Staging, PlanYamlSaysWhereAndReadsTheOlderKey) {
   yaml.replace(yaml.find("staging: host_memory"), 20, "staging: tape");
   EXPECT_NE(error_of([&] {
               plan_from_yaml_text(yaml, "p.yaml");
-            }).find("p.yaml: io.staging: unknown staging 'tape' (expected none, nvme or host_memory)"),
+            }).find("p.yaml: io.staging: unknown staging 'tape' (expected none, nvme, host_memory, device_memory or nearest)"),
+            std::string::npos);
+  yaml = plan_to_yaml(p);
+  yaml.replace(yaml.find("staging: host_memory"), 20, "staging: device_memory");
+  EXPECT_NE(error_of([&] {
+              plan_from_yaml_text(yaml, "p.yaml");
+            }).find("p.yaml: io.staging: 'device_memory' keeps encoded samples on the GPU for a device decoder"),
             std::string::npos);
 }
 
@@ -83,6 +133,6 @@ TEST(Staging, ToNvmeOnAMachineWithoutIsRefused) {
   p.staging = Staging::nvme;
   p.source_file = "p.yaml";
   EXPECT_GT(simulate(p, m).totals.time_to_target_s, 0);
-  m.io.nvme_capacity_bytes = 0;
+  m.io.nvme.capacity_per_node_bytes = 0;
   EXPECT_NE(error_of([&] { simulate(p, m); }).find("p.yaml: io.staging: 'nvme', but machine 'summit' has no node NVMe"), std::string::npos);
 }

@@ -71,7 +71,11 @@ TEST(StrictInputs, PlanValuesOutOfRange) {
 }
 
 TEST(StrictInputs, ProfileValuesOutOfRange) {
-  EXPECT_NE(profile_error("page_cache_fraction: 0.5", "page_cache_fraction: 7").find("io.page_cache_fraction"), std::string::npos);
+  EXPECT_EQ(profile_error("capacity_per_node_GB: 1600", "capacity_per_node_GB: -3"),
+            "m.yaml: io.tiers.nvme.capacity_per_node_GB: expected a number >= 0, got -3");
+  EXPECT_EQ(profile_error("host_to_device_GBps", "host_memcpy_GBps: 20\n  host_to_device_GBps"),
+            "m.yaml: io.host_memcpy_GBps: the storage tiers now have their own list: move it to "
+            "io.tiers.host_memory.per_node_bandwidth_GBps (docs/profile-format.md)");
   EXPECT_EQ(profile_error("prefetch_depth: 2", "prefetch_depth: -2"), "m.yaml: io.prefetch_depth: must be >= 0, got -2");
   EXPECT_EQ(profile_error("transfer_efficiency: 0.41010919", "transfer_efficiency: -3"),
             "m.yaml: convergence.cosmoflow-mrt.transfer_efficiency: expected a number >= -1, got -3");
