@@ -37,7 +37,7 @@ namespace {
 struct OptimizeOpts {
   PlanEdits edits;
   std::string plan = "cosmoflow@perlmutter", methods, gpus, local_batch = "1:64", switches = "1:200", splits,
-              minimize = "time", deadline, budget, machine, out, csv, plot;
+              minimize = "time", deadline, budget, machine, out, csv, plot, staging, codecs;
   double confidence = 0.9, max_global_batch = -1;
   size_t top = 10, samples = 100;
   uint64_t seed = 1;
@@ -210,6 +210,7 @@ void optimize(const OptimizeOpts& o) {
   if (!o.machine.empty())
     for (auto& t : templates) t.machine = o.machine;
   for (auto& t : templates) t = edited(t, o.edits);
+  templates = with_data_paths(templates, o.staging, o.codecs);
   const auto machine = edited(machine_for(templates.front(), o.machine), o.edits);
   SearchSpace space = space_from(o, machine, std::move(templates));
   const std::string workload = plan_network(space.templates.front()).name;
@@ -310,6 +311,8 @@ void register_optimize(CLI::App& app) {
   cmd->add_option("--switch", o->switches, "MRT: coarse epochs before the switch; MRMF: each fusion stage's length (the rule's own choice "
                                            "is searched too)")
       ->capture_default_str();
+  cmd->add_option("--staging", o->staging, "data placements to try, e.g. none,nearest (default: the plans' own; docs/cost-models.md)");
+  cmd->add_option("--codecs", o->codecs, "sample codecs to try, CODEC or CODEC:host|device, e.g. raw,lut:device (the profile needs their rates)");
   cmd->add_option("--split", o->splits, "MRMF: shares of a fusion stage's GPUs on its lower-resolution model, e.g. 0.25,0.5");
   cmd->add_option("--minimize", o->minimize, "time, gpu-hours or node-hours")->capture_default_str();
   cmd->add_option("--deadline", o->deadline, "time to target at the confidence, e.g. 2h, 90m, 3600s");

@@ -1,13 +1,16 @@
 #include "cli/optimize_args.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "cli/inputs.hpp"
 #include "model/errors.hpp"
+#include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/search_space.hpp"
 #include "sim/sweep.hpp"
@@ -37,6 +40,54 @@ std::vector<Method> parse_methods(const std::string& text) {
     out.push_back(*method);
   }
   if (out.empty()) fail_input("command line", "--methods", "no method given");
+  return out;
+}
+
+namespace {
+
+std::vector<std::string> items(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string s; std::getline(ss, s, ',');) out.push_back(s);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Plan> with_data_paths(const std::vector<Plan>& templates, const std::string& staging, const std::string& codecs) {
+  std::vector<std::optional<Staging>> stagings{std::nullopt};
+  if (!staging.empty()) stagings.clear();
+  for (const auto& s : items(staging)) {
+    const auto v = staging_from_string(s);
+    if (!v) fail_input("command line", "--staging", fmt::format("unknown staging '{}' (expected none, nvme, host_memory, device_memory or nearest)", s));
+    stagings.push_back(v);
+  }
+  std::vector<std::optional<std::pair<Codec, DecoderPlace>>> paths{std::nullopt};
+  if (!codecs.empty()) paths.clear();
+  for (const auto& c : items(codecs)) {
+    const auto colon = c.find(':');
+    paths.push_back(std::pair{codec_from_name(c.substr(0, colon), "command line: --codecs"),
+                              colon == std::string::npos ? DecoderPlace::host : decoder_place_from_name(c.substr(colon + 1), "command line: --codecs")});
+  }
+  std::vector<Plan> out;
+  std::optional<InputError> first_refusal;
+  for (const auto& t : templates)
+    for (const auto& s : stagings)
+      for (const auto& c : paths) {
+        Plan p = t;
+        std::vector<std::string> label;
+        if (s) p.staging = *s, label.push_back(fmt::format("staging {}", to_string(*s)));
+        if (c) p.codec = c->first, p.decoder = c->second, label.push_back(fmt::format("{}:{}", codec_name(c->first), decoder_place_name(c->second)));
+        try {
+          check_data_path(p, "command line");
+        } catch (const InputError& e) {
+          if (!first_refusal) first_refusal = e;
+          continue;
+        }
+        if (!label.empty()) p.name += fmt::format(" [{}]", fmt::join(label, ", "));
+        out.push_back(std::move(p));
+      }
+  if (out.empty()) throw *first_refusal;
   return out;
 }
 

@@ -14,6 +14,12 @@ namespace mrplan {
 std::vector<Plan> search_templates(const std::string& plan_arg, const std::vector<Method>& methods);
 std::vector<Method> parse_methods(const std::string& text);
 
+// Every template once per data path: each staging of `staging` ("none,nearest") with each codec of
+// `codecs` ("raw,lut:device"; CODEC or CODEC:host|device), named after the template with what was
+// asked; combinations that do not go together (device memory without a device decoder) are left
+// out. An empty list keeps the templates' own.
+std::vector<Plan> with_data_paths(const std::vector<Plan>& templates, const std::string& staging, const std::string& codecs);
+
 // An axis: "A,B,C"; "A:B:STEP"; or "A:B", which doubles from A for GPU counts and steps by one otherwise.
 std::vector<int> parse_int_axis(const std::string& text, const std::string& option, bool doubling);
 // "2h", "90m", "3600s" or seconds.

@@ -289,12 +289,7 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
     p.h2d_overlapped = io.boolean("h2d_overlapped", true);
     p.codec = codec_from_name(io.text("codec", "raw"), fmt::format("{}: {}", file, io.key_path("codec")));
     p.decoder = decoder_place_from_name(io.text("decoder", "host"), fmt::format("{}: {}", file, io.key_path("decoder")));
-    if (p.decoder == DecoderPlace::device && (p.codec == Codec::raw || p.codec == Codec::deflate))
-      fail_input(file, io.key_path("decoder"), fmt::format("'{}' is read by HDF5 on the host: a device decoder needs codec lut or diff", codec_name(p.codec)));
-    // the GPU holds the samples as stored; only a device decoder turns them into the network's input
-    if (p.staging == Staging::device_memory && p.decoder != DecoderPlace::device)
-      fail_input(file, io.key_path("staging"), "'device_memory' keeps encoded samples on the GPU for a device decoder: set codec lut or diff "
-                                               "and decoder: device, or stage to host_memory");
+    check_data_path(p, file);
   }
   if (f.has("data")) {
     auto d = f.child("data");
@@ -418,6 +413,15 @@ std::string plan_to_yaml(const Plan& p) {
   for (const auto& s : p.stages) emit_stage(e, s);
   e << YAML::EndSeq << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
+}
+
+void check_data_path(const Plan& p, const std::string& file) {
+  if (p.decoder == DecoderPlace::device && (p.codec == Codec::raw || p.codec == Codec::deflate))
+    fail_input(file, "io.decoder", fmt::format("'{}' is read by HDF5 on the host: a device decoder needs codec lut or diff", codec_name(p.codec)));
+  // the GPU holds the samples as stored; only a device decoder turns them into the network's input
+  if (p.staging == Staging::device_memory && p.decoder != DecoderPlace::device)
+    fail_input(file, "io.staging", "'device_memory' keeps encoded samples on the GPU for a device decoder: set codec lut or diff "
+                                   "and decoder: device, or stage to host_memory");
 }
 
 void check_plan_against_machine(const Plan& p, const MachineProfile& m) {

@@ -11,7 +11,8 @@
 namespace mrplan {
 
 std::vector<Plan> builtin_templates(const std::string& app, const std::string& machine, std::vector<Method> methods) {
-  if (methods.empty()) methods = app.ends_with("-mlperf") ? std::vector{Method::baseline} : std::vector{Method::baseline, Method::mrt, Method::mrmf};
+  const bool asked = !methods.empty();  // none asked: every method the application has a plan of
+  if (!asked) methods = app.ends_with("-mlperf") ? std::vector{Method::baseline} : std::vector{Method::baseline, Method::mrt, Method::mrmf};
   const auto names = builtin_plan_names();
   auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   std::vector<Plan> out;
@@ -28,7 +29,7 @@ std::vector<Plan> builtin_templates(const std::string& app, const std::string& m
     size_t found = 0;
     for (const auto& v : variants)
       if (known(v)) out.push_back(builtin_plan(v + "@" + machine)), ++found;
-    if (found == 0)
+    if (found == 0 && (asked || m == Method::baseline))
       fail_input("command line", "--methods",
                  fmt::format("'{}' has no built-in {} plan (built-in plans: {})", app, to_string(m), fmt::join(names, ", ")));
   }
