@@ -11,7 +11,6 @@
 #include "model/plan_yaml.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/simulate.hpp"
-#include "sim/simulate.hpp"
 
 namespace mrplan {
 

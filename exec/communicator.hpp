@@ -20,6 +20,8 @@ class Communicator {
   virtual void broadcast(float* data, size_t count, int root) = 0;
   // Host bytes (records, names) from `root` to every rank; always over the host transport.
   virtual void broadcast_bytes(void* data, size_t bytes, int root) = 0;
+  // Every rank's `bytes` host bytes into `all` (size() x bytes, in rank order); the host transport.
+  virtual void allgather_bytes(const void* mine, size_t bytes, void* all) = 0;
   virtual void barrier() = 0;
   // The ranks that pass the same `color` form a new communicator (MPI_Comm_split; NCCL builds a
   // communicator over the split's ranks), ordered as they were here. Every rank must call it.

@@ -60,6 +60,10 @@ class MpiCommunicator final : public Communicator {
     for (size_t off = 0; off < bytes; off += INT_MAX)
       MPI_Bcast(p + off, static_cast<int>(std::min<size_t>(INT_MAX, bytes - off)), MPI_BYTE, root, comm_);
   }
+  void allgather_bytes(const void* mine, size_t bytes, void* all) override {
+    if (bytes > INT_MAX) throw std::length_error("allgather_bytes: more than 2^31-1 bytes a rank");
+    MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, comm_);
+  }
   void barrier() override { MPI_Barrier(comm_); }
   std::unique_ptr<Communicator> split(int color) override {
     MPI_Comm part;

@@ -58,6 +58,7 @@ class NcclCommunicator final : public Communicator {
     check(cudaStreamSynchronize(stream_), "ncclBroadcast (stream)");
   }
   void broadcast_bytes(void* data, size_t bytes, int root) override { boot_.broadcast_bytes(data, bytes, root); }
+  void allgather_bytes(const void* mine, size_t bytes, void* all) override { boot_.allgather_bytes(mine, bytes, all); }
   void barrier() override { boot_.barrier(); }
   void quiet_barrier() override { boot_.quiet_barrier(); }
   // A new NCCL communicator over the split of the host one (works with every NCCL version, where

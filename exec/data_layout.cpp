@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 
 #include "exec/hdf5_file.hpp"
@@ -19,6 +20,13 @@ CoarsenOp coarsen_op_from_name(const std::string& name, const std::string& where
   fail_input(where, "--op", fmt::format("expected mean or sum, got '{}'", name));
 }
 
+namespace {
+
+// A workload of each layout; every cosmoflow-* reads CosmoFlow's.
+constexpr std::array<const char*, 3> kLayoutWorkloads{"cosmoflow-mrt", "deepcam", "neuron-inverter"};
+
+}  // namespace
+
 DataLayout layout_for(const std::string& workload) {
   if (workload.starts_with("cosmoflow"))
     return {.data = "3Dmap", .labels = "unitPar", .spatial_axes = 3, .normalise = Normalise::log1p, .coarsen = CoarsenOp::sum};
@@ -32,16 +40,15 @@ DataLayout layout_for(const std::string& workload) {
             .task = Task::segmentation,
             .classes = 3};
   fail_input("", "workload",
-             fmt::format("the execution backend has no data layout for '{}' yet (supported: cosmoflow-mrt, cosmoflow-mlperf, "
-                         "deepcam, neuron-inverter)",
-                         workload));
+             fmt::format("the execution backend has no data layout for '{}' yet (supported: {}; cosmoflow-mlperf reads cosmoflow-mrt's)",
+                         workload, fmt::join(kLayoutWorkloads, ", ")));
 }
 
 void require_layout(const std::string& file, const std::string& workload, const std::string& what) {
   const auto layout = layout_for(workload);
   const H5File h5(file, H5File::Mode::read);
   if (h5.has(layout.data)) return;
-  for (const char* other : {"cosmoflow-mrt", "deepcam", "neuron-inverter"})
+  for (const char* other : kLayoutWorkloads)
     if (h5.has(layout_for(other).data))
       fail_input(file, layout.data, fmt::format("not found: the file holds {} samples ({}), not {}'s: pass {} {}", other,
                                                 layout_for(other).data, workload, what, other));

@@ -6,7 +6,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <map>
 #include <filesystem>
@@ -275,24 +277,17 @@ double matmul_probe(Communicator& world, const torch::Device& dev) {
 }
 
 // The run's size as MLPerf logs it: nodes are the ranks that are first on their host.
-// Every node's host name, in the order of the nodes' first ranks: each node's first rank writes its
-// name into its own slot of a zeroed buffer and a sum over the ranks gathers them (one collective,
-// as many slots as ranks).
+// Every node's host name, in the order of the nodes' first ranks: one gather of a name slot per
+// rank, empty but on each node's first rank.
 std::vector<std::string> node_hosts(Communicator& world) {
   constexpr size_t kSlot = 64;  // HOST_NAME_MAX on Linux
-  std::vector<double> chars(static_cast<size_t>(world.size()) * kSlot, 0.0);
-  if (world.local_rank() == 0) {
-    char host[kSlot + 1] = {};
-    gethostname(host, kSlot);
-    for (size_t i = 0; i < kSlot && host[i]; ++i) chars[static_cast<size_t>(world.rank()) * kSlot + i] = static_cast<unsigned char>(host[i]);
-  }
-  world.allreduce_sum(chars.data(), chars.size());
+  std::array<char, kSlot> mine{};
+  if (world.local_rank() == 0) gethostname(mine.data(), kSlot - 1);
+  std::vector<char> all(static_cast<size_t>(world.size()) * kSlot);
+  world.allgather_bytes(mine.data(), kSlot, all.data());
   std::vector<std::string> hosts;
-  for (size_t r = 0; r < static_cast<size_t>(world.size()); ++r) {
-    std::string name;
-    for (size_t i = 0; i < kSlot && chars[r * kSlot + i] != 0; ++i) name += static_cast<char>(chars[r * kSlot + i]);
-    if (!name.empty()) hosts.push_back(name);
-  }
+  for (size_t r = 0; r < static_cast<size_t>(world.size()); ++r)
+    if (const std::string name(&all[r * kSlot], strnlen(&all[r * kSlot], kSlot)); !name.empty()) hosts.push_back(name);
   return hosts;
 }
 

@@ -1,5 +1,5 @@
 // Run under `mpirun -np 3`: a split communicator's collectives stay inside its group (MRMF trains
-// one model per group), and text travels from any root to every rank.
+// one model per group), text travels from any root to every rank, and a gather keeps rank order.
 #include <fmt/format.h>
 
 #include <string>
@@ -36,6 +36,13 @@ int main() {
   check(text == "model 'high' of stage 'fusion1'", "text from rank 2: '" + text + "'");
   const auto empty = broadcast_text(*world, std::string(), 0);
   check(empty.empty(), "empty text");
+  const char mine[2] = {static_cast<char>('a' + rank), static_cast<char>(color)};
+  char all[6] = {};
+  world->allgather_bytes(mine, 2, all);
+  check(std::string(all, 6) == std::string("a\0b\1c\1", 6), "allgather in rank order");
+  char in_group[4] = {};
+  group->allgather_bytes(mine, 2, in_group);
+  check(color == 0 ? in_group[0] == 'a' : std::string(in_group, 4) == std::string("b\1c\1", 4), "allgather inside the group");
   double fails = failed;
   world->allreduce_sum(&fails, 1);
   if (rank == 0) fmt::print("split: {} ranks, {} failed\n", world->size(), fails);
