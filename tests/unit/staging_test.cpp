@@ -63,6 +63,9 @@ TEST(Staging, HostMemoryWhereTheShareFitsElseNvmeElseNothing) {
   EXPECT_DOUBLE_EQ(staging_s(m, job(400, 1, Staging::host_memory)), 400e9 / 10e9);  // to NVMe, at the node's link
   EXPECT_DOUBLE_EQ(staging_s(m, job(4000, 1, Staging::host_memory)), 0);            // 4 TB fits neither tier of one node
   EXPECT_DOUBLE_EQ(staging_s(m, job(400, 4, Staging::none)), 0);
+  EXPECT_EQ(placement_text(place_dataset(m, job(400, 4, Staging::none))), "pfs>host");
+  EXPECT_EQ(placement_text(place_dataset(m, job(400, 4, Staging::nvme))), "staged nvme>host");
+  EXPECT_EQ(placement_text(place_dataset(m, job(400, 4, Staging::host_memory))), "staged host");
 }
 
 // Device memory: 4 GPUs with 10 GB each left beside the model hold 40 GB of a node's share, read at
