@@ -36,7 +36,7 @@ void set_io(MachineProfile& p, const ComposeRequest& r, double node_network_Bps)
   if (r.nvme_TB && !r.nvme_GBps)
     note(p, "NVMe", "read bandwidth not given: mrplan's default until calibrate records fits it from a staging time");
   if (r.host_memory_GB) p.host_memory_bytes = *r.host_memory_GB * 1e9;
-  p.io.host_memory.capacity_per_node_bytes = p.host_memory_bytes / 2;  // the page cache's share, as the profile reader assumes
+  p.io.host_memory.capacity_per_node_bytes = default_page_cache_bytes(p.host_memory_bytes);
 }
 
 }  // namespace

@@ -89,6 +89,9 @@ struct CommParams {
   double call_overhead_s = 0.0;       // fitted: framework cost per allreduce call (bucket)
 };
 
+// What the page cache may hold of a node's memory where a profile does not say.
+inline double default_page_cache_bytes(double host_memory_bytes) { return host_memory_bytes / 2; }
+
 struct IoParams {
   // The tiers a profile describes; device memory is not among them: its room is what the plan's
   // model leaves on each GPU, read at the GPU's memory bandwidth (model/io_cost).

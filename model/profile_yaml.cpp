@@ -179,7 +179,7 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
     if (tiers.has(t)) tiers.child(t).only(keys_under(fmt::format("io.tiers.{}.", t), {}));
   read_numbers(io, "io.", "", m);
   if (!(tiers.has("host_memory") && tiers.child("host_memory").has("capacity_per_node_GB")))
-    m.io.host_memory.capacity_per_node_bytes = m.host_memory_bytes / 2;  // the page cache's share, as the key's fallback says
+    m.io.host_memory.capacity_per_node_bytes = default_page_cache_bytes(m.host_memory_bytes);
   m.io.prefetch_depth = io.int32("prefetch_depth", 2);
   if (m.io.prefetch_depth < 0) fail_input(file, "io.prefetch_depth", fmt::format("must be >= 0, got {}", m.io.prefetch_depth));
   if (io.has("codecs")) {
