@@ -104,16 +104,18 @@ void run_mrt_paper_study(const std::string& csv, const std::string& plots) {
 }
 
 void register_study(CLI::App& app) {
-  auto* cmd = app.add_subcommand("study", "Reproducible studies: mrt-paper (Tables I-VIII, Fig. 6b/7b), mrmf-paper (its stated savings)");
+  auto* cmd = app.add_subcommand("study", "Reproducible studies: mrt-paper (Tables I-VIII, Fig. 6b/7b), mrmf-paper (its stated savings), "
+                                    "preprocessing-paper (its stated speedups)");
   auto name = std::make_shared<std::string>();
   auto csv = std::make_shared<std::string>();
   auto plots = std::make_shared<std::string>();
-  cmd->add_option("name", *name, "study name")->required()->check(CLI::IsMember({"mrt-paper", "mrmf-paper"}));
+  cmd->add_option("name", *name, "study name")->required()->check(CLI::IsMember({"mrt-paper", "mrmf-paper", "preprocessing-paper"}));
   cmd->add_option("--csv", *csv, "write every row here");
   cmd->add_option("--plots", *plots, "directory for the study's plots");
   cmd->callback([name, csv, plots] {
     if (*name == "mrt-paper") run_mrt_paper_study(*csv, *plots);
-    else run_mrmf_paper_study(*csv, *plots);
+    else if (*name == "mrmf-paper") run_mrmf_paper_study(*csv, *plots);
+    else run_preprocessing_paper_study(*csv, *plots);
   });
 }
 

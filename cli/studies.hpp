@@ -6,5 +6,6 @@ namespace mrplan {
 
 void run_mrt_paper_study(const std::string& csv, const std::string& plots);
 void run_mrmf_paper_study(const std::string& csv, const std::string& plots);
+void run_preprocessing_paper_study(const std::string& csv, const std::string& plots);
 
 }  // namespace mrplan
