@@ -10,6 +10,7 @@
 #include "calibrate/convergence_fit.hpp"
 #include "calibrate/mrmf_paper.hpp"
 #include "calibrate/mrt_paper_tables.hpp"
+#include "calibrate/preprocessing_paper.hpp"
 #include "calibrate/public_curves.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/builtin_profiles.hpp"
@@ -363,6 +364,15 @@ FittedParameter fusion_prior() {
                       claims.front().machine, claims.front().source)};
 }
 
+// The MRT paper's fits with MRMF's fusion prior. Called with calibrated_builtin_profile's lock held.
+MachineProfile fused_paper_profile(const std::string& key) {
+  static const FittedParameter fusion = fusion_prior();
+  MachineProfile p = paper_profile_once(key);
+  for (auto& [w, cv] : p.convergence) cv.fusion_efficiency = fusion.value;
+  record_fit(p, fusion);
+  return p;
+}
+
 }  // namespace
 
 namespace {
@@ -399,10 +409,11 @@ const MachineProfile& calibrated_builtin_profile(const std::string& name) {
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   if (const auto doc = prefitted_document(key); !doc.empty())
     return cache.emplace(key, profile_from_yaml_text(doc, "built-in profile " + key)).first->second;
-  static const FittedParameter fusion = fusion_prior();
-  MachineProfile p = paper_profile_once(key);
-  for (auto& [w, cv] : p.convergence) cv.fusion_efficiency = fusion.value;
-  record_fit(p, fusion);
+  MachineProfile p = fused_paper_profile(key);
+  // the preprocessing paper's codec rates, for the machines it ran on (its study starts from the
+  // profiles above, so it runs here, under the lock, once)
+  static const PreprocessingStudy codecs = preprocessing_paper_study(fused_paper_profile);
+  take_codec_fits(codecs, p);
   return cache.emplace(key, std::move(p)).first->second;
 }
 

@@ -126,10 +126,10 @@ namespace {
 
 // The profiles the study starts from: the built-ins as the MRT paper calibrates them, with the
 // codecs' entries and what the paper states put in; one set per application.
-std::vector<MachineProfile> study_profiles() {
+std::vector<MachineProfile> study_profiles(const std::function<MachineProfile(const std::string&)>& base) {
   std::vector<MachineProfile> ps;
   for (const char* name : {"summit", "cori-gpu", "cori-a100"}) {
-    MachineProfile m = calibrated_builtin_profile(name);
+    MachineProfile m = base(name);
     for (const char* codec : {"lut", "diff", "deflate"}) m.io.codecs[codec] = CodecRates{};
     ps.push_back(std::move(m));
   }
@@ -173,7 +173,7 @@ FittedValue fit_claim(const PaperClaim& c, StudyProfiles& ps) {
     set_fit(ps, c.app, f, x);
     return {c.id, f.key, x, false};
   }
-  for (int i = 0; i < 40; ++i) {
+  for (int i = 0; i < 24; ++i) {  // the range's log over 2^24: well under 0.1% of the value
     const double mid = 0.5 * (lo + hi);
     ((at(std::exp(mid)) < c.stated) == rising ? lo : hi) = mid;
   }
@@ -185,15 +185,30 @@ FittedValue fit_claim(const PaperClaim& c, StudyProfiles& ps) {
 }  // namespace
 
 PreprocessingStudy preprocessing_paper_study() {
+  return preprocessing_paper_study([](const std::string& name) { return calibrated_builtin_profile(name); });
+}
+
+void take_codec_fits(const PreprocessingStudy& s, MachineProfile& m) {
+  if (s.profiles.empty()) return;
+  // the codecs' fits are every application's (only the raw host rate is one application's)
+  for (const auto& from : s.profiles.begin()->second) {
+    if (from.name != m.name) continue;
+    m.io.codecs = from.io.codecs;
+    for (const auto& f : from.fitted)
+      if (f.key.starts_with("io.codecs.")) record_fit(m, f);
+  }
+}
+
+PreprocessingStudy preprocessing_paper_study(const std::function<MachineProfile(const std::string&)>& base) {
   PreprocessingStudy s;
   const auto claims = preprocessing_paper_claims();
-  for (const auto& c : claims) s.profiles.try_emplace(c.app, study_profiles());
+  for (const auto& c : claims) s.profiles.try_emplace(c.app, study_profiles(base));
   // starting points for what the paper does not give (the fits move them)
   for (const auto& c : claims)
     if (c.fits && c.fits->key.starts_with("io.codecs."))
       set_fit(s.profiles, c.app, *c.fits, c.fits->per_memory_bandwidth ? 0.1 : 1.0);
   // the parameters move each other's claims a little: fit in turn until they settle
-  for (int sweep = 0; sweep < 4; ++sweep) {
+  for (int sweep = 0; sweep < 3; ++sweep) {
     s.fits.clear();
     for (const auto& c : claims)
       if (c.fits) s.fits.push_back(fit_claim(c, s.profiles));

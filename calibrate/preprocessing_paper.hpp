@@ -3,6 +3,7 @@
 // read it: its figures' values are not available here, only what its text and captions state, each
 // a ratio of two nodes' training throughputs (or the decoder's share of a sample's time) over the
 // runs it spans. mrplan predicts every one; a few fix the parameters the paper does not give.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -113,6 +114,13 @@ struct PreprocessingStudy {
   };
   std::vector<Row> rows;
 };
-PreprocessingStudy preprocessing_paper_study();
+// `base`: a built-in machine's profile before the study (calibrated_builtin_profile without the
+// codec rates this study gives it).
+PreprocessingStudy preprocessing_paper_study(const std::function<MachineProfile(const std::string&)>& base);
+PreprocessingStudy preprocessing_paper_study();  // from calibrated_builtin_profile
+
+// The codecs' rates the study gives `m`'s machine (stated and fitted, with their provenance);
+// nothing for a machine the paper did not run on.
+void take_codec_fits(const PreprocessingStudy& s, MachineProfile& m);
 
 }  // namespace mrplan

@@ -22,12 +22,13 @@ struct JobscriptArgs {
 };
 
 // The limit to ask for: the user's, or the prediction's P90 with a margin.
-double time_limit_s(const Plan& plan, const MachineProfile& m, const JobscriptArgs& a, std::string& why) {
+double time_limit_s(const PreparedPlan& prepared, const MachineProfile& m, const JobscriptArgs& a, std::string& why) {
   if (!a.time.empty()) {
     why = "as asked";
     return parse_duration_s(a.time, "--time");
   }
-  Record r = simulate(plan, m);
+  const Plan& plan = prepared.plan;
+  Record r = simulate(prepared, m);
   add_spread(r, plan, m, a.samples, 1);
   const double p90 = r.spread ? r.spread->time_to_target_s.p90 : r.totals.time_to_target_s;
   why = fmt::format("the predicted P90 {:.2f} h with 20% and 10 min added", p90 / 3600);
@@ -51,11 +52,10 @@ void jobscript(const JobscriptArgs& a) {
     write_output(job.plan_file, plan_to_yaml(plan), "plan");
   }
   std::string why;
-  job.time_limit_s = time_limit_s(plan, machine, a, why);
-  if (plan.staging != Staging::none) {  // the full-resolution dataset, the largest the plan reads
-    const auto prepared = prepare(plan, machine);
-    job.staged_to = prepared.stages.back().models.back().placement.staged;
-  }
+  const auto prepared = prepare(plan, machine);
+  job.time_limit_s = time_limit_s(prepared, machine, a, why);
+  // the full-resolution dataset, the largest the plan reads
+  if (plan.staging != Staging::none) job.staged_to = prepared.stages.back().models.back().placement.staged;
   const auto script = render_jobscript(plan, site, machine.gpus_per_node, job);
   if (a.out.empty()) fmt::print("{}", script);
   else write_output(a.out, script, "job script");

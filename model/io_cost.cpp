@@ -75,8 +75,8 @@ std::string placement_text(const Placement& p) {
   return out;
 }
 
-double staging_s(const MachineProfile& m, const IoJob& job) {
-  if (!place_dataset(m, job).staged) return 0;
+double staging_s(const MachineProfile& m, const IoJob& job, const Placement& where) {
+  if (!where.staged) return 0;
   // the file system, not the node's memory or NVMe, is what staging waits for
   return node_share_bytes(job) / node_Bps(m.io.pfs, job);
 }

@@ -46,8 +46,8 @@ Placement place_dataset(const MachineProfile& m, const IoJob& job);
 std::string placement_text(const Placement& p);
 
 // The staging phase before the first epoch: every node copies its share of the dataset from the
-// parallel file system (the lesser of its link and its share of the aggregate); 0 when nothing is staged.
-double staging_s(const MachineProfile& m, const IoJob& job);
+// parallel file system (the lesser of its link and its share of the aggregate); 0 when `where` stages nothing.
+double staging_s(const MachineProfile& m, const IoJob& job, const Placement& where);
 
 struct IoIteration {
   double read_s = 0;    // one rank's batch from the tier (ranks on a node share its bandwidth)

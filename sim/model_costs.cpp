@@ -81,8 +81,8 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   job.staging = plan.staging;
   c.memory = estimate_memory(table, optimizer, amp, m.gpu_memory_bytes);
   job.device_room_bytes = m.gpu_memory_bytes - c.memory.total_bytes;
-  c.staging_s = staging_s(m, job);
   c.placement = place_dataset(m, job);
+  c.staging_s = staging_s(m, job, c.placement);
   job.samples_per_file = table.samples_per_file;
   const double step_s = c.compute_iter_s + c.comm_exposed_iter_s;
   // validation after every epoch, as exec/trainer runs it: each rank its share of the held-out

@@ -35,6 +35,9 @@ grep -q "coarse_output_upsample" "$tmp/w.txt" || fail "coarse deepcam needs its 
 
 "$MRPLAN" study mrt-paper --csv "$tmp/paper.csv" > "$tmp/study.txt"
 head -1 "$tmp/paper.csv" | grep -q "^table,machine,gpus,dataset,quantity,paper,predicted,rel_error,used_for_calibration$" || fail "study CSV header"
+"$MRPLAN" study preprocessing-paper --csv "$tmp/pre.csv" > "$tmp/pre.txt"
+[[ $(grep -c ",true$" "$tmp/pre.csv") -eq 11 && $(grep -c ",false$" "$tmp/pre.csv") -eq 13 ]] || fail "preprocessing study: 11 calibration claims, 13 held out"
+grep -q "^held-out claims: 13, median |error|" "$tmp/pre.txt" || fail "preprocessing study summarises the held-out claims"
 
 expect_error() {  # expect_error "message fragment" args...
   local want="$1"; shift
@@ -86,14 +89,15 @@ expect_error "is an mrmf plan: it gives its own method and its baseline; for mrt
 expect_error "expected GPU-hours or node-hours" optimize cosmoflow@summit --budget 500
 expect_error "is MLPerf's reference training: --methods baseline only" optimize cosmoflow-mlperf@perlmutter --methods mrt
 # optimize across data paths: on a starved file system a codec reading a quarter of the bytes wins
-"$MRPLAN" profile summit | sed 's/per_node_bandwidth_GBps: 25,/per_node_bandwidth_GBps: 0.05,/; s/^  prefetch_depth: 2$/  prefetch_depth: 2\n  codecs:\n    lut: {ratio: 4, host_decode_GBps: 50}/' > "$tmp/slow.yaml"
+"$MRPLAN" profile summit | sed 's/per_node_bandwidth_GBps: 25,/per_node_bandwidth_GBps: 0.05,/; s/^    lut: {.*}$/    lut: {ratio: 4, host_decode_GBps: 50}/' > "$tmp/slow.yaml"
+grep -q "^    lut: {ratio: 4, host_decode_GBps: 50}$" "$tmp/slow.yaml" || fail "summit's profile prices lut (the preprocessing paper's rates)"
 "$MRPLAN" optimize cosmoflow@summit --machine "$tmp/slow.yaml" --methods baseline --gpus 12,24 --local-batch 4 --codecs raw,lut \
   --staging none,nearest --samples 0 --out "$tmp/io-best.yaml" > "$tmp/io-opt.txt"
 grep -q "codec: lut, decoder: host" "$tmp/io-best.yaml" && grep -q "staging nearest, raw:host" "$tmp/io-opt.txt" \
   || fail "optimize over staging x codec: $(head -9 "$tmp/io-opt.txt")"
 expect_error "unknown staging 'tape'" optimize cosmoflow@summit --staging none,tape
 expect_error "command line: io.staging: 'device_memory' keeps encoded samples on the GPU" optimize cosmoflow@summit --staging device_memory
-expect_error "io.codecs.lut: the profile has no rates for codec 'lut'" optimize cosmoflow@summit --codecs lut:device --samples 0
+expect_error "io.codecs.lut: the profile has no rates for codec 'lut'" optimize cosmoflow@perlmutter --codecs lut:device --samples 0
 
 # the built-ins a newcomer can name, MLPerf's reference plans among them
 "$MRPLAN" list > "$tmp/list.txt"

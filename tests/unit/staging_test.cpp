@@ -36,6 +36,8 @@ std::pair<TierKind, TierKind> epochs(const MachineProfile& m, const IoJob& j) {
   return {p.first_epoch, p.later_epochs};
 }
 
+double staged_s(const MachineProfile& m, const IoJob& j) { return staging_s(m, j, place_dataset(m, j)); }
+
 const CodecRates kLut{4, 1e9, 8e9, 2};
 
 IoJob on_device(double dataset_GB, int nodes, Staging s, double room_GB) {
@@ -59,10 +61,10 @@ TEST(Staging, HostMemoryWhereTheShareFitsElseNvmeElseNothing) {
   EXPECT_EQ(epochs(m, job(400, 4, Staging::none)), std::pair(pfs, host_memory));  // the page cache after the first pass
   EXPECT_EQ(epochs(m, job(400, 4, Staging::nvme)), std::pair(nvme, host_memory));  // staged to NVMe, page-cached there too
   // a node's share over the lesser of its link (10 GB/s) and its share of the aggregate (20/4 GB/s)
-  EXPECT_DOUBLE_EQ(staging_s(m, job(400, 4, Staging::host_memory)), 100e9 / 5e9);
-  EXPECT_DOUBLE_EQ(staging_s(m, job(400, 1, Staging::host_memory)), 400e9 / 10e9);  // to NVMe, at the node's link
-  EXPECT_DOUBLE_EQ(staging_s(m, job(4000, 1, Staging::host_memory)), 0);            // 4 TB fits neither tier of one node
-  EXPECT_DOUBLE_EQ(staging_s(m, job(400, 4, Staging::none)), 0);
+  EXPECT_DOUBLE_EQ(staged_s(m, job(400, 4, Staging::host_memory)), 100e9 / 5e9);
+  EXPECT_DOUBLE_EQ(staged_s(m, job(400, 1, Staging::host_memory)), 400e9 / 10e9);  // to NVMe, at the node's link
+  EXPECT_DOUBLE_EQ(staged_s(m, job(4000, 1, Staging::host_memory)), 0);            // 4 TB fits neither tier of one node
+  EXPECT_DOUBLE_EQ(staged_s(m, job(400, 4, Staging::none)), 0);
   EXPECT_EQ(placement_text(place_dataset(m, job(400, 4, Staging::none))), "pfs>host");
   EXPECT_EQ(placement_text(place_dataset(m, job(400, 4, Staging::nvme))), "staged nvme>host");
   EXPECT_EQ(placement_text(place_dataset(m, job(400, 4, Staging::host_memory))), "staged host");
