@@ -124,11 +124,11 @@ ClaimPrediction predict_claim(const PaperClaim& c, const std::vector<MachineProf
 
 namespace {
 
-// The profiles the study starts from: the built-ins as the MRT paper calibrates them, with the
-// codecs' entries and what the paper states put in; one set per application.
+// The profiles the study starts from (one set per application): the built-ins as the MRT paper
+// calibrates them, with the codecs' entries and what the paper states put in.
 std::vector<MachineProfile> study_profiles(const std::function<MachineProfile(const std::string&)>& base) {
   std::vector<MachineProfile> ps;
-  for (const char* name : {"summit", "cori-gpu", "cori-a100"}) {
+  for (const auto& name : preprocessing_paper_machines()) {
     MachineProfile m = base(name);
     for (const char* codec : {"lut", "diff", "deflate"}) m.io.codecs[codec] = CodecRates{};
     ps.push_back(std::move(m));

@@ -78,6 +78,7 @@ struct PaperClaim {
   std::optional<ClaimFit> fits;  // set: a calibration claim
 };
 std::vector<PaperClaim> preprocessing_paper_claims();
+const std::vector<std::string>& preprocessing_paper_machines();  // summit, cori-gpu, cori-a100 (section VII)
 
 // What the paper states as measured, put into the profiles as given (not fitted): pageable
 // host-to-device bandwidth and the codecs' ratios and output precision.

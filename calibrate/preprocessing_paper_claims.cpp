@@ -144,6 +144,8 @@ std::vector<PaperClaim> deepcam_claims() {
 
 }  // namespace
 
+const std::vector<std::string>& preprocessing_paper_machines() { return kAll; }
+
 std::vector<PaperClaim> preprocessing_paper_claims() {
   auto v = cosmoflow_claims();
   for (auto& c : deepcam_claims()) v.push_back(std::move(c));

@@ -92,3 +92,16 @@ TEST(PreprocessingPaper, StatedInputsAndFitsAreRecordedInTheProfiles) {
   EXPECT_GE(fitted, 6);  // raw and deflate host, lut and diff device, diff host and ratio, the file system
   for (const auto& r : study().rows) EXPECT_TRUE(std::isfinite(r.predicted.value) && r.predicted.value > 0) << r.claim.id;
 }
+
+// The built-ins the paper ran on carry its codecs (stated ratios, fitted rates); the others none.
+TEST(PreprocessingPaper, BuiltinProfilesOfItsMachinesPriceItsCodecs) {
+  for (const auto& name : preprocessing_paper_machines()) {
+    const auto& m = calibrated_builtin_profile(name);
+    ASSERT_EQ(m.io.codecs.count("lut"), 1u) << name;
+    EXPECT_EQ(m.io.codecs.at("lut").ratio, 4) << name;
+    EXPECT_NEAR(m.io.codecs.at("lut").device_decode_Bps, profile(name, "cosmoflow").io.codecs.at("lut").device_decode_Bps, 1e-6 * 1e9) << name;
+    EXPECT_GT(m.io.codecs.at("diff").host_decode_Bps, 0) << name;
+    EXPECT_NE(codec_rates(m, Codec::diff, DecoderPlace::device), nullptr) << name;
+  }
+  EXPECT_TRUE(calibrated_builtin_profile("perlmutter").io.codecs.empty());
+}
