@@ -1,14 +1,16 @@
 #pragma once
 // Fits the built-in profiles' efficiency, overhead and convergence parameters from the MRT
 // paper's calibration rows only (CosmoFlow 32 GPUs, DeepCAM 64 GPUs); held-out rows never
-// touch a parameter. Perlmutter has no rows: it takes the V100 fits, marked as transferred.
+// touch a parameter. Machines without rows (Perlmutter, Cori-A100) take the V100 fits, marked as
+// transferred.
 #include <string>
 
 #include "model/machine_profile.hpp"
 
 namespace mrplan {
 
-// Hardware profile + paper fits. Cached: the fit runs once per process and name, or not at all where
+// Hardware profile + paper fits (the MRT paper's; MRMF's fusion prior; for the preprocessing paper's
+// machines, its codec rates). Cached: the fit runs once per process and name, or not at all where
 // the program carries the fits made at build time (use_prefitted_profiles).
 const MachineProfile& calibrated_builtin_profile(const std::string& name);
 
