@@ -136,24 +136,28 @@ std::vector<MachineProfile> study_profiles(const std::function<MachineProfile(co
   for (const auto& in : preprocessing_paper_inputs())
     for (const auto& name : in.machines) {
       auto& m = profile_named(ps, name);
+      set_parameter(m, in.key, in.value);
       record_fit(m, {in.key, in.value, 0.0, "stated: preprocessing paper " + in.source});
-      const auto slot = find_parameter(m, in.key);
-      for (double* v : slot->values) *v = in.value * slot->to_internal;
     }
   return ps;
 }
 
-void set_fit(StudyProfiles& by_app, const std::string& app, const ClaimFit& f, double value) {
+// Every profile a fit of `app`'s claim sets: its machines, in every application's set unless the
+// parameter is the application's own.
+template <class Fn>
+void for_fit_targets(StudyProfiles& by_app, const std::string& app, const ClaimFit& f, Fn fn) {
   for (auto& [a, ps] : by_app) {
     if (fit_is_per_application(f) && a != app) continue;
-    for (const auto& name : f.machines) {
-      auto& m = profile_named(ps, name);
-      const auto slot = find_parameter(m, f.key);
-      if (!slot) throw std::logic_error("preprocessing paper: unknown key " + f.key);
-      const double scale = f.per_memory_bandwidth ? m.compute.mem_bandwidth_Bps : slot->to_internal;
-      for (double* v : slot->values) *v = value * scale;
-    }
+    for (const auto& name : f.machines) fn(profile_named(ps, name));
   }
+}
+
+void set_fit(StudyProfiles& by_app, const std::string& app, const ClaimFit& f, double value) {
+  for_fit_targets(by_app, app, f, [&](MachineProfile& m) {
+    // a fraction of the GPU's memory bandwidth, in the key's unit
+    const double per_Bps = f.per_memory_bandwidth ? m.compute.mem_bandwidth_Bps / find_parameter(m, f.key)->to_internal : 1.0;
+    set_parameter(m, f.key, value * per_Bps);
+  });
 }
 
 // The claim's own parameter, bisected in log space until its prediction meets what it states (the
@@ -213,19 +217,12 @@ PreprocessingStudy preprocessing_paper_study(const std::function<MachineProfile(
     for (const auto& c : claims)
       if (c.fits) s.fits.push_back(fit_claim(c, s.profiles));
   }
-  for (const auto& c : claims) {
-    if (!c.fits) continue;
-    const auto& fit = *std::find_if(s.fits.begin(), s.fits.end(), [&](const FittedValue& f) { return f.claim == c.id; });
-    for (auto& [app, ps] : s.profiles) {
-      if (fit_is_per_application(*c.fits) && app != c.app) continue;
-      for (const auto& name : c.fits->machines) {
-        auto& m = profile_named(ps, name);
-        const auto slot = find_parameter(m, fit.key);
-        record_fit(m, {fit.key, *slot->values.front() / slot->to_internal, 0.0,
+  for (const auto& c : claims)
+    if (c.fits)
+      for_fit_targets(s.profiles, c.app, *c.fits, [&](MachineProfile& m) {
+        record_fit(m, {c.fits->key, parameter_value(m, c.fits->key), 0.0,
                        fmt::format("fitted: preprocessing paper claim {} ({})", c.id, c.statement)});
-      }
-    }
-  }
+      });
   for (const auto& c : claims) {
     const auto p = predict_claim(c, s.profiles.at(c.app));
     s.rows.push_back({c, p, p.value / c.stated - 1});

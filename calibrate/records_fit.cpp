@@ -58,16 +58,6 @@ std::vector<Observation> observations_of(const std::vector<NamedRecord>& records
   return obs;
 }
 
-void set_value(MachineProfile& p, const std::string& key, double value) {
-  const auto slot = find_parameter(p, key);
-  for (double* v : slot->values) *v = value * slot->to_internal;
-}
-
-double get_value(MachineProfile& p, const std::string& key) {
-  const auto slot = find_parameter(p, key);
-  return *slot->values.front() / slot->to_internal;
-}
-
 // What the simulator predicts for every observation under `p`.
 Eigen::VectorXd predict(const MachineProfile& p, const std::vector<NamedRecord>& records, const std::vector<Plan>& plans,
                         const std::vector<Observation>& obs) {
@@ -127,7 +117,7 @@ struct Problem {
     for (size_t k = 0; k < cands.size(); ++k) {
       const auto& cand = cands[k];
       const auto slot = find_parameter(p, cand.key);
-      set_value(p, cand.key, std::clamp(cand.start * std::exp(theta[k]), slot->lower, std::min(slot->upper, cand.upper)));
+      set_parameter(p, cand.key, std::clamp(cand.start * std::exp(theta[k]), slot->lower, std::min(slot->upper, cand.upper)));
     }
     return p;
   }
@@ -173,7 +163,7 @@ void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
                   "carry at least that error",
                   fmt::join(off, ", ")));
   for (const auto& c : pb.cands)
-    if (c.key.starts_with("compute.efficiency.") && get_value(fitted, c.key) >= c.upper * 0.999)
+    if (c.key.starts_with("compute.efficiency.") && parameter_value(fitted, c.key) >= c.upper * 0.999)
       out.warnings.push_back(
           fmt::format("{} reached its peak (1) and the runs are still faster: did they train in another "
                       "precision than the plan says (ingest-mllog --precision amp)?",
@@ -200,7 +190,7 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   const std::string source = fmt::format("calibrate records: {}", fmt::join(out.used, ", "));
   for (size_t k = 0; k < n; ++k) {
     const auto& key = pb.cands[k].key;
-    const double value = get_value(fitted, key);
+    const double value = parameter_value(fitted, key);
     if (std::abs(theta[k]) < 0.01) {
       out.at_prior.push_back(key);
       continue;

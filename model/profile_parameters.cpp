@@ -172,6 +172,26 @@ std::optional<ParameterSlot> find_parameter(MachineProfile& m, const std::string
   return std::nullopt;
 }
 
+namespace {
+
+ParameterSlot slot_of(MachineProfile& m, const std::string& key) {
+  auto slot = find_parameter(m, key);
+  if (!slot) throw std::logic_error(fmt::format("'{}': no such parameter in the profile", key));
+  return *slot;
+}
+
+}  // namespace
+
+double parameter_value(MachineProfile& m, const std::string& key) {
+  const auto slot = slot_of(m, key);
+  return *slot.values.front() / slot.to_internal;
+}
+
+void set_parameter(MachineProfile& m, const std::string& key, double value) {
+  const auto slot = slot_of(m, key);
+  for (double* v : slot.values) *v = value * slot.to_internal;
+}
+
 void record_fit(MachineProfile& m, FittedParameter f) {
   if (!find_parameter(m, f.key)) throw std::logic_error(fmt::format("fit of '{}': no such parameter in the profile registry", f.key));
   std::erase_if(m.fitted, [&](const FittedParameter& p) { return p.key == f.key; });

@@ -26,6 +26,11 @@ struct ParameterSlot {
 // "hardware"). Map entries (compute.efficiency.conv3d, convergence.W.x) must exist in `m`.
 std::optional<ParameterSlot> find_parameter(MachineProfile& m, const std::string& key);
 
+// `key`'s value in `m` in the key's unit, and setting it (every value of a wildcard key);
+// std::logic_error for a key that names no parameter of `m` (a caller's key out of step).
+double parameter_value(MachineProfile& m, const std::string& key);
+void set_parameter(MachineProfile& m, const std::string& key, double value);
+
 // Records a fit in `m.fitted` (replacing an earlier entry of the same key) after checking that the
 // key names a parameter of `m` (std::logic_error otherwise: a fitter's key out of step).
 void record_fit(MachineProfile& m, FittedParameter f);
