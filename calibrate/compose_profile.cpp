@@ -68,7 +68,7 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
   note(p, "intra-node " + r.intra, intra.source);
   note(p, fmt::format("node network {}x {}", count, network), net.source);
   note(p, "host link " + host_name, host.source);
-  note(p, "fits", "transferred from the calibrated built-in '" + prior + "' until calibrate records fits this machine's runs");
+  note(p, "fits", "transferred from " + prior + " (the calibrated built-in) until calibrate records fits this machine's runs");
   set_io(p, r, count * net.bandwidth_Bps);
   if (!r.cpu.empty()) {  // a peak: what page-cache reads reach of it, calibrate records fits
     const auto [sockets, cpu] = count_of(r.cpu, "--cpu");

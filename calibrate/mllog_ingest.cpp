@@ -58,6 +58,9 @@ struct LogFacts {
   std::string status, benchmark, precision, optimizer, platform;
   std::optional<double> learning_rate;
   std::optional<int64_t> global_batch, nodes, per_node, ranks, accumulation, train_samples, eval_samples;
+  std::optional<int64_t> batchnorm_group;  // the MLPerf HPC DeepCAM reference's batchnorm_group_size
+  int batchnorm_group_line = 0;
+  std::optional<bool> comm_overlap;        // its disable_comm_overlap, negated
   std::vector<ModelMarks> models;  // in the order they first appear
   std::map<std::string, double> fusion_s;
   std::map<std::string, std::string> log_keys;
@@ -170,6 +173,8 @@ bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
   else if (k == "submission_platform" && e.value.is_string()) f.platform = e.value.get<std::string>();
   else if (k == "precision_mode" && e.value.is_string()) f.precision = e.value.get<std::string>();
   else if (k == "opt_name" && e.value.is_string()) f.optimizer = e.value.get<std::string>();
+  else if (k == "batchnorm_group_size") f.batchnorm_group = count_of(e, file, 1), f.batchnorm_group_line = e.line;
+  else if (k == "disable_comm_overlap" && e.value.is_boolean()) f.comm_overlap = !e.value.get<bool>();
   else if ((k == "opt_base_learning_rate" || k == "opt_lr") && e.value.is_number()) f.learning_rate = e.value.get<double>();
   else if (k == "mrplan_model" && e.value.is_number()) {  // a model's GPUs and batch, as it starts
     auto& m = model_of(f, e, file);
@@ -279,6 +284,13 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   for (const char* o : {"sgd", "momentum", "adam", "lamb"})
     if (f.optimizer == o) m.optimizer = o;
   if (f.learning_rate) m.learning_rate = *f.learning_rate;
+  if (f.comm_overlap) p.overlap_comm = *f.comm_overlap;
+  if (f.batchnorm_group) {
+    if (*f.batchnorm_group > gpus)
+      fail_input(file, fmt::format("line {}", f.batchnorm_group_line),
+                 fmt::format("batchnorm_group_size {} is more ranks than the run's {} GPUs", *f.batchnorm_group, gpus));
+    p.batchnorm_group = static_cast<int>(*f.batchnorm_group);
+  }
   // MLPerf HPC submissions stage into node memory, or node-local NVMe where the share does not fit
   if (f.staging_stop) p.staging = Staging::host_memory;
   r.plan_spec = plan_to_yaml(p);

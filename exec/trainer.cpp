@@ -265,6 +265,9 @@ void check_before_training(const Plan& plan, const NetworkSpec& spec) {
   check_target_metric(layout_for(spec.name).task, plan.target_metric, plan.source_file);
   if (plan.validation_samples < 1)
     fail_input(plan.source_file, "dataset.validation_samples", "the execution backend needs validation samples for the target");
+  if (plan.batchnorm_group > 1)
+    fail_input(plan.source_file, "comm.batchnorm_group",
+               "the execution backend keeps each rank's batch-norm statistics its own: set 1 (the model prices larger groups)");
 }
 
 // The machine's speed now, timed as `calibrate compute` times its peak: by rank 0 alone, as

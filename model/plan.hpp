@@ -97,6 +97,7 @@ struct Plan {
                                    // batches per rank before each validation (0: running averages)
   double bucket_bytes = 25e6;      // gradient bucket (PyTorch DDP default 25 MB)
   bool overlap_comm = true;        // allreduce during backward (DDP) or after it (Horovod tape)
+  int batchnorm_group = 1;         // ranks that pool batch-norm statistics (model/sync_batchnorm); 1: each its own
   Staging staging = Staging::none;
   Codec codec = Codec::raw;                    // how the samples are stored (`mrplan encode`)
   DecoderPlace decoder = DecoderPlace::host;   // where a codec decodes them

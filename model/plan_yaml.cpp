@@ -275,9 +275,12 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   if (p.precise_bn_batches < 0) fail_input(file, "target.precise_bn_batches", "must be >= 0 (0: the running averages)");
   if (f.has("comm")) {
     auto c = f.child("comm");
-    c.only({"bucket_mb", "overlap"});
+    c.only({"bucket_mb", "overlap", "batchnorm_group"});
     p.bucket_bytes = c.positive("bucket_mb", 25.0) * 1e6;
     p.overlap_comm = c.boolean("overlap", true);
+    p.batchnorm_group = c.int32("batchnorm_group", 1);
+    if (p.batchnorm_group < 1)
+      fail_input(file, c.key_path("batchnorm_group"), "must be >= 1 (1: each rank its own batch-norm statistics)");
   }
   if (f.has("io")) {
     auto io = f.child("io");
@@ -400,7 +403,10 @@ std::string plan_to_yaml(const Plan& p) {
   if (p.precise_bn_batches > 0) e << YAML::Key << "precise_bn_batches" << YAML::Value << p.precise_bn_batches;
   e << YAML::EndMap;
   e << YAML::Key << "comm" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "bucket_mb" << YAML::Value
-    << ShortestNumber{p.bucket_bytes / 1e6} << YAML::Key << "overlap" << YAML::Value << p.overlap_comm << YAML::EndMap;
+    << ShortestNumber{p.bucket_bytes / 1e6} << YAML::Key << "overlap" << YAML::Value << p.overlap_comm;
+  if (p.batchnorm_group > 1)  // written only when set: a plan's text (and hash) stays as before
+    e << YAML::Key << "batchnorm_group" << YAML::Value << p.batchnorm_group;
+  e << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "staging"
     << YAML::Value << to_string(p.staging) << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped;
   if (p.codec != Codec::raw)  // written only when set: a raw plan's text (and hash) stays as before

@@ -8,6 +8,7 @@
 #include "model/io_cost.hpp"
 #include "model/startup_cost.hpp"
 #include "model/straggler.hpp"
+#include "model/sync_batchnorm.hpp"
 
 namespace mrplan {
 
@@ -52,6 +53,9 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   const double bwd_s = bwd_clock;
   c.comm_total_iter_s = run.gpus > 1 ? comm_total : 0.0;
   c.comm_exposed_iter_s = run.gpus > 1 ? (plan.overlap_comm ? std::max(0.0, comm_free_at - bwd_s) : comm_total) : 0.0;
+  // pooled batch-norm statistics wait inline in forward and backward: nothing hides them
+  c.sync_batchnorm_iter_s = sync_batchnorm_iter_s(table, std::min(plan.batchnorm_group, run.gpus), m.gpus_per_node, m);
+  c.comm_exposed_iter_s += c.sync_batchnorm_iter_s;
   c.buckets = buckets;
   c.allreduce_algorithm = run.gpus > 1 ? to_string(algo) : "none";
   const double opt_s = optimizer_step_s(m.compute, c.params, table.total_param_tensors(), optimizer);

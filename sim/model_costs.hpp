@@ -30,7 +30,8 @@ struct ModelCosts {
   double backward_iter_s = 0;   // with what the allreduce steals from it
   double optimizer_iter_s = 0;  // with the gradient bookkeeping
   double comm_total_iter_s = 0;    // all buckets, overlapped or not
-  double comm_exposed_iter_s = 0;  // what backward did not hide
+  double comm_exposed_iter_s = 0;  // what backward did not hide, pooled batch-norm statistics included
+  double sync_batchnorm_iter_s = 0;  // pooling batch-norm statistics over the plan's batchnorm_group
   int buckets = 0;
   std::string allreduce_algorithm;
   double inference_iter_s = 0;  // a forward pass without autograd at the local batch (0: not modelled)

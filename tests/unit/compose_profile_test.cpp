@@ -56,7 +56,10 @@ TEST(ComposeProfile, HardwareFromThePartsFitsFromThePrior) {
   EXPECT_GT(p.compute.efficiency.at("conv3d"), 0);  // the prior's fits...
   const auto transferred = std::count_if(p.fitted.begin(), p.fitted.end(),
                                          [](const FittedParameter& f) { return f.source.starts_with("transferred from perlmutter"); });
-  EXPECT_GT(transferred, 3);  // ...say where they came from
+  EXPECT_GT(transferred, 3);  // ...say where they came from, each by its name (what predict's warning quotes)
+  for (const auto& f : p.fitted)
+    if (const auto at = f.source.find("transferred from "); at != std::string::npos)
+      EXPECT_EQ(f.source.substr(at, 28), "transferred from perlmutter ") << f.source;
   const auto back = profile_from_yaml_text(profile_to_yaml(p), "pm.yaml");
   EXPECT_DOUBLE_EQ(back.comm.inter_node.bandwidth_Bps, p.comm.inter_node.bandwidth_Bps);
 }

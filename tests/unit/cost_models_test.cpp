@@ -8,6 +8,7 @@
 #include "model/compute_cost.hpp"
 #include "model/io_cost.hpp"
 #include "model/memory_fit.hpp"
+#include "model/sync_batchnorm.hpp"
 
 using namespace mrplan;
 
@@ -39,6 +40,31 @@ TEST(Allreduce, BusBandwidthFollowsNcclTests) {
   // busbw = algbw * 2(p-1)/p
   EXPECT_DOUBLE_EQ(allreduce_bus_bandwidth(1e9, 0.5, 4), 2e9 * 2 * 3 / 4);
 }
+TEST(SyncBatchNorm, TwoCollectivesAndFourKernelsPerLayerInClosedForm) {
+  MachineProfile m;
+  m.gpus_per_node = 4;
+  m.comm.intra_node = {5e-6, 100e9};
+  m.comm.inter_node = {8e-6, 25e9};
+  m.comm.call_overhead_s = 2e-3;  // the gradient hook's: not paid by inline collectives
+  m.compute.kernel_overhead_s = 4e-6;
+  LayerTable t;
+  Layer conv;
+  conv.kind = OpKind::conv;
+  conv.out_shape = {64, 32, 32};
+  Layer bn = conv;
+  bn.kind = OpKind::batch_norm;
+  Layer bn2 = bn;
+  bn2.out_shape = {256, 8, 8};
+  t.layers = {conv, bn, bn2};
+  EXPECT_EQ(sync_batchnorm_iter_s(t, 1, 4, m), 0.0);
+  // two ranks in a node: a ring of 2 steps of alpha and half the 2C fp32 sums twice (p = 2), per
+  // direction, plus two kernels per direction
+  auto layer_s = [&](double c) { return 2.0 * (2 * 5e-6 + 8.0 * c / 100e9 + 2 * 4e-6); };
+  EXPECT_NEAR(sync_batchnorm_iter_s(t, 2, 4, m), layer_s(64) + layer_s(256), 1e-12);
+  // a group across nodes pays the slower level
+  EXPECT_GT(sync_batchnorm_iter_s(t, 8, 4, m), sync_batchnorm_iter_s(t, 4, 4, m));
+}
+
 TEST(Roofline, NeverFasterThanPeakOrBandwidth) {
   const auto m = builtin_hardware_profile("summit");
   for (const auto& name : builtin_workload_names()) {

@@ -90,6 +90,11 @@ TEST(MllogIngest, KeepsWhatTheLogSays) {
   EXPECT_EQ(dp.precision, Precision::amp);
   EXPECT_EQ(dp.staging, Staging::host_memory);
   EXPECT_DOUBLE_EQ(d.target_value, 0.82);
+  EXPECT_FALSE(dp.overlap_comm);  // disable_comm_overlap: true
+  EXPECT_EQ(dp.batchnorm_group, 1);
+  const auto j = load_mllog_file((kLogs / "v2.0/HelmholtzAI/juwelsbooster_gpu_n2048_pytorch1.13/deepcam/result_0.txt").string());
+  EXPECT_EQ(plan_from_yaml_text(j.plan_spec).batchnorm_group, 2);  // batchnorm_group_size: 2
+  EXPECT_EQ(j.log_keys.count("batchnorm_group_size") + j.log_keys.count("disable_comm_overlap"), 0u);  // read, not kept aside
   // Eos trains on after run_stop: the record ends there
   const auto e = load_mllog_file((kLogs / "v3.0/NVIDIA/eos_n64_ngc23.09_pytorch/cosmoflow/result_0.txt").string());
   EXPECT_EQ(e.stages[0].single().per_epoch.size(), 23u);
@@ -134,6 +139,10 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
   EXPECT_NE(error_of([&] { record_from_mllog(no_size, "d.log"); }).find("d.log: number_of_nodes: the log gives neither"),
             std::string::npos);
   EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}}).stages[0].gpus, 12);
+  EXPECT_NE(error_of([&] {
+              record_from_mllog(line("batchnorm_group_size", 1, "16") + base, "f.log");
+            }).find("f.log: line 1: batchnorm_group_size 16 is more ranks than the run's 8 GPUs"),
+            std::string::npos);
   EXPECT_NE(error_of([&] {
               record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1, .precision = {}});
             }).find("e.log: epoch_start: the log has no epoch"),

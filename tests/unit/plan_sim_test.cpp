@@ -229,6 +229,22 @@ TEST(Simulator, StepFactorsScaleTheirPhaseNotTheOptimizer) {
   EXPECT_DOUBLE_EQ(d.backward_iter_s, c.backward_iter_s);
 }
 
+TEST(Simulator, PooledBatchNormWaitsInlineAndRoundTrips) {
+  auto m = calibrated_builtin_profile("summit");
+  Plan p = builtin_plan("cosmoflow-coarse@summit");
+  const auto a = prepare(p, m).stages[0].models[0];
+  p.batchnorm_group = 2;
+  const Plan q = plan_from_yaml_text(plan_to_yaml(p), "again.yaml");
+  EXPECT_EQ(q.batchnorm_group, 2);
+  const auto b = prepare(q, m).stages[0].models[0];
+  EXPECT_EQ(a.sync_batchnorm_iter_s, 0.0);
+  EXPECT_GT(b.sync_batchnorm_iter_s, 0.0);
+  EXPECT_DOUBLE_EQ(b.compute_iter_s, a.compute_iter_s);
+  EXPECT_NEAR(b.comm_exposed_iter_s - a.comm_exposed_iter_s, b.sync_batchnorm_iter_s, 1e-12);
+  // a plan without a group writes no key: its text (and hash) is what it was
+  EXPECT_EQ(plan_to_yaml(builtin_plan("cosmoflow-coarse@summit")).find("batchnorm_group"), std::string::npos);
+}
+
 TEST(Simulator, RanksWaitForTheSlowestAsOrderStatisticsSay) {
   EXPECT_EQ(expected_max_std_normal(1), 0.0);
   EXPECT_NEAR(expected_max_std_normal(2), 1 / std::sqrt(M_PI), 1e-7);

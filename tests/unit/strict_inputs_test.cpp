@@ -68,6 +68,8 @@ TEST(StrictInputs, PlanValuesOutOfRange) {
             "p.yaml: target.value: -0.1 is below 0: a minimised val_mse can never reach it");
   EXPECT_EQ(plan_error("validation_samples: 1024", "validation_samples: -5"), "p.yaml: dataset.validation_samples: must be >= 0");
   EXPECT_EQ(plan_error("method: mrt", "method: mrt\ncheckpoint_every: -1"), "p.yaml: checkpoint_every: must be >= 0 (0: at stage ends only)");
+  EXPECT_EQ(plan_error("bucket_mb: 25", "bucket_mb: 25, batchnorm_group: 0"),
+            "p.yaml: comm.batchnorm_group: must be >= 1 (1: each rank its own batch-norm statistics)");
 }
 
 TEST(StrictInputs, ProfileValuesOutOfRange) {
