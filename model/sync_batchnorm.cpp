@@ -1,7 +1,5 @@
 #include "model/sync_batchnorm.hpp"
 
-#include <algorithm>
-
 #include "model/allreduce_cost.hpp"
 
 namespace mrplan {
