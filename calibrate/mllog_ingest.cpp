@@ -175,6 +175,7 @@ bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
   else if (k == "opt_name" && e.value.is_string()) f.optimizer = e.value.get<std::string>();
   else if (k == "batchnorm_group_size") f.batchnorm_group = count_of(e, file, 1), f.batchnorm_group_line = e.line;
   else if (k == "disable_comm_overlap" && e.value.is_boolean()) f.comm_overlap = !e.value.get<bool>();
+  else if (k == "disable_comm_overlap" && (e.value == "true" || e.value == "false")) f.comm_overlap = e.value == "false";  // as text
   else if ((k == "opt_base_learning_rate" || k == "opt_lr") && e.value.is_number()) f.learning_rate = e.value.get<double>();
   else if (k == "mrplan_model" && e.value.is_number()) {  // a model's GPUs and batch, as it starts
     auto& m = model_of(f, e, file);

@@ -56,6 +56,20 @@ void convergence_warnings(const PreparedPlan& p, std::vector<std::string>& out) 
                                 p.spec.name, cv.coarse_resolution, r));
 }
 
+// SyncBatchNorm groups split a model's ranks evenly (the DeepCAM reference requires it); the model
+// prices a group larger than the ranks as all of them.
+void batchnorm_group_warnings(const Plan& plan, std::vector<std::string>& out) {
+  const int g = plan.batchnorm_group;
+  if (g <= 1) return;
+  for (const auto& s : plan.stages)
+    for (const auto& m : s.models) {
+      if (m.gpus < g)
+        out.push_back(fmt::format("{}: comm.batchnorm_group {} is more than its {} GPUs: priced as one group of {}", who(s, m), g, m.gpus, m.gpus));
+      else if (m.gpus % g)
+        out.push_back(fmt::format("{}: comm.batchnorm_group {} does not divide its {} GPUs: priced as if it did", who(s, m), g, m.gpus));
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> depth_warnings(const PreparedPlan& p, const MachineProfile& machine) {
@@ -70,6 +84,7 @@ std::vector<std::string> depth_warnings(const PreparedPlan& p, const MachineProf
                                 "reaches {} {}",
                                 machine.name, p.spec.name, plan.target_metric, plan.target_value));
   }
+  batchnorm_group_warnings(plan, out);
   std::set<std::string> borrowed;
   for (const auto& f : machine.fitted)
     if (const auto at = f.source.find("transferred from "); at != std::string::npos)

@@ -75,3 +75,14 @@ TEST(DepthWarnings, FixedEpochsWithoutAConvergenceModel) {
   p.stages[0].models[0].stop.epochs = 20;
   EXPECT_EQ(count(simulate(p, m), "no convergence model for cosmoflow-mrt: the plan's fixed stops are predicted, not whether it reaches"), 1u);
 }
+
+TEST(DepthWarnings, BatchNormGroupsThatDoNotSplitTheRanks) {
+  const auto& m = calibrated_builtin_profile("summit");
+  Plan p = builtin_plan("cosmoflow-coarse@summit", 32);
+  p.batchnorm_group = 2;
+  EXPECT_EQ(count(simulate(p, m), "batchnorm_group"), 0u);
+  p.batchnorm_group = 3;
+  EXPECT_EQ(count(simulate(p, m), "stage 'coarse': comm.batchnorm_group 3 does not divide its 32 GPUs: priced as if it did"), 1u);
+  p.batchnorm_group = 64;
+  EXPECT_EQ(count(simulate(p, m), "stage 'coarse': comm.batchnorm_group 64 is more than its 32 GPUs: priced as one group of 32"), 1u);
+}

@@ -139,6 +139,8 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
   EXPECT_NE(error_of([&] { record_from_mllog(no_size, "d.log"); }).find("d.log: number_of_nodes: the log gives neither"),
             std::string::npos);
   EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}}).stages[0].gpus, 12);
+  EXPECT_FALSE(plan_from_yaml_text(record_from_mllog(line("disable_comm_overlap", 1, "\"true\"") + base, "g.log").plan_spec).overlap_comm);
+  EXPECT_EQ(record_from_mllog(line("disable_comm_overlap", 1, "\"maybe\"") + base, "h.log").log_keys.at("disable_comm_overlap"), "\"maybe\"");
   EXPECT_NE(error_of([&] {
               record_from_mllog(line("batchnorm_group_size", 1, "16") + base, "f.log");
             }).find("f.log: line 1: batchnorm_group_size 16 is more ranks than the run's 8 GPUs"),
