@@ -56,8 +56,8 @@ void convergence_warnings(const PreparedPlan& p, std::vector<std::string>& out) 
                                 p.spec.name, cv.coarse_resolution, r));
 }
 
-// SyncBatchNorm groups split a model's ranks evenly (the DeepCAM reference requires it); the model
-// prices a group larger than the ranks as all of them.
+// Groups of N consecutive ranks pool batch norm: a remainder leaves one smaller group, which the
+// model prices as a full one; a group larger than the ranks is priced as all of them.
 void batchnorm_group_warnings(const Plan& plan, std::vector<std::string>& out) {
   const int g = plan.batchnorm_group;
   if (g <= 1) return;
