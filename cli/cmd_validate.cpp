@@ -15,6 +15,7 @@
 #include "cli/text_table.hpp"
 #include "model/error_summary.hpp"
 #include "model/errors.hpp"
+#include "model/plan_yaml.hpp"
 
 namespace mrplan {
 
@@ -71,6 +72,11 @@ void print_ingested(const std::string& log, const Record& r) {
              epoch_s.empty() ? 0.0 : median(epoch_s), m.epochs > 0 ? m.eval_s / m.epochs : 0.0,
              r.staging_s ? fmt::format("{:.1f} s", *r.staging_s) : "none", r.totals.time_to_target_s, r.target_metric,
              r.target_maximize ? "maximised" : "minimised", m.stop_reason);
+  if (!r.plan_spec.empty()) {  // the settings read from the log that change the step, so a user sees them
+    const Plan p = plan_from_yaml_text(r.plan_spec, log);
+    if (!p.overlap_comm) fmt::print("  plan: gradient allreduce after backward (disable_comm_overlap)\n");
+    if (p.batchnorm_group > 1) fmt::print("  plan: batch norm pooled over {} ranks (batchnorm_group_size)\n", p.batchnorm_group);
+  }
   for (const auto& w : r.warnings) fmt::print("  warning: {}\n", w);
 }
 

@@ -148,6 +148,7 @@ logs="$(dirname "$0")/../../../shared/mlperf-logs/v1.0/LBNL/perlmutter_512x4_ngc
 if [[ -d "$logs" ]]; then
   "$MRPLAN" ingest-mllog --machine perlmutter --out "$tmp/ing" "$logs"/result_1.txt "$logs"/result_2.txt > "$tmp/ingest.txt"
   grep -q "deepcam on 2048 GPUs, global batch 2048 (local 1)" "$tmp/ingest.txt" || fail "ingest-mllog summary"
+  grep -q "plan: batch norm pooled over 2 ranks (batchnorm_group_size)" "$tmp/ingest.txt" || fail "ingest-mllog: the log's settings"
   if "$MRPLAN" calibrate --help > /dev/null 2>&1; then
     "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fit.yaml" "$tmp/ing/result_1.record.json" > "$tmp/records.txt"
     grep -q "compute.efficiency.conv2d" "$tmp/records.txt" && grep -q "calibrate records: .*result_1.record.json" "$tmp/fit.yaml" \
