@@ -160,6 +160,13 @@ bool absorb_epoch(LogFacts& f, const MllogEvent& e, const std::string& file) {
   return true;
 }
 
+// A flag as submitters log it: a JSON boolean, or its text.
+std::optional<bool> flag_of(const nlohmann::json& v) {
+  if (v.is_boolean()) return v.get<bool>();
+  if (v == "true" || v == "false") return v == "true";
+  return std::nullopt;
+}
+
 bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
   const auto& k = e.key;
   if (k == "global_batch_size") f.global_batch = count_of(e, file, 1);
@@ -173,9 +180,10 @@ bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
   else if (k == "submission_platform" && e.value.is_string()) f.platform = e.value.get<std::string>();
   else if (k == "precision_mode" && e.value.is_string()) f.precision = e.value.get<std::string>();
   else if (k == "opt_name" && e.value.is_string()) f.optimizer = e.value.get<std::string>();
-  else if (k == "batchnorm_group_size") f.batchnorm_group = count_of(e, file, 1), f.batchnorm_group_line = e.line;
-  else if (k == "disable_comm_overlap" && e.value.is_boolean()) f.comm_overlap = !e.value.get<bool>();
-  else if (k == "disable_comm_overlap" && (e.value == "true" || e.value == "false")) f.comm_overlap = e.value == "false";  // as text
+  else if (k == "batchnorm_group_size") {
+    f.batchnorm_group = count_of(e, file, 1);
+    f.batchnorm_group_line = e.line;
+  } else if (k == "disable_comm_overlap" && flag_of(e.value)) f.comm_overlap = !*flag_of(e.value);
   else if ((k == "opt_base_learning_rate" || k == "opt_lr") && e.value.is_number()) f.learning_rate = e.value.get<double>();
   else if (k == "mrplan_model" && e.value.is_number()) {  // a model's GPUs and batch, as it starts
     auto& m = model_of(f, e, file);
