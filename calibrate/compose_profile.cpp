@@ -58,8 +58,7 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
                               r.intra, count, network, host_name);
   p.gpus_per_node = r.gpus_per_node;
   p.gpu_memory_bytes = gpu.memory_bytes;
-  p.compute.peak_fp32_flops = gpu.peak_fp32_flops;
-  p.compute.peak_fp16_flops = gpu.peak_fp16_flops;
+  move_fits_to_peaks(p, gpu.peak_fp32_flops, gpu.peak_fp16_flops);
   p.compute.mem_bandwidth_Bps = gpu.mem_bandwidth_Bps;
   p.comm.intra_node.bandwidth_Bps = intra.bandwidth_Bps;
   p.comm.inter_node.bandwidth_Bps = count * net.bandwidth_Bps;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -12,6 +13,7 @@
 #include "calibrate/mrt_paper_tables.hpp"
 #include "calibrate/preprocessing_paper.hpp"
 #include "calibrate/public_curves.hpp"
+#include "model/compute_cost.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/builtin_profiles.hpp"
 #include "model/errors.hpp"
@@ -179,159 +181,222 @@ namespace {
 
 struct CalibrationPoint {
   Plan plan;
+  double epochs;  // the paper's, over which a per-epoch time averages
   double compute_s, comm_s, io_s, epoch_s;
 };
 
-EpochCost mean_epoch(const PreparedPlan& pp, double epochs) {
-  const auto t = model_time(pp.stages.front().models[0], epochs);
-  return {t.io_s / epochs, t.comm_s / epochs, t.compute_s / epochs};
-}
+// One machine's calibration rows: CosmoFlow at 32 GPUs, DeepCAM at 64, coarse and dense.
+struct MachineRows {
+  std::string source;
+  std::vector<CalibrationPoint> points;
+};
 
-}  // namespace
-
-MachineProfile fit_paper_machine(MachineProfile m, const std::string& pm) {
+MachineRows paper_rows(const std::string& pm) {
   const char* tables[2][2] = {{"III", "VII"}, {"IV", "VIII"}};
   const int row = pm == "summit" ? 0 : 1;
-  std::vector<CalibrationPoint> points;
-  std::vector<double> epochs;
+  MachineRows rows{fmt::format("MRT Tables {}/{} calibration rows (CosmoFlow 32 GPUs, DeepCAM 64 GPUs)", tables[row][0], tables[row][1]), {}};
   for (const auto& [app, gpus, t] : {std::tuple{"cosmoflow", 32, 0}, std::tuple{"deepcam", 64, 1}}) {
-    for (const auto& ds : {"coarse", "dense"}) {
+    for (const std::string ds : {"coarse", "dense"}) {
       CalibrationPoint cp;
-      cp.plan = builtin_plan(fmt::format("{}-{}@{}", app, std::string(ds) == "dense" ? "baseline" : "coarse", pm), gpus);
+      cp.plan = builtin_plan(fmt::format("{}-{}@{}", app, ds == "dense" ? "baseline" : "coarse", pm), gpus);
       const std::string tb = tables[row][t];
       cp.io_s = paper(tb, pm, gpus, ds, "io_s");
       cp.comm_s = paper(tb, pm, gpus, ds, "comm_s");
       cp.compute_s = paper(tb, pm, gpus, ds, "compute_s");
       cp.epoch_s = paper(tb, pm, gpus, ds, "epoch_s");
-      points.push_back(cp);
-      epochs.push_back(std::string(app) == "cosmoflow" ? paper("I", "all", 32, ds, "epochs")
-                                                       : paper("V", "all", 64, ds, "iterations") *
-                                                             (std::string(ds) == "dense" ? 128.0 : 512.0) / 121266.0);
+      cp.epochs = std::string(app) == "cosmoflow"
+                      ? paper("I", "all", 32, ds, "epochs")
+                      : paper("V", "all", 64, ds, "iterations") * (ds == "dense" ? 128.0 : 512.0) / 121266.0;
+      rows.points.push_back(cp);
     }
   }
-  auto predict = [&](const MachineProfile& prof) {
-    std::vector<EpochCost> out;
-    for (size_t i = 0; i < points.size(); ++i) out.push_back(mean_epoch(prepare(points[i].plan, prof), epochs[i]));
-    return out;
-  };
-  const std::string src = fmt::format("MRT Tables {}/{} calibration rows (CosmoFlow 32 GPUs, DeepCAM 64 GPUs)", tables[row][0], tables[row][1]);
-  auto record = [&](const std::string& key, double value, double se_log) {
-    record_fit(m, {key, value, std::abs(value * se_log), src});
-  };
-  const Eigen::Index n = static_cast<Eigen::Index>(points.size());
+  return rows;
+}
 
-  // 1. compute: peak efficiency of conv3d (CosmoFlow) and conv2d (DeepCAM) kernels and the
-  //    saturation work, in log space so they stay positive
-  {
-    Eigen::VectorXd obs(n);
-    for (Eigen::Index i = 0; i < n; ++i) obs[i] = std::log(points[i].compute_s);
-    auto apply = [&](MachineProfile& p, const Eigen::VectorXd& x) {
-      p.compute.efficiency = {{"conv3d", std::exp(x[0])}, {"conv2d", std::exp(x[1])}};
-      p.compute.half_work_flops = std::exp(x[2]);
-    };
-    auto res = [&](const Eigen::VectorXd& x) {
-      MachineProfile p = m;
-      apply(p, x);
-      const auto pr = predict(p);
-      Eigen::VectorXd r(n);
-      for (Eigen::Index i = 0; i < n; ++i) r[i] = std::log(pr[i].compute_s) - obs[i];
-      return r;
-    };
-    Eigen::VectorXd x0(3);
-    x0 << std::log(0.5), std::log(0.5), std::log(1e9);
-    const auto fit = levenberg_marquardt(res, x0, obs);
-    apply(m, fit.params);
-    record("compute.efficiency.conv3d", m.compute.efficiency["conv3d"], fit.std_errors[0]);
-    record("compute.efficiency.conv2d", m.compute.efficiency["conv2d"], fit.std_errors[1]);
-    record("compute.half_work_GFLOP", m.compute.half_work_flops / 1e9, fit.std_errors[2]);
+std::vector<EpochCost> predict_rows(const MachineRows& rows, const MachineProfile& prof) {
+  std::vector<EpochCost> out;
+  for (const auto& p : rows.points) {
+    const auto t = model_time(prepare(p.plan, prof).stages.front().models[0], p.epochs);
+    out.push_back({t.io_s / p.epochs, t.comm_s / p.epochs, t.compute_s / p.epochs});
   }
-  // 2. communication: achieved fraction of link bandwidth (logistic, so it stays in (0, 1]) and
-  //    per-call framework overhead
-  auto logistic = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
-  {
-    Eigen::VectorXd obs(n);
-    for (Eigen::Index i = 0; i < n; ++i) obs[i] = std::log(std::max(points[i].comm_s, 1e-3));
-    auto apply = [&](MachineProfile& p, const Eigen::VectorXd& x) {
-      p.comm.bandwidth_efficiency = logistic(x[0]);
-      p.comm.call_overhead_s = std::exp(x[1]);
-    };
-    auto res = [&](const Eigen::VectorXd& x) {
-      MachineProfile p = m;
-      apply(p, x);
-      const auto pr = predict(p);
-      Eigen::VectorXd r(n);
-      for (Eigen::Index i = 0; i < n; ++i) r[i] = std::log(std::max(pr[i].comm_s, 1e-6)) - obs[i];
-      return r;
-    };
-    Eigen::VectorXd x0(2);
-    x0 << 0.0, std::log(1e-3);
-    const auto fit = levenberg_marquardt(res, x0, obs);
-    apply(m, fit.params);
+  return out;
+}
+
+double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+// Peak efficiency of conv3d (CosmoFlow) and conv2d (DeepCAM) kernels and the saturation work, in
+// log space so they stay positive.
+void fit_compute(MachineProfile& m, const MachineRows& rows) {
+  const auto n = static_cast<Eigen::Index>(rows.points.size());
+  Eigen::VectorXd obs(n);
+  for (Eigen::Index i = 0; i < n; ++i) obs[i] = std::log(rows.points[i].compute_s);
+  auto apply = [](MachineProfile& p, const Eigen::VectorXd& x) {
+    p.compute.efficiency = {{"conv3d", std::exp(x[0])}, {"conv2d", std::exp(x[1])}};
+    p.compute.half_work_flops = std::exp(x[2]);
+  };
+  auto res = [&](const Eigen::VectorXd& x) {
+    MachineProfile p = m;
+    apply(p, x);
+    const auto pr = predict_rows(rows, p);
+    Eigen::VectorXd r(n);
+    for (Eigen::Index i = 0; i < n; ++i) r[i] = std::log(pr[i].compute_s) - obs[i];
+    return r;
+  };
+  Eigen::VectorXd x0(3);
+  x0 << std::log(0.5), std::log(0.5), std::log(1e9);
+  const auto fit = levenberg_marquardt(res, x0, obs);
+  apply(m, fit.params);
+  auto record = [&](const std::string& key, double value, double se_log) { record_fit(m, {key, value, std::abs(value * se_log), rows.source}); };
+  record("compute.efficiency.conv3d", m.compute.efficiency["conv3d"], fit.std_errors[0]);
+  record("compute.efficiency.conv2d", m.compute.efficiency["conv2d"], fit.std_errors[1]);
+  record("compute.half_work_GFLOP", m.compute.half_work_flops / 1e9, fit.std_errors[2]);
+}
+
+// Communication of both machines at once: each its achieved fraction of link bandwidth (logistic,
+// so it stays in (0, 1]) and Horovod's cost per fusion cycle (CosmoFlow, TensorFlow + Horovod),
+// one PyTorch DDP cost per bucket for both (DeepCAM; software, the same on either machine). DeepCAM's
+// coarse and dense models have the same gradients, so one machine's rows cannot tell its DDP cost
+// from its bandwidth; CosmoFlow's, whose dense layers grow with the input, can.
+void fit_comm_jointly(std::vector<MachineProfile*> ms, const std::vector<MachineRows>& rows) {
+  const auto k = static_cast<Eigen::Index>(ms.size());
+  std::vector<double> obs_v;
+  for (const auto& r : rows)
+    for (const auto& p : r.points) obs_v.push_back(std::log(std::max(p.comm_s, 1e-3)));
+  const Eigen::VectorXd obs = Eigen::Map<Eigen::VectorXd>(obs_v.data(), static_cast<Eigen::Index>(obs_v.size()));
+  // x: per machine (logit bandwidth efficiency, log Horovod cost), then the shared log DDP cost
+  auto apply = [k](MachineProfile& p, const Eigen::VectorXd& x, Eigen::Index i) {
+    p.comm.bandwidth_efficiency = logistic(x[2 * i]);
+    p.comm.horovod_call_overhead_s = std::exp(x[2 * i + 1]);
+    p.comm.call_overhead_s = std::exp(x[2 * k]);
+  };
+  auto res = [&](const Eigen::VectorXd& x) {
+    Eigen::VectorXd r(obs.size());
+    Eigen::Index at = 0;
+    for (Eigen::Index i = 0; i < k; ++i) {
+      MachineProfile p = *ms[i];
+      apply(p, x, i);
+      for (const auto& e : predict_rows(rows[i], p)) r[at] = std::log(std::max(e.comm_s, 1e-6)) - obs[at], ++at;
+    }
+    return r;
+  };
+  Eigen::VectorXd x0 = Eigen::VectorXd::Constant(2 * k + 1, std::log(1e-3));
+  for (Eigen::Index i = 0; i < k; ++i) x0[2 * i] = 0.0;
+  const auto fit = levenberg_marquardt(res, x0, obs);
+  const std::string both = "MRT Tables III/IV/VII/VIII calibration rows, Summit and Cori fitted together (one DDP cost)";
+  for (Eigen::Index i = 0; i < k; ++i) {
+    MachineProfile& m = *ms[i];
+    apply(m, fit.params, i);
     const double e = m.comm.bandwidth_efficiency;
-    record("comm.bandwidth_efficiency", e, delta_method_se(fit.std_errors[0], e * (1 - e)));
-    record("comm.call_overhead_us", m.comm.call_overhead_s * 1e6, fit.std_errors[1]);
+    record_fit(m, {"comm.bandwidth_efficiency", e, delta_method_se(fit.std_errors[2 * i], e * (1 - e)), both});
+    record_fit(m, {"comm.horovod_call_overhead_us", m.comm.horovod_call_overhead_s * 1e6,
+                   std::abs(m.comm.horovod_call_overhead_s * 1e6 * fit.std_errors[2 * i + 1]), both});
+    // below a microsecond the log-space fit is running to its bound (0): the rows put DeepCAM's
+    // allreduce in the bandwidth, and no cost per bucket is pinned
+    if (m.comm.call_overhead_s < 1e-6) m.comm.call_overhead_s = 0;
+    const double ddp_us = m.comm.call_overhead_s * 1e6;
+    record_fit(m, ddp_us > 0 ? FittedParameter{"comm.call_overhead_us", ddp_us, std::abs(ddp_us * fit.std_errors[2 * k]), both}
+                             : FittedParameter{"comm.call_overhead_us", 0.0, std::numeric_limits<double>::infinity(), both + ": at its bound, 0"});
   }
-  // 3. input pipeline: per-file latency, host decode rate and achieved host-to-device fraction;
-  //    residuals relative to the epoch time because several exposed I/O times are reported as 0.00
-  {
-    Eigen::VectorXd obs(n);
-    for (Eigen::Index i = 0; i < n; ++i) obs[i] = points[i].io_s / points[i].epoch_s;
-    auto apply = [&](MachineProfile& p, const Eigen::VectorXd& x) {
-      p.io.pfs.per_file_latency_s = std::exp(x[0]);
-      // bounded to 0.1..100 GB/s per rank: where the rows cannot see decoding, the fit rests at
-      // the fast end instead of running off to infinity
-      p.io.host_decode_Bps = std::exp(std::log(0.1e9) + std::log(1000.0) * logistic(x[1]));
-      p.io.host_to_device_efficiency = logistic(x[2]);
-    };
-    auto res = [&](const Eigen::VectorXd& x) {
-      MachineProfile p = m;
-      apply(p, x);
-      const auto pr = predict(p);
-      Eigen::VectorXd r(n);
-      for (Eigen::Index i = 0; i < n; ++i) r[i] = pr[i].io_s / points[i].epoch_s - obs[i];
-      return r;
-    };
-    Eigen::VectorXd x0(3);
-    x0 << std::log(1e-3), 0.0, 0.0;
-    const auto fit = levenberg_marquardt(res, x0, obs);
-    apply(m, fit.params);
-    record("io.tiers.pfs.per_file_latency_ms", m.io.pfs.per_file_latency_s * 1e3, fit.std_errors[0]);
-    const double u = std::log(m.io.host_decode_Bps / 0.1e9) / std::log(1000.0);  // logistic value
-    record("io.host_decode_GBps", m.io.host_decode_Bps / 1e9,
-           delta_method_se(fit.std_errors[1], m.io.host_decode_Bps / 1e9 * std::log(1000.0) * u * (1 - u)));
-    const double e = m.io.host_to_device_efficiency;
-    record("io.host_to_device_efficiency", e, delta_method_se(fit.std_errors[2], e * (1 - e)));
+}
+
+// Input pipeline: per-file latency, host decode rate and achieved host-to-device fraction;
+// residuals relative to the epoch time because several exposed I/O times are reported as 0.00.
+void fit_io(MachineProfile& m, const MachineRows& rows) {
+  const auto n = static_cast<Eigen::Index>(rows.points.size());
+  Eigen::VectorXd obs(n);
+  for (Eigen::Index i = 0; i < n; ++i) obs[i] = rows.points[i].io_s / rows.points[i].epoch_s;
+  auto apply = [](MachineProfile& p, const Eigen::VectorXd& x) {
+    p.io.pfs.per_file_latency_s = std::exp(x[0]);
+    // bounded to 0.1..100 GB/s per rank: where the rows cannot see decoding, the fit rests at
+    // the fast end instead of running off to infinity
+    p.io.host_decode_Bps = std::exp(std::log(0.1e9) + std::log(1000.0) * logistic(x[1]));
+    p.io.host_to_device_efficiency = logistic(x[2]);
+  };
+  auto res = [&](const Eigen::VectorXd& x) {
+    MachineProfile p = m;
+    apply(p, x);
+    const auto pr = predict_rows(rows, p);
+    Eigen::VectorXd r(n);
+    for (Eigen::Index i = 0; i < n; ++i) r[i] = pr[i].io_s / rows.points[i].epoch_s - obs[i];
+    return r;
+  };
+  Eigen::VectorXd x0(3);
+  x0 << std::log(1e-3), 0.0, 0.0;
+  const auto fit = levenberg_marquardt(res, x0, obs);
+  apply(m, fit.params);
+  record_fit(m, {"io.tiers.pfs.per_file_latency_ms", m.io.pfs.per_file_latency_s * 1e3,
+                 std::abs(m.io.pfs.per_file_latency_s * 1e3 * fit.std_errors[0]), rows.source});
+  const double u = std::log(m.io.host_decode_Bps / 0.1e9) / std::log(1000.0);  // logistic value
+  record_fit(m, {"io.host_decode_GBps", m.io.host_decode_Bps / 1e9,
+                 delta_method_se(fit.std_errors[1], m.io.host_decode_Bps / 1e9 * std::log(1000.0) * u * (1 - u)), rows.source});
+  const double e = m.io.host_to_device_efficiency;
+  record_fit(m, {"io.host_to_device_efficiency", e, delta_method_se(fit.std_errors[2], e * (1 - e)), rows.source});
+}
+
+}  // namespace
+
+std::map<std::string, MachineProfile> fit_paper_machines(std::map<std::string, MachineProfile> hardware) {
+  std::vector<MachineRows> rows;
+  std::vector<MachineProfile*> ms;
+  for (auto& [name, m] : hardware) {
+    rows.push_back(paper_rows(name));
+    ms.push_back(&m);
+    fit_compute(m, rows.back());
   }
-  for (const auto& [k, v] : {std::pair{"compute.mem_efficiency", m.compute.mem_efficiency},
-                             std::pair{"compute.kernel_overhead_us", m.compute.kernel_overhead_s * 1e6},
-                             std::pair{"comm.alpha_us (both levels)", m.comm.inter_node.alpha_s * 1e6}})
-    m.fitted.push_back({k, v, 0.0, "prior (not identifiable from the paper's rows)"});
-  return m;
+  // the allreduce's time does not depend on compute here (the paper's plans model no overlap), and
+  // I/O hides behind the whole step: compute, then comm, then I/O
+  fit_comm_jointly(ms, rows);
+  for (size_t i = 0; i < ms.size(); ++i) {
+    fit_io(*ms[i], rows[i]);
+    for (const auto& [k, v] : {std::pair{"compute.mem_efficiency", ms[i]->compute.mem_efficiency},
+                               std::pair{"compute.kernel_overhead_us", ms[i]->compute.kernel_overhead_s * 1e6},
+                               std::pair{"comm.alpha_us (both levels)", ms[i]->comm.inter_node.alpha_s * 1e6}})
+      ms[i]->fitted.push_back({k, v, 0.0, "prior (not identifiable from the paper's rows)"});
+  }
+  return hardware;
 }
 
 namespace {
 
 // The hardware profile with the MRT paper's fits and the convergence priors, before MRMF's.
-MachineProfile paper_profile(const std::string& key) {
+// A built-in's hardware with the convergence priors (machine independent); the per-epoch fits
+// average over predicted epochs, so these come first.
+MachineProfile with_convergence(const std::string& key, std::vector<FittedParameter>& conv_prov) {
   MachineProfile hw = builtin_hardware_profile(key);
-  // convergence parameters first: the per-epoch fits average over predicted epochs
-  std::vector<FittedParameter> conv_prov;
   hw.convergence["cosmoflow-mrt"] = fit_paper_convergence("cosmoflow", conv_prov);
   hw.convergence["deepcam"] = fit_paper_convergence("deepcam", conv_prov);
   hw.convergence["neuron-inverter"] = neuron_inverter_prior_convergence(hw.convergence["cosmoflow-mrt"], conv_prov);
   hw.convergence["cosmoflow-mlperf"] = mlperf_cosmoflow_convergence(conv_prov);
+  return hw;
+}
+
+// Summit's and Cori's paper fits, made together once (they share DDP's cost).
+const std::map<std::string, MachineProfile>& paper_machine_fits() {
+  static const auto fits = [] {
+    std::vector<FittedParameter> ignored;  // each profile records its own below
+    return fit_paper_machines({{"summit", with_convergence("summit", ignored)}, {"cori-gpu", with_convergence("cori-gpu", ignored)}});
+  }();
+  return fits;
+}
+
+MachineProfile paper_profile(const std::string& key) {
+  std::vector<FittedParameter> conv_prov;
+  MachineProfile hw = with_convergence(key, conv_prov);
   MachineProfile fitted;
   if (key == "summit" || key == "cori-gpu") {
-    fitted = fit_paper_machine(hw, key);
+    fitted = paper_machine_fits().at(key);
   } else {
     // no MRT rows for this machine: carry the V100 fits over (efficiencies are fractions of
     // peak, so they move with the hardware numbers), and say so
-    MachineProfile donor = fit_paper_machine(builtin_hardware_profile("cori-gpu"), "cori-gpu");
+    const MachineProfile& donor = paper_machine_fits().at("cori-gpu");
     fitted = hw;
     fitted.compute.efficiency = donor.compute.efficiency;
     fitted.compute.half_work_flops = donor.compute.half_work_flops;
+    fitted.compute.peak_fp32_flops = donor.compute.peak_fp32_flops;  // the donor's, until moved below
+    fitted.compute.peak_fp16_flops = donor.compute.peak_fp16_flops;
     fitted.comm.bandwidth_efficiency = donor.comm.bandwidth_efficiency;
     fitted.comm.call_overhead_s = donor.comm.call_overhead_s;
+    fitted.comm.horovod_call_overhead_s = donor.comm.horovod_call_overhead_s;
     fitted.io.host_decode_Bps = donor.io.host_decode_Bps;
     fitted.io.host_to_device_efficiency = donor.io.host_to_device_efficiency;
     fitted.io.pfs.per_file_latency_s = donor.io.pfs.per_file_latency_s;
@@ -340,6 +405,7 @@ MachineProfile paper_profile(const std::string& key) {
         f.source = "transferred from cori-gpu (no MRT paper rows for " + key + "): " + f.source;
         fitted.fitted.push_back(f);
       }
+    move_fits_to_peaks(fitted, hw.compute.peak_fp32_flops, hw.compute.peak_fp16_flops);
   }
   for (auto& f : conv_prov) record_fit(fitted, std::move(f));
   return fitted;
@@ -415,6 +481,17 @@ const MachineProfile& calibrated_builtin_profile(const std::string& name) {
   static const PreprocessingStudy codecs = preprocessing_paper_study(fused_paper_profile);
   take_codec_fits(codecs, p);
   return cache.emplace(key, std::move(p)).first->second;
+}
+
+void move_fits_to_peaks(MachineProfile& m, double peak_fp32_flops, double peak_fp16_flops) {
+  const double r = peak_fp32_flops / m.compute.peak_fp32_flops;
+  move_to_peaks(m.compute, peak_fp32_flops, peak_fp16_flops);
+  if (r == 1) return;
+  for (auto& f : m.fitted)
+    if (f.key == "compute.half_work_GFLOP" || f.key.starts_with("compute.half_work_flops_by_family.")) {
+      f.value *= r, f.std_error *= r;
+      f.source += fmt::format(" (moved to this GPU's fp32 peak: x{:.3g})", r);
+    }
 }
 
 MachineProfile resolve_profile(const std::string& name_or_file) {

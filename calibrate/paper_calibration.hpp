@@ -3,6 +3,7 @@
 // paper's calibration rows only (CosmoFlow 32 GPUs, DeepCAM 64 GPUs); held-out rows never
 // touch a parameter. Machines without rows (Perlmutter, Cori-A100) take the V100 fits, marked as
 // transferred.
+#include <map>
 #include <string>
 
 #include "model/machine_profile.hpp"
@@ -20,6 +21,10 @@ std::string prefitted_profiles_yaml();
 // Makes calibrated_builtin_profile read `yaml_documents` (prefitted_profiles_yaml's text) first.
 void use_prefitted_profiles(const char* yaml_documents);
 
+// Moves `m`'s compute fits to a GPU with these peaks (model/compute_cost move_to_peaks) and updates
+// the fitted list's saturation work to the moved value.
+void move_fits_to_peaks(MachineProfile& m, double peak_fp32_flops, double peak_fp16_flops);
+
 // A profile from a file or a built-in name.
 MachineProfile resolve_profile(const std::string& name_or_file);
 
@@ -31,7 +36,8 @@ ConvergenceParams neuron_inverter_prior_convergence(const ConvergenceParams& cos
 // MLPerf HPC CosmoFlow's dense curve and seed spread, fitted from public result logs (calibrate/public_curves).
 ConvergenceParams mlperf_cosmoflow_convergence(std::vector<FittedParameter>& provenance);
 
-// Fits compute, comm and I/O parameters of `hardware` to the calibration rows of `paper_machine`.
-MachineProfile fit_paper_machine(MachineProfile hardware, const std::string& paper_machine);
+// Fits compute, comm and I/O parameters of each of `hardware` ("summit", "cori-gpu": the paper's
+// machines, by name) to its calibration rows; the allreduce of both at once (one DDP cost).
+std::map<std::string, MachineProfile> fit_paper_machines(std::map<std::string, MachineProfile> hardware);
 
 }  // namespace mrplan

@@ -173,9 +173,12 @@ FittedValue fit_claim(const PaperClaim& c, StudyProfiles& ps) {
   const bool rising = v_hi > v_lo;
   const double least = std::min(v_lo, v_hi), most = std::max(v_lo, v_hi);
   if (c.stated <= least || c.stated >= most) {
-    const double x = (c.stated <= least) == rising ? f.lower : f.upper;
+    const bool at_lower = (c.stated <= least) == rising;
+    const double x = at_lower ? f.lower : f.upper;
     set_fit(ps, c.app, f, x);
-    return {c.id, f.key, x, false};
+    // the paper states two significant figures: a bound within 1% of the value meets it
+    const double nearest = c.stated <= least ? least : most;
+    return {c.id, f.key, x, std::abs(nearest / c.stated - 1) < 0.01};
   }
   for (int i = 0; i < 24; ++i) {  // the range's log over 2^24: well under 0.1% of the value
     const double mid = 0.5 * (lo + hi);

@@ -101,7 +101,7 @@ ClaimPrediction predict_claim(const PaperClaim& c, const std::vector<MachineProf
 struct FittedValue {
   std::string claim, key;
   double value = 0;      // the key's unit (per_memory_bandwidth: the fraction)
-  bool reachable = true; // false: the stated value is out of the search range (the nearest bound)
+  bool reachable = true; // false: the stated value is out of the search range, more than 1% past its nearest end
 };
 struct PreprocessingStudy {
   // the paper's machines per application: calibrated built-ins, stated inputs, fits (the raw host

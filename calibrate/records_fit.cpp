@@ -85,7 +85,7 @@ Eigen::VectorXd predict(const MachineProfile& p, const std::vector<NamedRecord>&
   return out;
 }
 
-std::vector<Candidate> candidates_of(const MachineProfile& p) {
+std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<Plan>& plans) {
   std::vector<Candidate> c;
   for (const auto& [family, eff] : p.compute.efficiency) c.push_back({"compute.efficiency." + family, eff, 1.0});
   c.push_back({"compute.inference_factor", p.compute.inference_factor > 0 ? p.compute.inference_factor : 1.0});
@@ -93,6 +93,8 @@ std::vector<Candidate> candidates_of(const MachineProfile& p) {
   c.push_back({"comm.bandwidth_efficiency", p.comm.bandwidth_efficiency});
   c.push_back({"comm.inter_node.alpha_s", std::max(p.comm.inter_node.alpha_s, 1e-6)});
   c.push_back({"comm.call_overhead_us", std::max(p.comm.call_overhead_s * 1e6, 1.0)});
+  if (std::any_of(plans.begin(), plans.end(), [](const Plan& x) { return x.framework == CommFramework::horovod; }))
+    c.push_back({"comm.horovod_call_overhead_us", std::max(p.comm.horovod_call_overhead_s * 1e6, 1.0)});
   c.push_back({"compute.mem_efficiency", p.compute.mem_efficiency, 1.0});
   c.push_back({"io.host_decode_GBps", p.io.host_decode_Bps / 1e9});
   c.push_back({"io.tiers.pfs.per_node_bandwidth_GBps", p.io.pfs.per_node_bandwidth_Bps / 1e9});
@@ -174,8 +176,9 @@ void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
 
 RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records) {
   if (records.empty()) fail_input("", "records", "give at least one measured record");
-  Problem pb{profile, records, {}, observations_of(records), candidates_of(profile), {}};
+  Problem pb{profile, records, {}, observations_of(records), {}, {}};
   for (const auto& r : records) pb.plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
+  pb.cands = candidates_of(profile, pb.plans);
   pb.measured.resize(pb.obs.size());
   for (size_t i = 0; i < pb.obs.size(); ++i) pb.measured[i] = pb.obs[i].measured;
   RecordsFit out;

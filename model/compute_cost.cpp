@@ -29,7 +29,7 @@ std::string layer_family(const Layer& l) {
 bool is_math_family(const std::string& f) { return f == "linear" || f.rfind("conv", 0) == 0; }
 
 
-double math_efficiency(const ComputeParams& c, const std::string& family, double flops) {
+double math_efficiency(const ComputeParams& c, const std::string& family, double flops, double peak_flops) {
   auto it = c.efficiency.find(family);
   double peak = 0.5;
   if (it != c.efficiency.end()) {
@@ -39,7 +39,16 @@ double math_efficiency(const ComputeParams& c, const std::string& family, double
     for (const auto& [k, v] : c.efficiency) s += v;
     peak = s / static_cast<double>(c.efficiency.size());
   }
-  return peak * flops / (flops + lookup(c.half_work_flops_by_family, family, c.half_work_flops));
+  const double half_work = lookup(c.half_work_flops_by_family, family, c.half_work_flops) * peak_flops / c.peak_fp32_flops;
+  return peak * flops / (flops + half_work);
+}
+
+void move_to_peaks(ComputeParams& c, double peak_fp32_flops, double peak_fp16_flops) {
+  const double r = peak_fp32_flops / c.peak_fp32_flops;
+  c.half_work_flops *= r;
+  for (auto& [family, w] : c.half_work_flops_by_family) w *= r;
+  c.peak_fp32_flops = peak_fp32_flops;
+  c.peak_fp16_flops = peak_fp16_flops;
 }
 
 double kernel_time_s(const ComputeParams& c, const std::string& family, double flops, double bytes, bool amp,
@@ -49,7 +58,7 @@ double kernel_time_s(const ComputeParams& c, const std::string& family, double f
   double math_s = 0;
   if (is_math_family(family) && flops > 0) {
     const double peak = amp ? c.peak_fp16_flops : c.peak_fp32_flops;
-    math_s = flops / (peak * math_efficiency(c, family, flops) * b);
+    math_s = flops / (peak * math_efficiency(c, family, flops, peak) * b);
   }
   return std::max(math_s, mem_s) + c.kernel_overhead_s;
 }

@@ -18,9 +18,15 @@ struct LayerTime {
 std::string layer_family(const Layer& layer);
 bool is_math_family(const std::string& family);
 
-// Efficiency of a math kernel of `flops` work: peak * w / (w + w_half) (a Michaelis-Menten-style
-// saturation; small local batches or coarse inputs leave the GPU under-occupied).
-double math_efficiency(const ComputeParams& c, const std::string& family, double flops);
+// Efficiency of a math kernel of `flops` work run at `peak_flops`: efficiency[family] * w / (w + w_half),
+// a Michaelis-Menten-style saturation (small local batches or coarse inputs leave the GPU
+// under-occupied), with w_half = half_work * peak_flops / peak_fp32: the GPU fills after the same time
+// whichever of its units runs the kernel.
+double math_efficiency(const ComputeParams& c, const std::string& family, double flops, double peak_flops);
+
+// The same parameters on a GPU with other peaks: efficiencies are fractions of peak and carry over;
+// the saturation work scales with the fp32 peak, so a kernel fills the new GPU after the same time.
+void move_to_peaks(ComputeParams& c, double peak_fp32_flops, double peak_fp16_flops);
 
 // Roofline (Williams et al. 2009): max(flops / (peak * eff), bytes / (bw * eff_bw)) + overhead,
 // both efficiencies scaled by backward_efficiency[family] for backward kernels.

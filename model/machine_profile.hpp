@@ -32,7 +32,9 @@ struct ComputeParams {
   // Efficiency at saturation per math family (conv1d, conv2d, conv3d, linear), of peak:
   // eff(work) = efficiency[family] * work / (work + half_work_flops) (fitted saturation curve).
   std::map<std::string, double> efficiency = {{"conv1d", 0.5}, {"conv2d", 0.5}, {"conv3d", 0.5}, {"linear", 0.5}};
-  double half_work_flops = 1e9;   // work per kernel at which efficiency is half its peak
+  // Work per kernel at which efficiency is half its peak, at the fp32 peak; a kernel on faster units
+  // (tensor cores) fills the GPU after the same time, so at this times their peak over the fp32 one.
+  double half_work_flops = 1e9;
   // Per math family, where they differ (a convolution's setup costs more than a GEMM's); unlisted: half_work_flops.
   std::map<std::string, double> half_work_flops_by_family;
   double mem_efficiency = 0.7;    // achieved fraction of memory bandwidth for memory-bound kernels
@@ -87,6 +89,8 @@ struct CommParams {
   LinkLevel inter_node;
   double bandwidth_efficiency = 1.0;  // fitted: achieved / link bandwidth
   double call_overhead_s = 0.0;       // fitted: framework cost per allreduce call (bucket)
+  // fitted: the same where a plan's comm.framework is horovod (0: not measured, call_overhead_s holds)
+  double horovod_call_overhead_s = 0.0;
 };
 
 // What the page cache may hold of a node's memory where a profile does not say.

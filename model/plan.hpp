@@ -19,6 +19,12 @@ std::optional<Method> method_from_string(const std::string& name);
 
 enum class Precision { fp32, amp };
 
+// Which framework runs the gradient allreduce: each pays its own cost per call (PyTorch DDP per
+// bucket; Horovod per tensor-fusion cycle, MRT IV-A trains CosmoFlow with TensorFlow + Horovod).
+enum class CommFramework { ddp, horovod };
+const char* to_string(CommFramework f);
+std::optional<CommFramework> comm_framework_from_string(const std::string& name);
+
 // Where the dataset is copied before training (MLPerf HPC's staging phase): that tier, or the next
 // farther one where a node's share does not fit; `nearest`: the nearest tier it fits; `none`: read
 // from the parallel file system, the page cache serving later epochs where it holds the share.
@@ -98,6 +104,7 @@ struct Plan {
   double bucket_bytes = 25e6;      // gradient bucket (PyTorch DDP default 25 MB)
   bool overlap_comm = true;        // allreduce during backward (DDP) or after it (Horovod tape)
   int batchnorm_group = 1;         // ranks that pool batch-norm statistics (model/sync_batchnorm); 1: each its own
+  CommFramework framework = CommFramework::ddp;
   Staging staging = Staging::none;
   Codec codec = Codec::raw;                    // how the samples are stored (`mrplan encode`)
   DecoderPlace decoder = DecoderPlace::host;   // where a codec decodes them

@@ -50,6 +50,14 @@ const char* to_string(Staging s) {
 
 const char* to_string(Scaling s) { return s == Scaling::weak ? "weak" : "strong"; }
 
+const char* to_string(CommFramework f) { return f == CommFramework::horovod ? "horovod" : "ddp"; }
+
+std::optional<CommFramework> comm_framework_from_string(const std::string& name) {
+  for (auto f : {CommFramework::ddp, CommFramework::horovod})
+    if (name == to_string(f)) return f;
+  return std::nullopt;
+}
+
 std::optional<Scaling> scaling_from_string(const std::string& name) {
   for (auto s : {Scaling::strong, Scaling::weak})
     if (name == to_string(s)) return s;
@@ -275,12 +283,16 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   if (p.precise_bn_batches < 0) fail_input(file, "target.precise_bn_batches", "must be >= 0 (0: the running averages)");
   if (f.has("comm")) {
     auto c = f.child("comm");
-    c.only({"bucket_mb", "overlap", "batchnorm_group"});
+    c.only({"bucket_mb", "overlap", "batchnorm_group", "framework"});
     p.bucket_bytes = c.positive("bucket_mb", 25.0) * 1e6;
     p.overlap_comm = c.boolean("overlap", true);
     p.batchnorm_group = c.int32("batchnorm_group", 1);
     if (p.batchnorm_group < 1)
       fail_input(file, c.key_path("batchnorm_group"), "must be >= 1 (1: each rank its own batch-norm statistics)");
+    const auto framework = c.text("framework", "ddp");
+    if (!comm_framework_from_string(framework))
+      fail_input(file, c.key_path("framework"), fmt::format("unknown framework '{}' (expected ddp or horovod)", framework));
+    p.framework = *comm_framework_from_string(framework);
   }
   if (f.has("io")) {
     auto io = f.child("io");
@@ -406,6 +418,7 @@ std::string plan_to_yaml(const Plan& p) {
     << ShortestNumber{p.bucket_bytes / 1e6} << YAML::Key << "overlap" << YAML::Value << p.overlap_comm;
   if (p.batchnorm_group > 1)  // written only when set: a plan's text (and hash) stays as before
     e << YAML::Key << "batchnorm_group" << YAML::Value << p.batchnorm_group;
+  if (p.framework != CommFramework::ddp) e << YAML::Key << "framework" << YAML::Value << to_string(p.framework);
   e << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "staging"
     << YAML::Value << to_string(p.staging) << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped;

@@ -12,6 +12,14 @@
 
 namespace mrplan {
 
+namespace {
+// The gradient allreduce pays its framework's cost per call (Horovod's where the profile has one).
+CommParams gradient_comm(CommParams c, CommFramework f) {
+  if (f == CommFramework::horovod && c.horovod_call_overhead_s > 0) c.call_overhead_s = c.horovod_call_overhead_s;
+  return c;
+}
+}  // namespace
+
 ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& m) {
   ModelCosts c;
   const auto& optimizer = run.optimizer;
@@ -33,9 +41,10 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   double bwd_clock = 0, bucket_bytes = 0, comm_free_at = 0, comm_total = 0;
   int buckets = 0;
   AllreduceAlgo algo = AllreduceAlgo::ring;
+  const CommParams grad_comm = gradient_comm(m.comm, plan.framework);
   auto flush = [&](double ready_at) {
     if (bucket_bytes <= 0) return;
-    const auto ar = best_allreduce(bucket_bytes, run.gpus, m.gpus_per_node, m.comm);
+    const auto ar = best_allreduce(bucket_bytes, run.gpus, m.gpus_per_node, grad_comm);
     algo = ar.algo;
     const double start = plan.overlap_comm ? std::max(ready_at, comm_free_at) : comm_free_at;
     comm_free_at = start + ar.seconds;

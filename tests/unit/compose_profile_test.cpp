@@ -57,11 +57,28 @@ TEST(ComposeProfile, HardwareFromThePartsFitsFromThePrior) {
   const auto transferred = std::count_if(p.fitted.begin(), p.fitted.end(),
                                          [](const FittedParameter& f) { return f.source.starts_with("transferred from perlmutter"); });
   EXPECT_GT(transferred, 3);  // ...say where they came from, each by its name (what predict's warning quotes)
-  for (const auto& f : p.fitted)
-    if (const auto at = f.source.find("transferred from "); at != std::string::npos)
+  for (const auto& f : p.fitted) {
+    if (const auto at = f.source.find("transferred from "); at != std::string::npos) {
       EXPECT_EQ(f.source.substr(at, 28), "transferred from perlmutter ") << f.source;
+    }
+  }
   const auto back = profile_from_yaml_text(profile_to_yaml(p), "pm.yaml");
   EXPECT_DOUBLE_EQ(back.comm.inter_node.bandwidth_Bps, p.comm.inter_node.bandwidth_Bps);
+}
+
+// An H100 fills after the same time as the A100 the fits came from: its saturation work grows with
+// its fp32 peak, and the fitted list says so.
+TEST(ComposeProfile, SaturationMovesWithThePeak) {
+  auto r = perlmutter_like();
+  r.gpu = "H100-SXM5-80GB";
+  const auto p = compose_profile(r, builtin_catalogue());
+  const auto a100 = compose_profile(perlmutter_like(), builtin_catalogue());
+  const double ratio = p.compute.peak_fp32_flops / a100.compute.peak_fp32_flops;
+  EXPECT_NEAR(p.compute.half_work_flops / a100.compute.half_work_flops, ratio, 1e-9);
+  const auto f = std::find_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& x) { return x.key == "compute.half_work_GFLOP"; });
+  ASSERT_NE(f, p.fitted.end());
+  EXPECT_NEAR(f->value, p.compute.half_work_flops / 1e9, 1e-9);
+  EXPECT_NE(f->source.find("moved to this GPU's fp32 peak"), std::string::npos) << f->source;
 }
 
 TEST(ComposeProfile, BadPartsNameWhatIsKnown) {

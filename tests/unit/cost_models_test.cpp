@@ -86,10 +86,35 @@ TEST(Roofline, SmallWorkIsLessEfficient) {
   ComputeParams c;
   c.efficiency = {{"conv3d", 0.6}};
   c.half_work_flops = 1e9;
-  EXPECT_NEAR(math_efficiency(c, "conv3d", 1e9), 0.3, 1e-12);  // half of peak at w = w_half
-  EXPECT_LT(math_efficiency(c, "conv3d", 1e7), math_efficiency(c, "conv3d", 1e11));
+  const double p32 = c.peak_fp32_flops;
+  EXPECT_NEAR(math_efficiency(c, "conv3d", 1e9, p32), 0.3, 1e-12);  // half of peak at w = w_half
+  EXPECT_LT(math_efficiency(c, "conv3d", 1e7, p32), math_efficiency(c, "conv3d", 1e11, p32));
   // a family with no fitted value takes the mean of the known ones
-  EXPECT_NEAR(math_efficiency(c, "linear", 1e9), 0.3, 1e-12);
+  EXPECT_NEAR(math_efficiency(c, "linear", 1e9, p32), 0.3, 1e-12);
+}
+TEST(Roofline, FasterUnitsSaturateAfterTheSameTime) {
+  ComputeParams c;
+  c.efficiency = {{"conv2d", 0.6}};
+  c.half_work_flops = 1e9;
+  c.peak_fp32_flops = 10e12;
+  c.peak_fp16_flops = 80e12;
+  // on units 8x faster, half of peak takes 8x the work: the same 100 us at each peak
+  EXPECT_NEAR(math_efficiency(c, "conv2d", 8e9, c.peak_fp16_flops), 0.3, 1e-12);
+  EXPECT_NEAR(math_efficiency(c, "conv2d", 1e9, c.peak_fp16_flops), 0.6 / 9, 1e-12);
+}
+TEST(Roofline, MovedToAnotherGpuAKernelTakesTheSameShareOfPeak) {
+  ComputeParams c;
+  c.efficiency = {{"conv2d", 0.6}};
+  c.half_work_flops = 1e9;
+  c.half_work_flops_by_family = {{"linear", 2e9}};
+  ComputeParams moved = c;
+  move_to_peaks(moved, 2.5 * c.peak_fp32_flops, 3 * c.peak_fp16_flops);
+  EXPECT_DOUBLE_EQ(moved.peak_fp32_flops, 2.5 * c.peak_fp32_flops);
+  EXPECT_DOUBLE_EQ(moved.peak_fp16_flops, 3 * c.peak_fp16_flops);
+  EXPECT_DOUBLE_EQ(moved.half_work_flops, 2.5e9);
+  EXPECT_DOUBLE_EQ(moved.half_work_flops_by_family.at("linear"), 5e9);
+  // a kernel of 1 GFLOP on the old GPU and 2.5 GFLOP on the new one: the same efficiency
+  EXPECT_NEAR(math_efficiency(moved, "conv2d", 2.5e9, moved.peak_fp32_flops), math_efficiency(c, "conv2d", 1e9, c.peak_fp32_flops), 1e-12);
 }
 TEST(Memory, ClosedFormForAdam) {
   const auto spec = builtin_workload("neuron-inverter");

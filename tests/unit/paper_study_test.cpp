@@ -4,6 +4,7 @@
 #include <set>
 
 #include "calibrate/mrt_paper_study.hpp"
+#include "calibrate/paper_calibration.hpp"
 #include "calibrate/mrt_paper_tables.hpp"
 
 using namespace mrplan;
@@ -29,4 +30,21 @@ TEST(PaperStudy, CalibrationRowsAreTheSmallestGpuCounts) {
   // Tables II and VI are entirely held out
   EXPECT_FALSE(cal_tables.count("II"));
   EXPECT_FALSE(cal_tables.count("VI"));
+}
+
+// CosmoFlow's rows (TensorFlow + Horovod) pin each machine's bandwidth and Horovod cost; DeepCAM's
+// (PyTorch DDP) one DDP cost for both machines: with them the model holds its own comm rows.
+TEST(PaperStudy, CommRowsFitWithOneDdpCostForBothMachines) {
+  const auto& summit = calibrated_builtin_profile("summit");
+  const auto& cori = calibrated_builtin_profile("cori-gpu");
+  EXPECT_EQ(summit.comm.call_overhead_s, cori.comm.call_overhead_s);
+  EXPECT_GT(summit.comm.horovod_call_overhead_s, 0);
+  EXPECT_NE(summit.comm.horovod_call_overhead_s, cori.comm.horovod_call_overhead_s);
+  int rows = 0;
+  for (const auto& r : mrt_paper_study())
+    if (r.paper.used_for_calibration() && r.paper.quantity == "comm_s") {
+      EXPECT_NEAR(r.predicted / r.paper.value, 1.0, 0.15) << r.paper.table << " " << r.paper.machine << " " << r.paper.dataset;
+      ++rows;
+    }
+  EXPECT_EQ(rows, 8);
 }

@@ -245,6 +245,27 @@ TEST(Simulator, PooledBatchNormWaitsInlineAndRoundTrips) {
   EXPECT_EQ(plan_to_yaml(builtin_plan("cosmoflow-coarse@summit")).find("batchnorm_group"), std::string::npos);
 }
 
+TEST(Simulator, EachFrameworkPaysItsOwnCostPerCall) {
+  auto m = calibrated_builtin_profile("summit");
+  m.comm.call_overhead_s = 1e-3;
+  m.comm.horovod_call_overhead_s = 5e-3;
+  Plan p = builtin_plan("cosmoflow-coarse@summit");  // TensorFlow + Horovod, no overlap
+  ASSERT_EQ(p.framework, CommFramework::horovod);
+  const auto hvd = prepare(p, m).stages[0].models[0];
+  p.framework = CommFramework::ddp;
+  const auto ddp = prepare(p, m).stages[0].models[0];
+  ASSERT_GT(hvd.buckets, 0);
+  EXPECT_NEAR(hvd.comm_exposed_iter_s - ddp.comm_exposed_iter_s, hvd.buckets * 4e-3, 1e-12);
+  EXPECT_DOUBLE_EQ(hvd.compute_iter_s, ddp.compute_iter_s);
+  // a profile without a Horovod cost prices every call at its one cost
+  m.comm.horovod_call_overhead_s = 0;
+  p.framework = CommFramework::horovod;
+  EXPECT_DOUBLE_EQ(prepare(p, m).stages[0].models[0].comm_exposed_iter_s, ddp.comm_exposed_iter_s);
+  // the key round-trips, and a DDP plan writes none (its text and hash stay as they were)
+  EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(p), "again.yaml").framework, CommFramework::horovod);
+  EXPECT_EQ(plan_to_yaml(builtin_plan("deepcam-coarse@summit")).find("framework"), std::string::npos);
+}
+
 TEST(Simulator, RanksWaitForTheSlowestAsOrderStatisticsSay) {
   EXPECT_EQ(expected_max_std_normal(1), 0.0);
   EXPECT_NEAR(expected_max_std_normal(2), 1 / std::sqrt(M_PI), 1e-7);

@@ -33,9 +33,14 @@ const FittedParameter* find(const RecordsFit& f, const std::string& key) {
 }  // namespace
 
 TEST(CalibrateRecords, RecoversTheParametersThatMadeTheRecords) {
-  const MachineProfile prior = calibrated_builtin_profile("perlmutter");
+  // an input pipeline fast enough that the runs are compute-bound: their times pin compute
+  MachineProfile prior = calibrated_builtin_profile("perlmutter");
+  prior.io.host_decode_Bps *= 100;
+  prior.io.pfs.per_node_bandwidth_Bps *= 100;
+  prior.io.pfs.aggregate_bandwidth_Bps *= 100;
+  prior.io.host_memory.per_node_bandwidth_Bps *= 100;
   MachineProfile truth = prior;
-  truth.compute.efficiency["conv2d"] = 0.3;  // four times the prior's
+  truth.compute.efficiency["conv2d"] = 0.3;  // about four times the prior's
   truth.compute.inference_factor = 0.4;
   const Plan plan = builtin_plan("deepcam-mlperf@perlmutter", 64);
   const std::vector<NamedRecord> runs = {measured_run("a.json", plan, 64, 2, truth), measured_run("b.json", plan, 512, 1, truth),
@@ -57,6 +62,26 @@ TEST(CalibrateRecords, RecoversTheParametersThatMadeTheRecords) {
   for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.01 * o.measured) << o.record << " " << o.quantity;
   // a family the network does not use stays where it was
   EXPECT_NE(std::find(fit.at_prior.begin(), fit.at_prior.end(), "compute.efficiency.conv3d"), fit.at_prior.end());
+}
+
+// Runs of a Horovod plan fit Horovod's cost per call; DDP runs leave it out.
+TEST(CalibrateRecords, AHorovodRunFitsHorovodsCost) {
+  MachineProfile prior = calibrated_builtin_profile("summit");
+  MachineProfile truth = prior;
+  truth.comm.horovod_call_overhead_s *= 2;
+  const Plan plan = builtin_plan("cosmoflow-coarse@summit");  // TensorFlow + Horovod
+  const std::vector<NamedRecord> runs = {measured_run("a.json", plan, 32, 8, truth), measured_run("b.json", plan, 64, 4, truth)};
+  MachineProfile fitted = prior;
+  const auto fit = fit_records(fitted, runs);
+  const auto* hvd = find(fit, "comm.horovod_call_overhead_us");
+  ASSERT_NE(hvd, nullptr);
+  EXPECT_GT(hvd->value, prior.comm.horovod_call_overhead_s * 1e6);  // moved toward the truth's
+  for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.02 * o.measured) << o.record << " " << o.quantity;
+  MachineProfile again = prior;
+  const Plan ddp = builtin_plan("deepcam-mlperf@perlmutter", 64);
+  const auto f2 = fit_records(again, {measured_run("c.json", ddp, 64, 2, prior)});
+  EXPECT_EQ(find(f2, "comm.horovod_call_overhead_us"), nullptr);
+  EXPECT_EQ(std::find(f2.at_prior.begin(), f2.at_prior.end(), "comm.horovod_call_overhead_us"), f2.at_prior.end());
 }
 
 TEST(CalibrateRecords, RefusesWhatItCannotFit) {

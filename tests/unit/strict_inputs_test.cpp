@@ -70,6 +70,8 @@ TEST(StrictInputs, PlanValuesOutOfRange) {
   EXPECT_EQ(plan_error("method: mrt", "method: mrt\ncheckpoint_every: -1"), "p.yaml: checkpoint_every: must be >= 0 (0: at stage ends only)");
   EXPECT_EQ(plan_error("bucket_mb: 25", "bucket_mb: 25, batchnorm_group: 0"),
             "p.yaml: comm.batchnorm_group: must be >= 1 (1: each rank its own batch-norm statistics)");
+  EXPECT_EQ(plan_error("framework: horovod", "framework: tensorflow"),
+            "p.yaml: comm.framework: unknown framework 'tensorflow' (expected ddp or horovod)");
 }
 
 TEST(StrictInputs, ProfileValuesOutOfRange) {
