@@ -85,6 +85,10 @@ std::vector<std::string> depth_warnings(const PreparedPlan& p, const MachineProf
                                 machine.name, p.spec.name, plan.target_metric, plan.target_value));
   }
   batchnorm_group_warnings(plan, out);
+  if (plan.framework == CommFramework::horovod && machine.comm.horovod_call_overhead_s <= 0)
+    out.push_back(fmt::format("comm.framework is horovod, but machine '{}' has no comm.horovod_call_overhead_us: each allreduce call is "
+                              "priced at its call_overhead_us (calibrate records with Horovod runs fits it)",
+                              machine.name));
   std::set<std::string> borrowed;
   for (const auto& f : machine.fitted)
     if (const auto at = f.source.find("transferred from "); at != std::string::npos)

@@ -86,3 +86,13 @@ TEST(DepthWarnings, BatchNormGroupsThatDoNotSplitTheRanks) {
   p.batchnorm_group = 64;
   EXPECT_EQ(count(simulate(p, m), "stage 'coarse': comm.batchnorm_group 64 is more than its 32 GPUs: priced as one group of 32"), 1u);
 }
+
+TEST(DepthWarnings, AHorovodPlanOnAProfileWithoutHorovodsCost) {
+  MachineProfile m = calibrated_builtin_profile("summit");
+  const Plan p = builtin_plan("cosmoflow-coarse@summit");  // TensorFlow + Horovod
+  EXPECT_EQ(count(simulate(p, m), "horovod_call_overhead_us"), 0u);
+  m.comm.horovod_call_overhead_s = 0;
+  EXPECT_EQ(count(simulate(p, m), "comm.framework is horovod, but machine 'summit' has no comm.horovod_call_overhead_us: each allreduce "
+                                  "call is priced at its call_overhead_us"),
+            1u);
+}
