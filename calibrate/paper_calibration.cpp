@@ -224,6 +224,11 @@ std::vector<EpochCost> predict_rows(const MachineRows& rows, const MachineProfil
 
 double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
+// A parameter fitted in log space: its standard error is the value times the log's.
+FittedParameter log_space_fit(const std::string& key, double value, double se_log, const std::string& source) {
+  return {key, value, std::abs(value * se_log), source};
+}
+
 // Peak efficiency of conv3d (CosmoFlow) and conv2d (DeepCAM) kernels and the saturation work, in
 // log space so they stay positive.
 void fit_compute(MachineProfile& m, const MachineRows& rows) {
@@ -246,10 +251,9 @@ void fit_compute(MachineProfile& m, const MachineRows& rows) {
   x0 << std::log(0.5), std::log(0.5), std::log(1e9);
   const auto fit = levenberg_marquardt(res, x0, obs);
   apply(m, fit.params);
-  auto record = [&](const std::string& key, double value, double se_log) { record_fit(m, {key, value, std::abs(value * se_log), rows.source}); };
-  record("compute.efficiency.conv3d", m.compute.efficiency["conv3d"], fit.std_errors[0]);
-  record("compute.efficiency.conv2d", m.compute.efficiency["conv2d"], fit.std_errors[1]);
-  record("compute.half_work_GFLOP", m.compute.half_work_flops / 1e9, fit.std_errors[2]);
+  record_fit(m, log_space_fit("compute.efficiency.conv3d", m.compute.efficiency["conv3d"], fit.std_errors[0], rows.source));
+  record_fit(m, log_space_fit("compute.efficiency.conv2d", m.compute.efficiency["conv2d"], fit.std_errors[1], rows.source));
+  record_fit(m, log_space_fit("compute.half_work_GFLOP", m.compute.half_work_flops / 1e9, fit.std_errors[2], rows.source));
 }
 
 // Communication of both machines at once: each its achieved fraction of link bandwidth (logistic,
@@ -288,13 +292,12 @@ void fit_comm_jointly(std::vector<MachineProfile*> ms, const std::vector<Machine
     apply(m, fit.params, i);
     const double e = m.comm.bandwidth_efficiency;
     record_fit(m, {"comm.bandwidth_efficiency", e, delta_method_se(fit.std_errors[2 * i], e * (1 - e)), both});
-    record_fit(m, {"comm.horovod_call_overhead_us", m.comm.horovod_call_overhead_s * 1e6,
-                   std::abs(m.comm.horovod_call_overhead_s * 1e6 * fit.std_errors[2 * i + 1]), both});
+    record_fit(m, log_space_fit("comm.horovod_call_overhead_us", m.comm.horovod_call_overhead_s * 1e6, fit.std_errors[2 * i + 1], both));
     // below a microsecond the log-space fit is running to its bound (0): the rows put DeepCAM's
     // allreduce in the bandwidth, and no cost per bucket is pinned
     if (m.comm.call_overhead_s < 1e-6) m.comm.call_overhead_s = 0;
     const double ddp_us = m.comm.call_overhead_s * 1e6;
-    record_fit(m, ddp_us > 0 ? FittedParameter{"comm.call_overhead_us", ddp_us, std::abs(ddp_us * fit.std_errors[2 * k]), both}
+    record_fit(m, ddp_us > 0 ? log_space_fit("comm.call_overhead_us", ddp_us, fit.std_errors[2 * k], both)
                              : FittedParameter{"comm.call_overhead_us", 0.0, std::numeric_limits<double>::infinity(), both + ": at its bound, 0"});
   }
 }
@@ -324,8 +327,7 @@ void fit_io(MachineProfile& m, const MachineRows& rows) {
   x0 << std::log(1e-3), 0.0, 0.0;
   const auto fit = levenberg_marquardt(res, x0, obs);
   apply(m, fit.params);
-  record_fit(m, {"io.tiers.pfs.per_file_latency_ms", m.io.pfs.per_file_latency_s * 1e3,
-                 std::abs(m.io.pfs.per_file_latency_s * 1e3 * fit.std_errors[0]), rows.source});
+  record_fit(m, log_space_fit("io.tiers.pfs.per_file_latency_ms", m.io.pfs.per_file_latency_s * 1e3, fit.std_errors[0], rows.source));
   const double u = std::log(m.io.host_decode_Bps / 0.1e9) / std::log(1000.0);  // logistic value
   record_fit(m, {"io.host_decode_GBps", m.io.host_decode_Bps / 1e9,
                  delta_method_se(fit.std_errors[1], m.io.host_decode_Bps / 1e9 * std::log(1000.0) * u * (1 - u)), rows.source});
@@ -358,34 +360,46 @@ std::map<std::string, MachineProfile> fit_paper_machines(std::map<std::string, M
 
 namespace {
 
-// The hardware profile with the MRT paper's fits and the convergence priors, before MRMF's.
-// A built-in's hardware with the convergence priors (machine independent); the per-epoch fits
-// average over predicted epochs, so these come first.
-MachineProfile with_convergence(const std::string& key, std::vector<FittedParameter>& conv_prov) {
+// The convergence priors, machine independent, fitted once, with where each number came from.
+struct PaperConvergence {
+  std::map<std::string, ConvergenceParams> by_workload;
+  std::vector<FittedParameter> provenance;
+};
+
+const PaperConvergence& paper_convergence() {
+  static const PaperConvergence c = [] {
+    PaperConvergence r;
+    auto& w = r.by_workload;
+    w["cosmoflow-mrt"] = fit_paper_convergence("cosmoflow", r.provenance);
+    w["deepcam"] = fit_paper_convergence("deepcam", r.provenance);
+    w["neuron-inverter"] = neuron_inverter_prior_convergence(w["cosmoflow-mrt"], r.provenance);
+    w["cosmoflow-mlperf"] = mlperf_cosmoflow_convergence(r.provenance);
+    return r;
+  }();
+  return c;
+}
+
+// A built-in's hardware with the convergence priors; the per-epoch fits average over predicted
+// epochs, so these come first.
+MachineProfile with_convergence(const std::string& key) {
   MachineProfile hw = builtin_hardware_profile(key);
-  hw.convergence["cosmoflow-mrt"] = fit_paper_convergence("cosmoflow", conv_prov);
-  hw.convergence["deepcam"] = fit_paper_convergence("deepcam", conv_prov);
-  hw.convergence["neuron-inverter"] = neuron_inverter_prior_convergence(hw.convergence["cosmoflow-mrt"], conv_prov);
-  hw.convergence["cosmoflow-mlperf"] = mlperf_cosmoflow_convergence(conv_prov);
+  for (const auto& [w, c] : paper_convergence().by_workload) hw.convergence[w] = c;
   return hw;
 }
 
 // Summit's and Cori's paper fits, made together once (they share DDP's cost).
 const std::map<std::string, MachineProfile>& paper_machine_fits() {
-  static const auto fits = [] {
-    std::vector<FittedParameter> ignored;  // each profile records its own below
-    return fit_paper_machines({{"summit", with_convergence("summit", ignored)}, {"cori-gpu", with_convergence("cori-gpu", ignored)}});
-  }();
+  static const auto fits = fit_paper_machines({{"summit", with_convergence("summit")}, {"cori-gpu", with_convergence("cori-gpu")}});
   return fits;
 }
 
+// The hardware profile with the MRT paper's fits and the convergence priors, before MRMF's.
 MachineProfile paper_profile(const std::string& key) {
-  std::vector<FittedParameter> conv_prov;
-  MachineProfile hw = with_convergence(key, conv_prov);
   MachineProfile fitted;
   if (key == "summit" || key == "cori-gpu") {
     fitted = paper_machine_fits().at(key);
   } else {
+    const MachineProfile hw = with_convergence(key);
     // no MRT rows for this machine: carry the V100 fits over (efficiencies are fractions of
     // peak, so they move with the hardware numbers), and say so
     const MachineProfile& donor = paper_machine_fits().at("cori-gpu");
@@ -407,7 +421,7 @@ MachineProfile paper_profile(const std::string& key) {
       }
     move_fits_to_peaks(fitted, hw.compute.peak_fp32_flops, hw.compute.peak_fp16_flops);
   }
-  for (auto& f : conv_prov) record_fit(fitted, std::move(f));
+  for (const auto& f : paper_convergence().provenance) record_fit(fitted, f);
   return fitted;
 }
 
