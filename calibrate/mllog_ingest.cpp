@@ -61,6 +61,7 @@ struct LogFacts {
   std::optional<int64_t> batchnorm_group;  // the MLPerf HPC DeepCAM reference's batchnorm_group_size
   int batchnorm_group_line = 0;
   std::optional<bool> comm_overlap;        // its disable_comm_overlap, negated
+  std::optional<bool> persistent_workers;  // its data_format: hdf5 is a PyTorch DataLoader, dali-* are not
   std::vector<ModelMarks> models;  // in the order they first appear
   std::map<std::string, double> fusion_s;
   std::map<std::string, std::string> log_keys;
@@ -184,6 +185,7 @@ bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
     f.batchnorm_group = count_of(e, file, 1);
     f.batchnorm_group_line = e.line;
   } else if (k == "disable_comm_overlap" && flag_of(e.value)) f.comm_overlap = !*flag_of(e.value);
+  else if (k == "data_format" && e.value.is_string() && e.value.get<std::string>() == "hdf5") f.persistent_workers = false;
   else if ((k == "opt_base_learning_rate" || k == "opt_lr") && e.value.is_number()) f.learning_rate = e.value.get<double>();
   else if (k == "mrplan_model" && e.value.is_number()) {  // a model's GPUs and batch, as it starts
     auto& m = model_of(f, e, file);
@@ -294,6 +296,7 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
     if (f.optimizer == o) m.optimizer = o;
   if (f.learning_rate) m.learning_rate = *f.learning_rate;
   if (f.comm_overlap) p.overlap_comm = *f.comm_overlap;
+  if (f.persistent_workers) p.persistent_workers = *f.persistent_workers;
   if (f.batchnorm_group) {
     if (*f.batchnorm_group > gpus)
       fail_input(file, fmt::format("line {}", f.batchnorm_group_line),

@@ -102,6 +102,8 @@ std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<
   c.push_back({"io.tiers.host_memory.per_node_bandwidth_GBps", p.io.host_memory.per_node_bandwidth_Bps / 1e9});
   if (p.io.nvme.per_node_bandwidth_Bps > 0) c.push_back({"io.tiers.nvme.per_node_bandwidth_GBps", p.io.nvme.per_node_bandwidth_Bps / 1e9});
   c.push_back({"io.tiers.pfs.per_file_latency_ms", std::max(p.io.pfs.per_file_latency_s * 1e3, 0.01)});
+  if (std::any_of(plans.begin(), plans.end(), [](const Plan& x) { return !x.persistent_workers; }))
+    c.push_back({"io.worker_start_ms", std::max(p.io.worker_start_s * 1e3, 1.0)});
   return c;
 }
 

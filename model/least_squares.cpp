@@ -16,16 +16,19 @@ double r_squared(double rss, const Eigen::VectorXd& observed) {
 }
 
 Eigen::VectorXd standard_errors(const Eigen::MatrixXd& J, double rss, Eigen::Index m, Eigen::Index n) {
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(J, Eigen::ComputeFullV);
+  const auto& sv = svd.singularValues();
+  const double tol = 1e-10 * (sv.size() > 0 ? sv(0) : 0.0);
+  const auto rank = static_cast<Eigen::Index>((sv.array() > tol).count());
+  // as many residuals as directions the parameters move them in: a fit through every point has no
+  // spread left to say how well it knows them
+  if (m <= rank) return Eigen::VectorXd::Constant(n, std::numeric_limits<double>::infinity());
   Eigen::VectorXd se = Eigen::VectorXd::Zero(n);
-  if (m <= n) return se;
-  const double s2 = rss / static_cast<double>(m - n);
+  const double s2 = rss / static_cast<double>(m - rank);
   Eigen::MatrixXd cov = (J.transpose() * J).completeOrthogonalDecomposition().pseudoInverse() * s2;
   for (Eigen::Index i = 0; i < n; ++i) se[i] = std::sqrt(std::max(0.0, cov(i, i)));
   // A parameter the residuals do not move (a clamp it sits behind, a run that cannot see it) is
   // not known at all: the pseudo-inverse would call it exact.
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(J, Eigen::ComputeFullV);
-  const auto& sv = svd.singularValues();
-  const double tol = 1e-10 * (sv.size() > 0 ? sv(0) : 0.0);
   for (Eigen::Index k = 0; k < n; ++k) {
     if (k < sv.size() && sv(k) > tol) continue;
     for (Eigen::Index i = 0; i < n; ++i)

@@ -106,6 +106,7 @@ struct IoParams {
   double host_to_device_efficiency = 1.0;  // fitted: achieved fraction (pageable copies reach less)
   double host_decode_Bps = 2e9;       // per rank: host preprocessing throughput
   int prefetch_depth = 2;             // batches read ahead
+  double worker_start_s = 0;          // a loader starting its workers at a pass (plans without persistent_workers)
   std::map<std::string, CodecRates> codecs;  // by codec name (model/codec.hpp)
 };
 

@@ -110,6 +110,8 @@ struct Plan {
   DecoderPlace decoder = DecoderPlace::host;   // where a codec decodes them
   bool h2d_overlapped = true;      // the input pipeline also prefetches to the GPU (tf.data); false: a
                                    // synchronous copy per step (PyTorch .to(device) on pageable memory)
+  bool persistent_workers = true;  // the loader keeps its workers between passes (DALI, tf.data); false: it
+                                   // starts them at every pass (PyTorch DataLoader's default)
   std::vector<Stage> stages;
   // execution backend only
   std::string data_dir;      // holds res1/ (dense) and resF/ (coarsened by F) HDF5 folders

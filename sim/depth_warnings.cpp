@@ -89,6 +89,11 @@ std::vector<std::string> depth_warnings(const PreparedPlan& p, const MachineProf
     out.push_back(fmt::format("comm.framework is horovod, but machine '{}' has no comm.horovod_call_overhead_us: each allreduce call is "
                               "priced at its call_overhead_us (calibrate records with Horovod runs fits it)",
                               machine.name));
+  const bool start_fitted = std::any_of(machine.fitted.begin(), machine.fitted.end(), [](const auto& f) { return f.key == "io.worker_start_ms"; });
+  if (!plan.persistent_workers && machine.io.worker_start_s <= 0 && !start_fitted)
+    out.push_back(fmt::format("io.persistent_workers is false, but machine '{}' has no io.worker_start_ms: the loader's start at each "
+                              "epoch and validation pass is priced at 0 (calibrate records with such runs fits it)",
+                              machine.name));
   std::set<std::string> borrowed;
   for (const auto& f : machine.fitted)
     if (const auto at = f.source.find("transferred from "); at != std::string::npos)

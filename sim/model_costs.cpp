@@ -106,6 +106,9 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
                            run.local_batch;
   c.inference_iter_s = plan.validation_samples > 0 ? c.forward_iter_s * m.compute.inference_factor : 0.0;
   c.eval_batches = c.inference_iter_s > 0 ? held_out + recompute : 0.0;
+  // a loader without persistent workers starts them at every pass, before its first batch (PyTorch
+  // DataLoader's default; the MLPerf HPC DeepCAM reference's loaders)
+  const double start_s = plan.persistent_workers ? 0.0 : m.io.worker_start_s;
   auto epoch_cost = [&](int epoch) {
     const auto io = io_per_iteration(m, job, epoch == 0 ? c.placement.first_epoch : c.placement.later_epochs);
     const double sync_s = plan.h2d_overlapped ? 0.0 : io.h2d_s;  // paid inside every step
@@ -114,11 +117,11 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
     EpochCost e;
     e.compute_s = (c.compute_iter_s + io.device_s) * iters;
     e.comm_s = c.comm_exposed_iter_s * iters;
-    e.io_s = produce_s + std::max(0.0, produce_s - (step_s + io.device_s)) * (iters - 1) + sync_s * iters;
+    e.io_s = start_s + produce_s + std::max(0.0, produce_s - (step_s + io.device_s)) * (iters - 1) + sync_s * iters;
     e.h2d_s = sync_s * iters;
     // each pass's own prefetcher starts empty: its first batch and any excess over a forward wait
     auto pass_io = [&](double batches) {
-      return batches > 0 ? produce_s + std::max(0.0, produce_s - c.inference_iter_s) * (std::ceil(batches) - 1) : 0.0;
+      return batches > 0 ? start_s + produce_s + std::max(0.0, produce_s - c.inference_iter_s) * (std::ceil(batches) - 1) : 0.0;
     };
     if (c.eval_batches > 0) e.eval_s = c.inference_iter_s * c.eval_batches + pass_io(held_out) + pass_io(recompute);
     return e;

@@ -87,6 +87,15 @@ TEST(DepthWarnings, BatchNormGroupsThatDoNotSplitTheRanks) {
   EXPECT_EQ(count(simulate(p, m), "stage 'coarse': comm.batchnorm_group 64 is more than its 32 GPUs: priced as one group of 32"), 1u);
 }
 
+TEST(DepthWarnings, ALoaderThatRestartsOnAProfileWithoutItsStart) {
+  MachineProfile m = calibrated_builtin_profile("cori-gpu");  // fitted: at its bound, 0
+  const Plan p = builtin_plan("deepcam-coarse@cori-gpu");     // the reference's PyTorch DataLoader
+  const std::string says = "io.persistent_workers is false, but machine 'cori-gpu' has no io.worker_start_ms";
+  EXPECT_EQ(count(simulate(p, m), says), 0u);
+  m.fitted.clear();
+  EXPECT_EQ(count(simulate(p, m), says), 1u);
+}
+
 TEST(DepthWarnings, AHorovodPlanOnAProfileWithoutHorovodsCost) {
   MachineProfile m = calibrated_builtin_profile("summit");
   const Plan p = builtin_plan("cosmoflow-coarse@summit");  // TensorFlow + Horovod

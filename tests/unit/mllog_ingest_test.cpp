@@ -141,6 +141,9 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
   EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}}).stages[0].gpus, 12);
   EXPECT_FALSE(plan_from_yaml_text(record_from_mllog(line("disable_comm_overlap", 1, "\"true\"") + base, "g.log").plan_spec).overlap_comm);
   EXPECT_EQ(record_from_mllog(line("disable_comm_overlap", 1, "\"maybe\"") + base, "h.log").log_keys.at("disable_comm_overlap"), "\"maybe\"");
+  // the reference's hdf5 format is read by a PyTorch DataLoader that starts its workers every epoch
+  EXPECT_FALSE(plan_from_yaml_text(record_from_mllog(line("data_format", 1, "\"hdf5\"") + base, "i.log").plan_spec).persistent_workers);
+  EXPECT_TRUE(plan_from_yaml_text(record_from_mllog(line("data_format", 1, "\"dali-numpy\"") + base, "j.log").plan_spec).persistent_workers);
   EXPECT_NE(error_of([&] {
               record_from_mllog(line("batchnorm_group_size", 1, "16") + base, "f.log");
             }).find("f.log: line 1: batchnorm_group_size 16 is more ranks than the run's 8 GPUs"),

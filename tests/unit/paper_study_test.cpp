@@ -48,3 +48,16 @@ TEST(PaperStudy, CommRowsFitWithOneDdpCostForBothMachines) {
     }
   EXPECT_EQ(rows, 8);
 }
+
+TEST(PaperStudy, DeepCamIoRowsFitWithALoaderStartPerEpoch) {
+  // Summit's coarse and dense rows (bytes 1:4) hold a part that does not grow with the bytes; Cori's do not
+  EXPECT_GT(calibrated_builtin_profile("summit").io.worker_start_s, 0.5);
+  EXPECT_EQ(calibrated_builtin_profile("cori-gpu").io.worker_start_s, 0);
+  int rows = 0;
+  for (const auto& r : mrt_paper_study())
+    if (r.paper.app == "deepcam" && r.paper.quantity == "io_s" && r.paper.used_for_calibration()) {
+      EXPECT_NEAR(r.predicted / r.paper.value, 1.0, r.paper.machine == "summit" ? 0.10 : 0.12) << r.paper.machine << " " << r.paper.dataset;
+      ++rows;
+    }
+  EXPECT_EQ(rows, 4);
+}

@@ -266,6 +266,29 @@ TEST(Simulator, EachFrameworkPaysItsOwnCostPerCall) {
   EXPECT_EQ(plan_to_yaml(builtin_plan("deepcam-coarse@summit")).find("framework"), std::string::npos);
 }
 
+TEST(Simulator, ALoaderWithoutPersistentWorkersStartsThemAtEveryPass) {
+  auto m = calibrated_builtin_profile("summit");
+  m.io.worker_start_s = 1.5;
+  m.compute.inference_factor = 0.5;  // so that a validation pass is modelled
+  Plan p = builtin_plan("deepcam-coarse@summit");  // the MLPerf HPC reference's PyTorch DataLoader
+  ASSERT_FALSE(p.persistent_workers);
+  const auto restart = prepare(p, m).stages[0].models[0];
+  p.persistent_workers = true;
+  const auto keep = prepare(p, m).stages[0].models[0];
+  ASSERT_GT(keep.eval_batches, 0);
+  // once per training epoch and once per validation pass; the step does not change
+  for (const auto& [r, k] : {std::pair{restart.first_epoch, keep.first_epoch}, std::pair{restart.later_epoch, keep.later_epoch}}) {
+    EXPECT_NEAR(r.io_s - k.io_s, 1.5, 1e-9);
+    EXPECT_NEAR(r.eval_s - k.eval_s, 1.5, 1e-9);
+    EXPECT_DOUBLE_EQ(r.compute_s, k.compute_s);
+    EXPECT_DOUBLE_EQ(r.comm_s, k.comm_s);
+  }
+  // the key round-trips, and a plan that keeps its workers writes none (its text and hash stay)
+  p.persistent_workers = false;
+  EXPECT_FALSE(plan_from_yaml_text(plan_to_yaml(p), "again.yaml").persistent_workers);
+  EXPECT_EQ(plan_to_yaml(builtin_plan("cosmoflow-coarse@summit")).find("persistent_workers"), std::string::npos);
+}
+
 TEST(Simulator, RanksWaitForTheSlowestAsOrderStatisticsSay) {
   EXPECT_EQ(expected_max_std_normal(1), 0.0);
   EXPECT_NEAR(expected_max_std_normal(2), 1 / std::sqrt(M_PI), 1e-7);

@@ -84,6 +84,25 @@ TEST(CalibrateRecords, AHorovodRunFitsHorovodsCost) {
   EXPECT_EQ(std::find(f2.at_prior.begin(), f2.at_prior.end(), "comm.horovod_call_overhead_us"), f2.at_prior.end());
 }
 
+TEST(CalibrateRecords, ALoaderThatRestartsFitsItsWorkerStart) {
+  MachineProfile prior = calibrated_builtin_profile("summit");
+  MachineProfile truth = prior;
+  truth.io.worker_start_s *= 2;
+  const Plan plan = builtin_plan("deepcam-coarse@summit");  // the reference's PyTorch DataLoader
+  ASSERT_FALSE(plan.persistent_workers);
+  const std::vector<NamedRecord> runs = {measured_run("a.json", plan, 64, 8, truth), measured_run("b.json", plan, 128, 8, truth)};
+  MachineProfile fitted = prior;
+  const auto fit = fit_records(fitted, runs);
+  const auto* start = find(fit, "io.worker_start_ms");
+  ASSERT_NE(start, nullptr);
+  EXPECT_GT(start->value, prior.io.worker_start_s * 1e3);  // moved toward the truth's
+  for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.02 * o.measured) << o.record << " " << o.quantity;
+  // a loader that keeps its workers leaves the key out of the fit
+  MachineProfile again = prior;
+  const auto f2 = fit_records(again, {measured_run("c.json", builtin_plan("cosmoflow-coarse@summit"), 32, 8, prior)});
+  EXPECT_EQ(find(f2, "io.worker_start_ms"), nullptr);
+}
+
 TEST(CalibrateRecords, RefusesWhatItCannotFit) {
   MachineProfile p = calibrated_builtin_profile("perlmutter");
   Record pred = simulate(builtin_plan("deepcam-mlperf@perlmutter", 64), p);

@@ -72,6 +72,8 @@ TEST(StrictInputs, PlanValuesOutOfRange) {
             "p.yaml: comm.batchnorm_group: must be >= 1 (1: each rank its own batch-norm statistics)");
   EXPECT_EQ(plan_error("framework: horovod", "framework: tensorflow"),
             "p.yaml: comm.framework: unknown framework 'tensorflow' (expected ddp or horovod)");
+  EXPECT_EQ(plan_error("h2d_overlapped: true", "h2d_overlapped: true, persistent_workers: sometimes"),
+            "p.yaml: io.persistent_workers: expected true or false");
 }
 
 TEST(StrictInputs, ProfileValuesOutOfRange) {
