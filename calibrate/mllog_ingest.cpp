@@ -296,6 +296,7 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
     if (f.optimizer == o) m.optimizer = o;
   if (f.learning_rate) m.learning_rate = *f.learning_rate;
   if (f.comm_overlap) p.overlap_comm = *f.comm_overlap;
+  if (o.framework) p.framework = *o.framework;
   if (f.persistent_workers) p.persistent_workers = *f.persistent_workers;
   if (f.batchnorm_group) {
     if (*f.batchnorm_group > gpus)

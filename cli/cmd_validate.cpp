@@ -149,6 +149,10 @@ void register_validate(CLI::App& app) {
            "--precision", [opt](const std::string& p) { opt->precision = p == "amp" ? Precision::amp : Precision::fp32; },
            "precision of a log without precision_mode: what the submitter's code is known to run")
         ->check(CLI::IsMember({"fp32", "amp"}));
+    cmd->add_option_function<std::string>(
+           "--framework", [opt](const std::string& f) { opt->framework = comm_framework_from_string(f); },
+           "library of the gradient allreduce, which logs do not say (default ddp; MXNet and TensorFlow submissions run horovod)")
+        ->check(CLI::IsMember({"ddp", "horovod"}));
     cmd->callback([logs, out, opt, gpus] {
       if (*gpus > 0) opt->gpus = *gpus;
       const auto names = record_names(*logs);

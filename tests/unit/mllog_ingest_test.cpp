@@ -51,7 +51,7 @@ TEST(MllogIngest, EveryPublicFixtureBecomesARecordWithAPlan) {
   EXPECT_EQ(logs.size(), 45u);
   for (const auto& l : logs) {
     SCOPED_TRACE(l.string());
-    const auto r = load_mllog_file(l.string(), MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}});
+    const auto r = load_mllog_file(l.string(), MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}, .framework = {}});
     const bool cosmo = l.string().find("cosmoflow") != std::string::npos;
     EXPECT_EQ(r.workload, cosmo ? "cosmoflow-mlperf" : "deepcam");
     EXPECT_EQ(r.target_metric, cosmo ? "eval_error" : "eval_accuracy");  // DeepCAM's IoU, not its eval_loss
@@ -101,10 +101,19 @@ TEST(MllogIngest, KeepsWhatTheLogSays) {
   EXPECT_NEAR(e.totals.time_to_target_s, 143.669, 1e-9);
 }
 
+TEST(MllogIngest, WhatALogDoesNotSayComesFromTheOptions) {
+  const std::string log = small_log();
+  EXPECT_EQ(plan_from_yaml_text(record_from_mllog(log, "a.log").plan_spec).framework, CommFramework::ddp);
+  const MllogOptions hvd{.machine = "", .gpus = {}, .precision = Precision::amp, .framework = CommFramework::horovod};
+  const auto p = plan_from_yaml_text(record_from_mllog(log, "b.log", hvd).plan_spec);
+  EXPECT_EQ(p.framework, CommFramework::horovod);
+  EXPECT_EQ(p.precision, Precision::amp);
+}
+
 TEST(MllogIngest, IngestedRecordsValidate) {
   if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
   const auto path = (kLogs / "v1.0/LBNL/perlmutter_256x4_ngc21.09_mxnet/cosmoflow/result_1.txt").string();
-  const auto rows = validate_records({{path, load_mllog_file(path, MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}})}},
+  const auto rows = validate_records({{path, load_mllog_file(path, MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}, .framework = {}})}},
                                      calibrated_builtin_profile("perlmutter"));
   EXPECT_TRUE(
       std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.quantity == "epoch_s" && r.measured > 9 && r.predicted > 0; }));
@@ -138,7 +147,7 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
       line("run_start", 1) + line("epoch_start", 2, "null", R"({"epoch_num": 1})") + line("epoch_stop", 3, "null", R"({"epoch_num": 1})");
   EXPECT_NE(error_of([&] { record_from_mllog(no_size, "d.log"); }).find("d.log: number_of_nodes: the log gives neither"),
             std::string::npos);
-  EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}}).stages[0].gpus, 12);
+  EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}, .framework = {}}).stages[0].gpus, 12);
   EXPECT_FALSE(plan_from_yaml_text(record_from_mllog(line("disable_comm_overlap", 1, "\"true\"") + base, "g.log").plan_spec).overlap_comm);
   EXPECT_EQ(record_from_mllog(line("disable_comm_overlap", 1, "\"maybe\"") + base, "h.log").log_keys.at("disable_comm_overlap"), "\"maybe\"");
   // the reference's hdf5 format is read by a PyTorch DataLoader that starts its workers every epoch
@@ -149,7 +158,7 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
             }).find("f.log: line 1: batchnorm_group_size 16 is more ranks than the run's 8 GPUs"),
             std::string::npos);
   EXPECT_NE(error_of([&] {
-              record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1, .precision = {}});
+              record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1, .precision = {}, .framework = {}});
             }).find("e.log: epoch_start: the log has no epoch"),
             std::string::npos);
 }
@@ -163,7 +172,7 @@ TEST(MllogIngest, ConcurrentModelsComeBackInThePlansOrder) {
            line("epoch_start", t, "null", meta) + line("epoch_stop", t + 5, "null", meta);
   };
   const auto log = line("run_start", 1) + model("high", 1, 2) + model("low", 0, 3) + line("run_stop", 20);
-  const auto r = record_from_mllog(log, "m.log", MllogOptions{.machine = "", .gpus = 2, .precision = {}});
+  const auto r = record_from_mllog(log, "m.log", MllogOptions{.machine = "", .gpus = 2, .precision = {}, .framework = {}});
   ASSERT_EQ(r.stages.size(), 1u);
   ASSERT_EQ(r.stages[0].models.size(), 2u);
   EXPECT_EQ(r.method, Method::mrmf);
