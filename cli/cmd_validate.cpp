@@ -76,6 +76,8 @@ void print_ingested(const std::string& log, const Record& r) {
     const Plan p = plan_from_yaml_text(r.plan_spec, log);
     if (!p.overlap_comm) fmt::print("  plan: gradient allreduce after backward (disable_comm_overlap)\n");
     if (p.batchnorm_group > 1) fmt::print("  plan: batch norm pooled over {} ranks (batchnorm_group_size)\n", p.batchnorm_group);
+    if (!p.persistent_workers) fmt::print("  plan: the loader starts its workers at every pass (data_format hdf5: a PyTorch DataLoader)\n");
+    if (p.framework == CommFramework::horovod) fmt::print("  plan: gradient allreduce by Horovod (--framework)\n");
   }
   for (const auto& w : r.warnings) fmt::print("  warning: {}\n", w);
 }
