@@ -36,4 +36,19 @@ plot for [i=0:words(names)-1] "$OUT/scaling.dat" index i using 1:2 with linespoi
      for [i=0:words(names)-1] "$OUT/scaling.dat" index i using 1:3 with linespoints dt 2 lc i+1 notitle, \
      for [i=0:words(names)-1] "$OUT/scaling.dat" index i using 1:4 with lines dt 3 lc i+1 notitle
 GP
-echo "wrote $OUT/summary.md, $OUT/scaling.png"
+# the same pairs' errors at the larger GPU count, mrplan beside linear scaling
+gnuplot <<GP
+set terminal pngcairo size 1100,500
+set output "$OUT/errors.png"
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel "error of the larger run's epoch time (%)"
+set xtics rotate by -20
+set grid ytics
+set yrange [-60:30]
+set title "MLPerf HPC strong-scaling pairs: error at the larger GPU count (grey band: the 5% goal)"
+set object 1 rect from graph 0, first -5 to graph 1, first 5 fc rgb "#e8e8e8" behind
+plot "$OUT/errors.dat" using 2:xtic(1) title "mrplan" lc rgb "#1f77b4", "" using 3 title "linear scaling" lc rgb "#bbbbbb"
+GP
+echo "wrote $OUT/summary.md, $OUT/scaling.png, $OUT/errors.png"
