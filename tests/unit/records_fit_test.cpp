@@ -5,6 +5,7 @@
 #include "calibrate/paper_calibration.hpp"
 #include "calibrate/records_fit.hpp"
 #include "model/plan_yaml.hpp"
+#include "model/profile_parameters.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/simulate.hpp"
 #include "tests/support/error_of.hpp"
@@ -64,43 +65,43 @@ TEST(CalibrateRecords, RecoversTheParametersThatMadeTheRecords) {
   EXPECT_NE(std::find(fit.at_prior.begin(), fit.at_prior.end(), "compute.efficiency.conv3d"), fit.at_prior.end());
 }
 
-// Runs of a Horovod plan fit Horovod's cost per call; DDP runs leave it out.
-TEST(CalibrateRecords, AHorovodRunFitsHorovodsCost) {
+namespace {
+
+// Runs of `plan` at two (GPUs, local batch) on a machine where `key` is twice the prior's: the fit moves it
+// up from the prior and reproduces the runs.
+void fits_toward_the_truth(const Plan& plan, std::pair<int, int> run1, std::pair<int, int> run2, const std::string& key) {
   MachineProfile prior = calibrated_builtin_profile("summit");
   MachineProfile truth = prior;
-  truth.comm.horovod_call_overhead_s *= 2;
-  const Plan plan = builtin_plan("cosmoflow-coarse@summit");  // TensorFlow + Horovod
-  const std::vector<NamedRecord> runs = {measured_run("a.json", plan, 32, 8, truth), measured_run("b.json", plan, 64, 4, truth)};
+  set_parameter(truth, key, 2 * parameter_value(prior, key));
   MachineProfile fitted = prior;
-  const auto fit = fit_records(fitted, runs);
-  const auto* hvd = find(fit, "comm.horovod_call_overhead_us");
-  ASSERT_NE(hvd, nullptr);
-  EXPECT_GT(hvd->value, prior.comm.horovod_call_overhead_s * 1e6);  // moved toward the truth's
+  const auto fit = fit_records(fitted, {measured_run("a.json", plan, run1.first, run1.second, truth),
+                                        measured_run("b.json", plan, run2.first, run2.second, truth)});
+  const auto* p = find(fit, key);
+  ASSERT_NE(p, nullptr) << key;
+  EXPECT_GT(p->value, parameter_value(prior, key)) << key;
   for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.02 * o.measured) << o.record << " " << o.quantity;
-  MachineProfile again = prior;
-  const Plan ddp = builtin_plan("deepcam-mlperf@perlmutter", 64);
-  const auto f2 = fit_records(again, {measured_run("c.json", ddp, 64, 2, prior)});
-  EXPECT_EQ(find(f2, "comm.horovod_call_overhead_us"), nullptr);
-  EXPECT_EQ(std::find(f2.at_prior.begin(), f2.at_prior.end(), "comm.horovod_call_overhead_us"), f2.at_prior.end());
+}
+
+// A key a plan does not use stays out of the fit.
+void left_out(const Plan& plan, int gpus, int local_batch, const std::string& key) {
+  MachineProfile prior = calibrated_builtin_profile("summit");
+  const auto fit = fit_records(prior, {measured_run("c.json", plan, gpus, local_batch, prior)});
+  EXPECT_EQ(find(fit, key), nullptr) << key;
+  EXPECT_EQ(std::find(fit.at_prior.begin(), fit.at_prior.end(), key), fit.at_prior.end()) << key;
+}
+
+}  // namespace
+
+TEST(CalibrateRecords, AHorovodRunFitsHorovodsCost) {
+  fits_toward_the_truth(builtin_plan("cosmoflow-coarse@summit"), {32, 8}, {64, 4}, "comm.horovod_call_overhead_us");  // TensorFlow + Horovod
+  left_out(builtin_plan("deepcam-mlperf@perlmutter", 64), 64, 2, "comm.horovod_call_overhead_us");
 }
 
 TEST(CalibrateRecords, ALoaderThatRestartsFitsItsWorkerStart) {
-  MachineProfile prior = calibrated_builtin_profile("summit");
-  MachineProfile truth = prior;
-  truth.io.worker_start_s *= 2;
   const Plan plan = builtin_plan("deepcam-coarse@summit");  // the reference's PyTorch DataLoader
   ASSERT_FALSE(plan.persistent_workers);
-  const std::vector<NamedRecord> runs = {measured_run("a.json", plan, 64, 8, truth), measured_run("b.json", plan, 128, 8, truth)};
-  MachineProfile fitted = prior;
-  const auto fit = fit_records(fitted, runs);
-  const auto* start = find(fit, "io.worker_start_ms");
-  ASSERT_NE(start, nullptr);
-  EXPECT_GT(start->value, prior.io.worker_start_s * 1e3);  // moved toward the truth's
-  for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.02 * o.measured) << o.record << " " << o.quantity;
-  // a loader that keeps its workers leaves the key out of the fit
-  MachineProfile again = prior;
-  const auto f2 = fit_records(again, {measured_run("c.json", builtin_plan("cosmoflow-coarse@summit"), 32, 8, prior)});
-  EXPECT_EQ(find(f2, "io.worker_start_ms"), nullptr);
+  fits_toward_the_truth(plan, {64, 8}, {128, 8}, "io.worker_start_ms");
+  left_out(builtin_plan("cosmoflow-coarse@summit"), 32, 8, "io.worker_start_ms");
 }
 
 TEST(CalibrateRecords, RefusesWhatItCannotFit) {
