@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/nccl_allreduce.hpp"
+
 namespace mrplan {
 
 const char* to_string(AllreduceAlgo a) {
@@ -45,7 +47,10 @@ AllreduceTime best_allreduce(double bytes, int gpus, int gpus_per_node, const Co
   const int gpn = std::min(gpus, std::max(1, gpus_per_node));
   const int nodes = (gpus + gpn - 1) / gpn;
   AllreduceTime best;
-  if (nodes == 1) {
+  if (comm.collectives == Collectives::nccl) {
+    const auto n = nccl_allreduce(bytes, gpus, nodes, intra.bandwidth_Bps, inter.bandwidth_Bps);
+    best = {n.seconds, n.algo == NcclAlgo::tree ? AllreduceAlgo::tree : AllreduceAlgo::ring};
+  } else if (nodes == 1) {
     const double r = ring_allreduce_s(bytes, gpus, intra), t = tree_allreduce_s(bytes, gpus, intra);
     best = r <= t ? AllreduceTime{r, AllreduceAlgo::ring} : AllreduceTime{t, AllreduceAlgo::tree};
   } else {

@@ -23,8 +23,9 @@ double tree_allreduce_s(double bytes, int p, const LinkLevel& link);
 double hierarchical_allreduce_s(double bytes, int nodes, int gpus_per_node, const LinkLevel& intra,
                                 const LinkLevel& inter);
 
-// The fastest of the three for this message and job size, with the profile's fitted
-// bandwidth efficiency and per-call overhead applied.
+// The fastest of the three for this message and job size (an alpha_beta profile), or what NCCL's
+// tuner picks (an nccl profile: model/nccl_allreduce), with the profile's fitted bandwidth
+// efficiency and per-call overhead applied.
 AllreduceTime best_allreduce(double bytes, int gpus, int gpus_per_node, const CommParams& comm);
 
 // A broadcast of `bytes` from one GPU to `gpus` GPUs, the faster of a pipelined binomial tree

@@ -84,9 +84,14 @@ struct NodeSharingParams {
   double step_time_cv = 0.0;
 };
 
+// How an allreduce is priced: Hockney alpha-beta over the links (MPI, mrplan's CPU runs), or NCCL's
+// own tuner model of its algorithms and protocols (GPU machines; model/nccl_allreduce).
+enum class Collectives { alpha_beta, nccl };
+
 struct CommParams {
   LinkLevel intra_node;
   LinkLevel inter_node;
+  Collectives collectives = Collectives::alpha_beta;
   double bandwidth_efficiency = 1.0;  // fitted: achieved / link bandwidth
   double call_overhead_s = 0.0;       // fitted: framework cost per allreduce call (bucket)
   // fitted: the same where a plan's comm.framework is horovod (0: not measured, call_overhead_s holds)

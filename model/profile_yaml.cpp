@@ -160,9 +160,13 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   }
 
   auto cm = f.child("comm");
-  cm.only(keys_under("comm.", {}));
+  cm.only(keys_under("comm.", {"collectives"}));
   for (const char* level : {"intra_node", "inter_node"}) cm.child(level).only(keys_under(fmt::format("comm.{}.", level), {}));
   read_numbers(cm, "comm.", "", m);
+  const auto collectives = cm.text("collectives", "alpha_beta");
+  if (collectives != "alpha_beta" && collectives != "nccl")
+    fail_input(file, "comm.collectives", fmt::format("unknown '{}' (expected alpha_beta or nccl)", collectives));
+  m.comm.collectives = collectives == "nccl" ? Collectives::nccl : Collectives::alpha_beta;
 
   auto io = f.child("io");
   for (const auto& [old_key, new_key] : {std::pair{"pfs", "tiers.pfs"}, std::pair{"nvme_bandwidth_GBps", "tiers.nvme.per_node_bandwidth_GBps"},
@@ -309,6 +313,7 @@ std::string profile_to_yaml(const MachineProfile& profile) {
     e << YAML::EndMap;
   }
   write_numbers(e, "comm.", "", m);
+  if (m.comm.collectives == Collectives::nccl) e << YAML::Key << "collectives" << YAML::Value << "nccl";
   e << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "tiers" << YAML::Value << YAML::BeginMap;

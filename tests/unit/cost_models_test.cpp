@@ -8,6 +8,7 @@
 #include "model/compute_cost.hpp"
 #include "model/io_cost.hpp"
 #include "model/memory_fit.hpp"
+#include "model/nccl_allreduce.hpp"
 #include "model/sync_batchnorm.hpp"
 
 using namespace mrplan;
@@ -35,6 +36,34 @@ TEST(Allreduce, BestIsNoSlowerThanAnyAlgorithm) {
   }
   // small messages are latency bound: a log-depth algorithm wins
   EXPECT_NE(best_allreduce(8, 48, 6, c).algo, AllreduceAlgo::ring);
+}
+TEST(NcclAllreduce, ALargeMessageInANodeTakesTheSimpleRing) {
+  // NCCL 2.8 tuning: base 8.4 us + 2(p-1) NVLink hops of 3.4 us; algorithm bandwidth bus * p / 2(p-1)
+  const auto t = nccl_allreduce(1e9, 8, 1, 100e9, 0);
+  EXPECT_EQ(t.algo, NcclAlgo::ring);
+  EXPECT_EQ(t.protocol, NcclProtocol::simple);
+  EXPECT_NEAR(t.seconds, (8.4 + 14 * 3.4) * 1e-6 + 1e9 * 14 / (8 * 100e9), 1e-12);
+}
+TEST(NcclAllreduce, ASmallMessageAtScaleTakesTheLowLatencyTree) {
+  // 64 nodes of 8: base 4.4 us + 2 (7 NVLink hops x 0.52 x 1.8 + log2(64) network hops x 5.0);
+  // bandwidth bus x 0.9 / 3.8 x 0.5, corrected x 0.9 for 1 kB (64 B x 2^4)
+  const auto t = nccl_allreduce(1024, 512, 64, 100e9, 200e9);
+  EXPECT_EQ(t.algo, NcclAlgo::tree);
+  EXPECT_EQ(t.protocol, NcclProtocol::ll);
+  EXPECT_NEAR(t.seconds, (4.4 + 2 * (7 * 0.52 * 1.8 + 6 * 5.0)) * 1e-6 + 1024 / (200e9 * 0.9 / 3.8 * 0.5 * 0.9), 1e-12);
+}
+TEST(NcclAllreduce, ARingsLatencyGrowsWithItsRanks) {
+  // a bucket of 25 MB on nodes of 8: NCCL's ring, whose 2(p-1) hops make it slower with every node
+  double last = 0;
+  for (int nodes : {2, 4, 8, 16}) {
+    const auto t = nccl_allreduce(25e6, 8 * nodes, nodes, 25e9, 26e9);
+    EXPECT_GT(t.seconds, last) << nodes;
+    last = t.seconds;
+  }
+  CommParams c;
+  c.collectives = Collectives::nccl;
+  c.intra_node.bandwidth_Bps = 50e9, c.inter_node.bandwidth_Bps = 50e9, c.bandwidth_efficiency = 0.5, c.call_overhead_s = 1e-4;
+  EXPECT_DOUBLE_EQ(best_allreduce(25e6, 64, 8, c).seconds, nccl_allreduce(25e6, 64, 8, 25e9, 25e9).seconds + 1e-4);
 }
 TEST(Allreduce, BusBandwidthFollowsNcclTests) {
   // busbw = algbw * 2(p-1)/p

@@ -86,6 +86,7 @@ TEST(StrictInputs, ProfileValuesOutOfRange) {
   EXPECT_EQ(profile_error("transfer_efficiency: 0.41010919", "transfer_efficiency: -3"),
             "m.yaml: convergence.cosmoflow-mrt.transfer_efficiency: expected a number >= -1, got -3");
   EXPECT_EQ(profile_error("prefetch_depth: 2", "prefetch_depth: 2\n  prefetch_depth: 3"), "m.yaml: io.prefetch_depth: given twice in the same map");
+  EXPECT_EQ(profile_error("collectives: nccl", "collectives: gloo"), "m.yaml: comm.collectives: unknown 'gloo' (expected alpha_beta or nccl)");
 }
 
 TEST(StrictInputs, WorkloadNonsense) {
