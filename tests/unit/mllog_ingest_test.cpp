@@ -91,6 +91,7 @@ TEST(MllogIngest, KeepsWhatTheLogSays) {
   EXPECT_EQ(dp.staging, Staging::host_memory);
   EXPECT_DOUBLE_EQ(d.target_value, 0.82);
   EXPECT_FALSE(dp.overlap_comm);  // disable_comm_overlap: true
+  EXPECT_DOUBLE_EQ(dp.bucket_bytes, 220 * 1024.0 * 1024.0);  // and so DeepCAM's implementation's 220 MB buckets
   EXPECT_EQ(dp.batchnorm_group, 1);
   const auto j = load_mllog_file((kLogs / "v2.0/HelmholtzAI/juwelsbooster_gpu_n2048_pytorch1.13/deepcam/result_0.txt").string());
   EXPECT_EQ(plan_from_yaml_text(j.plan_spec).batchnorm_group, 2);  // batchnorm_group_size: 2
@@ -149,6 +150,7 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
             std::string::npos);
   EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}, .framework = {}}).stages[0].gpus, 12);
   EXPECT_FALSE(plan_from_yaml_text(record_from_mllog(line("disable_comm_overlap", 1, "\"true\"") + base, "g.log").plan_spec).overlap_comm);
+  EXPECT_DOUBLE_EQ(plan_from_yaml_text(record_from_mllog(base, "k.log").plan_spec).bucket_bytes, 25e6);  // DDP's default
   EXPECT_EQ(record_from_mllog(line("disable_comm_overlap", 1, "\"maybe\"") + base, "h.log").log_keys.at("disable_comm_overlap"), "\"maybe\"");
   // the reference's hdf5 format is read by a PyTorch DataLoader that starts its workers every epoch
   EXPECT_FALSE(plan_from_yaml_text(record_from_mllog(line("data_format", 1, "\"hdf5\"") + base, "i.log").plan_spec).persistent_workers);
