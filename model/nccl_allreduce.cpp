@@ -25,7 +25,7 @@ int log2_floor(double x) { return x < 1 ? 0 : static_cast<int>(std::floor(std::l
 double algo_bandwidth(NcclAlgo a, NcclProtocol p, int ranks, int nodes, double bus) {
   const double ppn = static_cast<double>(ranks) / nodes;
   if (a == NcclAlgo::ring) {
-    if (p == NcclProtocol::ll) bus /= 4;  // LL moves 8 bytes per 16 (flags), allreduce and multi-node
+    if (p == NcclProtocol::ll) bus /= 4;  // LL: half of each 8-byte line is its flag, and NCCL halves it again
     if (p == NcclProtocol::ll128) bus *= ppn < 2 ? 0.7 : 0.92;
     return bus * ranks / (2.0 * (ranks - 1));  // bus to algorithm bandwidth: 2(p-1) steps of n/p
   }
