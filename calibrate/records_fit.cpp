@@ -91,7 +91,8 @@ std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<
   c.push_back({"compute.inference_factor", p.compute.inference_factor > 0 ? p.compute.inference_factor : 1.0});
   c.push_back({"compute.kernel_overhead_us", std::max(p.compute.kernel_overhead_s * 1e6, 1.0)});
   c.push_back({"comm.bandwidth_efficiency", p.comm.bandwidth_efficiency});
-  c.push_back({"comm.inter_node.alpha_s", std::max(p.comm.inter_node.alpha_s, 1e-6)});
+  if (p.comm.collectives == Collectives::alpha_beta)  // NCCL's model has its own latencies per hop
+    c.push_back({"comm.inter_node.alpha_s", std::max(p.comm.inter_node.alpha_s, 1e-6)});
   c.push_back({"comm.call_overhead_us", std::max(p.comm.call_overhead_s * 1e6, 1.0)});
   if (std::any_of(plans.begin(), plans.end(), [](const Plan& x) { return x.framework == CommFramework::horovod; }))
     c.push_back({"comm.horovod_call_overhead_us", std::max(p.comm.horovod_call_overhead_s * 1e6, 1.0)});
