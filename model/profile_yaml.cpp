@@ -15,6 +15,14 @@ namespace mrplan {
 
 namespace {
 
+const char* to_string(Collectives c) { return c == Collectives::nccl ? "nccl" : "alpha_beta"; }
+
+std::optional<Collectives> collectives_from_string(const std::string& name) {
+  for (auto c : {Collectives::alpha_beta, Collectives::nccl})
+    if (name == to_string(c)) return c;
+  return std::nullopt;
+}
+
 LearningCurve read_curve(const YamlFields& f) {
   f.only({"form", "floor", "amplitude", "scale"});
   LearningCurve c;
@@ -163,10 +171,10 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   cm.only(keys_under("comm.", {"collectives"}));
   for (const char* level : {"intra_node", "inter_node"}) cm.child(level).only(keys_under(fmt::format("comm.{}.", level), {}));
   read_numbers(cm, "comm.", "", m);
-  const auto collectives = cm.text("collectives", "alpha_beta");
-  if (collectives != "alpha_beta" && collectives != "nccl")
-    fail_input(file, "comm.collectives", fmt::format("unknown '{}' (expected alpha_beta or nccl)", collectives));
-  m.comm.collectives = collectives == "nccl" ? Collectives::nccl : Collectives::alpha_beta;
+  const auto collectives = collectives_from_string(cm.text("collectives", to_string(Collectives::alpha_beta)));
+  if (!collectives)
+    fail_input(file, "comm.collectives", fmt::format("unknown '{}' (expected alpha_beta or nccl)", cm.text("collectives", "")));
+  m.comm.collectives = *collectives;
 
   auto io = f.child("io");
   for (const auto& [old_key, new_key] : {std::pair{"pfs", "tiers.pfs"}, std::pair{"nvme_bandwidth_GBps", "tiers.nvme.per_node_bandwidth_GBps"},
@@ -313,7 +321,7 @@ std::string profile_to_yaml(const MachineProfile& profile) {
     e << YAML::EndMap;
   }
   write_numbers(e, "comm.", "", m);
-  if (m.comm.collectives == Collectives::nccl) e << YAML::Key << "collectives" << YAML::Value << "nccl";
+  if (m.comm.collectives != Collectives::alpha_beta) e << YAML::Key << "collectives" << YAML::Value << to_string(m.comm.collectives);
   e << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "tiers" << YAML::Value << YAML::BeginMap;

@@ -89,6 +89,7 @@ std::vector<std::string> depth_warnings(const PreparedPlan& p, const MachineProf
     out.push_back(fmt::format("comm.framework is horovod, but machine '{}' has no comm.horovod_call_overhead_us: each allreduce call is "
                               "priced at its call_overhead_us (calibrate records with Horovod runs fits it)",
                               machine.name));
+  // a worker start fitted to 0 (Cori's rows) is a measurement; only one never fitted is missing
   const bool start_fitted = std::any_of(machine.fitted.begin(), machine.fitted.end(), [](const auto& f) { return f.key == "io.worker_start_ms"; });
   if (!plan.persistent_workers && machine.io.worker_start_s <= 0 && !start_fitted)
     out.push_back(fmt::format("io.persistent_workers is false, but machine '{}' has no io.worker_start_ms: the loader's start at each "
