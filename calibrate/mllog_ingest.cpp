@@ -58,6 +58,7 @@ struct LogFacts {
   std::string status, benchmark, precision, optimizer, platform;
   std::optional<double> learning_rate;
   std::optional<int64_t> global_batch, nodes, per_node, ranks, accumulation, train_samples, eval_samples;
+  int global_batch_line = 0;
   std::optional<int64_t> batchnorm_group;  // the MLPerf HPC DeepCAM reference's batchnorm_group_size
   int batchnorm_group_line = 0;
   std::optional<bool> comm_overlap;        // its disable_comm_overlap, negated
@@ -170,7 +171,10 @@ std::optional<bool> flag_of(const nlohmann::json& v) {
 
 bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
   const auto& k = e.key;
-  if (k == "global_batch_size") f.global_batch = count_of(e, file, 1);
+  if (k == "global_batch_size") {
+    f.global_batch = count_of(e, file, 1);
+    f.global_batch_line = e.line;
+  }
   else if (k == "number_of_nodes") f.nodes = count_of(e, file, 1);
   else if (k == "accelerators_per_node") f.per_node = count_of(e, file, 0);  // 0: a CPU run (the rules allow it)
   else if (k == "number_of_ranks") f.ranks = count_of(e, file, 1);
@@ -232,18 +236,30 @@ std::pair<std::string, bool> metric_of(const LogFacts& f) {
   return {first, false};
 }
 
+// A weak-scaling submission trains many instances at once, each logging its own instance_id; some
+// (NVIDIA's v3.0 DeepCAM) log the whole system's nodes and ranks, not the instance's.
 int gpus_of(const LogFacts& f, const MllogOptions& o, const std::string& file, std::vector<std::string>& warnings) {
   std::optional<int64_t> g;
   if (f.nodes && f.per_node && *f.per_node > 0) g = *f.nodes * *f.per_node;
   if (g && f.ranks && *f.ranks != *g)
     warnings.push_back(fmt::format("number_of_ranks {} differs from number_of_nodes x accelerators_per_node = {}: using the latter", *f.ranks, *g));
   if (!g) g = f.ranks;
-  if (g && o.gpus && *o.gpus != *g)
-    fail_input(file, "number_of_nodes", fmt::format("the log ran on {} GPUs, --gpus says {}", *g, *o.gpus));
+  const bool instance = f.log_keys.count("instance_id") > 0;
+  if (g && o.gpus && *o.gpus != *g) {
+    if (!instance) fail_input(file, "number_of_nodes", fmt::format("the log ran on {} GPUs, --gpus says {}", *g, *o.gpus));
+    warnings.push_back(fmt::format("one instance of a weak-scaling run: {} GPUs from --gpus; the log's {} are the whole system's", *o.gpus, *g));
+    return *o.gpus;
+  }
   if (!g && !o.gpus)
     fail_input(file, "number_of_nodes",
                "the log gives neither number_of_nodes with accelerators_per_node nor number_of_ranks: pass --gpus N");
-  return static_cast<int>(g.value_or(o.gpus.value_or(1)));
+  const int64_t gpus = g.value_or(o.gpus.value_or(1));
+  if (instance && f.global_batch && *f.global_batch < gpus * f.accumulation.value_or(1))
+    fail_input(file, fmt::format("line {}", f.global_batch_line),
+               fmt::format("global_batch_size {} is less than one sample per GPU of the log's {}: this log is one instance of a "
+                           "weak-scaling run (instance_id) whose node count is the whole system's; pass --gpus with the instance's GPUs",
+                           *f.global_batch, gpus));
+  return static_cast<int>(gpus);
 }
 
 ModelRecord model_from_marks(const ModelMarks& m, int gpus_default, const std::string& metric, const std::string& file) {

@@ -11,7 +11,8 @@ namespace mrplan {
 
 struct MllogOptions {
   std::string machine;      // the plan_spec's machine (built-in name or profile YAML); empty: the log's platform
-  std::optional<int> gpus;  // for a log that gives neither number_of_nodes x accelerators_per_node nor number_of_ranks
+  std::optional<int> gpus;  // for a log that gives neither number_of_nodes x accelerators_per_node nor number_of_ranks,
+                            // or one instance of a weak-scaling run whose log gives the whole system's
   std::optional<Precision> precision;  // for a log without precision_mode (what the submitter's code is known to run)
   std::optional<CommFramework> framework;  // the gradient allreduce's library, which no log says (MXNet and TensorFlow submissions run Horovod)
 };

@@ -146,7 +146,7 @@ void register_validate(CLI::App& app) {
     cmd->add_option("logs", *logs, "result logs with :::MLLOG lines")->required();
     cmd->add_option("--out", *out, "folder for the NAME.record.json files")->capture_default_str();
     cmd->add_option("--machine", opt->machine, "machine of the records' plans: built-in name or profile YAML (default: the log's platform)");
-    cmd->add_option("--gpus", *gpus, "GPUs of a log that does not say (no number_of_nodes, no number_of_ranks)")->check(CLI::PositiveNumber);
+    cmd->add_option("--gpus", *gpus, "GPUs of a log that does not say (no number_of_nodes, no number_of_ranks), or of one instance of a weak-scaling run whose log gives the whole system's nodes")->check(CLI::PositiveNumber);
     cmd->add_option_function<std::string>(
            "--precision", [opt](const std::string& p) { opt->precision = p == "amp" ? Precision::amp : Precision::fp32; },
            "precision of a log without precision_mode: what the submitter's code is known to run")

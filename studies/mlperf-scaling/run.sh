@@ -10,13 +10,15 @@ if [ -z "$M" ]; then source studies/prelude.sh; fi
 LOGS=${MLPERF_LOGS:-../shared/mlperf-logs}
 OUT=out/mlperf-scaling
 rm -rf "$OUT" && mkdir -p "$OUT"
-grep -v '^#' studies/mlperf-scaling/systems.txt | while IFS='|' read -r name bench small large compose ingest; do
+# a run's folder: in the repository where it is there (logs not in ../shared), else under $LOGS
+folder() { if [ -d "$1" ]; then echo "$1"; else echo "$LOGS/$1"; fi; }
+grep -v '^#' studies/mlperf-scaling/systems.txt | while IFS='|' read -r name bench small large compose ingest small_only; do
   d="$OUT/$name"
   mkdir -p "$d/small" "$d/large"
   # the prior: the system composed from its parts, as its system JSON lists them (systems.txt)
   eval "$M profile compose --name $name $compose --out $d/prior.yaml" > /dev/null
-  $M ingest-mllog $ingest --machine "$d/prior.yaml" --out "$d/small" "$LOGS/$small/$bench"/result_*.txt > "$d/ingest.txt"
-  $M ingest-mllog $ingest --machine "$d/prior.yaml" --out "$d/large" "$LOGS/$large/$bench"/result_*.txt >> "$d/ingest.txt"
+  $M ingest-mllog $ingest $small_only --machine "$d/prior.yaml" --out "$d/small" "$(folder "$small")/$bench"/result_*.txt > "$d/ingest.txt"
+  $M ingest-mllog $ingest --machine "$d/prior.yaml" --out "$d/large" "$(folder "$large")/$bench"/result_*.txt >> "$d/ingest.txt"
   $M calibrate records --profile "$d/prior.yaml" --out "$d/fitted.yaml" "$d"/small/*.record.json > "$d/calibrate.txt"
   first=$(ls "$d"/large/*.record.json | head -1)
   /usr/bin/python3 -c "import json,sys; open(sys.argv[2],'w').write(json.load(open(sys.argv[1]))['plan_spec'])" "$first" "$d/large-plan.yaml"

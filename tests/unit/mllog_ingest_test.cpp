@@ -111,6 +111,27 @@ TEST(MllogIngest, WhatALogDoesNotSayComesFromTheOptions) {
   EXPECT_EQ(p.precision, Precision::amp);
 }
 
+// NVIDIA's v3.0 DeepCAM instances log the whole system's nodes (256 x 8) beside their own global batch.
+TEST(MllogIngest, AWeakScalingInstanceTakesItsGpusFromTheOption) {
+  const std::string log = line("instance_id", 1, "3") + small_log(line("number_of_nodes", 25, "8"));  // 32 GPUs, global batch 16
+  EXPECT_NE(error_of([&] { record_from_mllog(log, "w.log"); })
+                .find("w.log: line 4: global_batch_size 16 is less than one sample per GPU of the log's 32: this log is one instance"),
+            std::string::npos);
+  const auto r = record_from_mllog(log, "w.log", MllogOptions{.machine = "", .gpus = 8, .precision = {}, .framework = {}});
+  EXPECT_EQ(r.stages[0].gpus, 8);
+  EXPECT_EQ(r.stages[0].single().local_batch, 2);
+  EXPECT_EQ(plan_from_yaml_text(r.plan_spec).stages[0].models[0].gpus, 8);
+  EXPECT_TRUE(std::any_of(r.warnings.begin(), r.warnings.end(), [](const auto& w) { return w.find("the whole system's") != std::string::npos; }));
+  // a log that is no instance keeps its own count
+  EXPECT_NE(error_of([&] { record_from_mllog(small_log(), "n.log", MllogOptions{.machine = "", .gpus = 4, .precision = {}, .framework = {}}); })
+                .find("n.log: number_of_nodes: the log ran on 8 GPUs, --gpus says 4"),
+            std::string::npos);
+  const fs::path eos = fs::path(MRPLAN_SOURCE_DIR) / "studies/mlperf-scaling/logs/v3.0/NVIDIA/results/eos_n256_ngc23.09_pytorch/weak/deepcam/result_0.txt";
+  const auto e = load_mllog_file(eos.string(), MllogOptions{.machine = "", .gpus = 16, .precision = {}, .framework = {}});
+  EXPECT_EQ(e.stages[0].single().local_batch, 8);
+  EXPECT_EQ(e.stages[0].single().per_epoch.size(), 6u);
+}
+
 TEST(MllogIngest, IngestedRecordsValidate) {
   if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
   const auto path = (kLogs / "v1.0/LBNL/perlmutter_256x4_ngc21.09_mxnet/cosmoflow/result_1.txt").string();
