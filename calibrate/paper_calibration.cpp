@@ -230,6 +230,25 @@ FittedParameter log_space_fit(const std::string& key, double value, double se_lo
   return {key, value, value > 0 ? std::abs(value * se_log) : std::numeric_limits<double>::infinity(), source};
 }
 
+// Levenberg-Marquardt over one machine's rows: `apply` sets the parameters x on a copy of the
+// profile, `residual` compares each row's prediction with its point; the fitted x is applied to m.
+template <class Apply, class Residual>
+FitResult fit_rows(MachineProfile& m, const MachineRows& rows, const Eigen::VectorXd& x0, const Eigen::VectorXd& obs, Apply apply,
+                   Residual residual) {
+  const auto n = static_cast<Eigen::Index>(rows.points.size());
+  auto res = [&](const Eigen::VectorXd& x) {
+    MachineProfile p = m;
+    apply(p, x);
+    const auto pr = predict_rows(rows, p);
+    Eigen::VectorXd r(n);
+    for (Eigen::Index i = 0; i < n; ++i) r[i] = residual(pr[i], rows.points[i]);
+    return r;
+  };
+  auto fit = levenberg_marquardt(res, x0, obs);
+  apply(m, fit.params);
+  return fit;
+}
+
 // Peak efficiency of conv3d (CosmoFlow) and conv2d (DeepCAM) kernels and the saturation work, in
 // log space so they stay positive.
 void fit_compute(MachineProfile& m, const MachineRows& rows) {
@@ -240,18 +259,10 @@ void fit_compute(MachineProfile& m, const MachineRows& rows) {
     p.compute.efficiency = {{"conv3d", std::exp(x[0])}, {"conv2d", std::exp(x[1])}};
     p.compute.half_work_flops = std::exp(x[2]);
   };
-  auto res = [&](const Eigen::VectorXd& x) {
-    MachineProfile p = m;
-    apply(p, x);
-    const auto pr = predict_rows(rows, p);
-    Eigen::VectorXd r(n);
-    for (Eigen::Index i = 0; i < n; ++i) r[i] = std::log(pr[i].compute_s) - obs[i];
-    return r;
-  };
   Eigen::VectorXd x0(3);
   x0 << std::log(0.5), std::log(0.5), std::log(1e9);
-  const auto fit = levenberg_marquardt(res, x0, obs);
-  apply(m, fit.params);
+  const auto fit = fit_rows(m, rows, x0, obs, apply,
+                            [](const EpochCost& e, const CalibrationPoint& p) { return std::log(e.compute_s) - std::log(p.compute_s); });
   record_fit(m, log_space_fit("compute.efficiency.conv3d", m.compute.efficiency["conv3d"], fit.std_errors[0], rows.source));
   record_fit(m, log_space_fit("compute.efficiency.conv2d", m.compute.efficiency["conv2d"], fit.std_errors[1], rows.source));
   record_fit(m, log_space_fit("compute.half_work_GFLOP", m.compute.half_work_flops / 1e9, fit.std_errors[2], rows.source));
@@ -320,23 +331,15 @@ void fit_io(MachineProfile& m, const MachineRows& rows) {
     p.io.worker_start_s = x.size() > 3 ? std::exp(x[3]) : 0.0;  // DeepCAM's loaders only (persistent_workers: false)
   };
   auto fit_with = [&](Eigen::Index params) {
-    auto res = [&](const Eigen::VectorXd& x) {
-      MachineProfile p = m;
-      apply(p, x);
-      const auto pr = predict_rows(rows, p);
-      Eigen::VectorXd r(n);
-      for (Eigen::Index i = 0; i < n; ++i) r[i] = pr[i].io_s / rows.points[i].epoch_s - obs[i];
-      return r;
-    };
     Eigen::VectorXd x0(4);
     x0 << std::log(1e-3), 0.0, 0.0, std::log(0.1);
-    return levenberg_marquardt(res, x0.head(params), obs);
+    return fit_rows(m, rows, x0.head(params), obs, apply,
+                    [](const EpochCost& e, const CalibrationPoint& p) { return e.io_s / p.epoch_s - p.io_s / p.epoch_s; });
   };
   auto fit = fit_with(4);
   // below a millisecond the log-space fit is running to its bound, 0: no start-up is pinned, and
   // the other three are fitted without it
-  if (std::exp(fit.params[3]) < 1e-3) fit = fit_with(3);
-  apply(m, fit.params);
+  if (m.io.worker_start_s < 1e-3) fit = fit_with(3);
   record_fit(m, log_space_fit("io.tiers.pfs.per_file_latency_ms", m.io.pfs.per_file_latency_s * 1e3, fit.std_errors[0], rows.source));
   const double u = std::log(m.io.host_decode_Bps / 0.1e9) / std::log(1000.0);  // logistic value
   record_fit(m, {"io.host_decode_GBps", m.io.host_decode_Bps / 1e9,
