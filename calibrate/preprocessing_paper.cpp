@@ -178,7 +178,7 @@ FittedValue fit_claim(const PaperClaim& c, StudyProfiles& ps) {
     set_fit(ps, c.app, f, x);
     // the paper states two significant figures: a bound within 1% of the value meets it
     const double nearest = c.stated <= least ? least : most;
-    return {c.id, f.key, x, std::abs(nearest / c.stated - 1) < 0.01};
+    return {c.id, c.app, f, x, std::abs(nearest / c.stated - 1) < 0.01};
   }
   for (int i = 0; i < 24; ++i) {  // the range's log over 2^24: well under 0.1% of the value
     const double mid = 0.5 * (lo + hi);
@@ -186,7 +186,7 @@ FittedValue fit_claim(const PaperClaim& c, StudyProfiles& ps) {
   }
   const double x = std::exp(0.5 * (lo + hi));
   set_fit(ps, c.app, f, x);
-  return {c.id, f.key, x, true};
+  return {c.id, c.app, f, x, true};
 }
 
 }  // namespace

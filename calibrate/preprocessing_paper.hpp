@@ -99,8 +99,9 @@ struct ClaimPrediction {
 ClaimPrediction predict_claim(const PaperClaim& c, const std::vector<MachineProfile>& profiles);
 
 struct FittedValue {
-  std::string claim, key;
-  double value = 0;      // the key's unit (per_memory_bandwidth: the fraction)
+  std::string claim, app;  // the calibration claim and its application
+  ClaimFit fit;            // the key it fixed, on which machines
+  double value = 0;        // the key's unit (per_memory_bandwidth: the fraction)
   bool reachable = true; // false: the stated value is out of the search range, more than 1% past its nearest end
 };
 struct PreprocessingStudy {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
 #include <filesystem>
 
 #include "calibrate/preprocessing_paper.hpp"
@@ -89,13 +88,10 @@ void print_inputs_and_fits(const PreprocessingStudy& s) {
     in.add({i.key, fmt::format("{}", fmt::join(i.machines, " ")), fmt::format("{:.3g}", i.value), i.source});
   fmt::print("stated by the paper, put in as given:\n{}", in.str());
   TextTable f({"fitted on", "key", "for", "machines", "value", ""});
-  const auto claims = preprocessing_paper_claims();
-  for (const auto& v : s.fits) {
-    const auto& c = *std::find_if(claims.begin(), claims.end(), [&](const PaperClaim& x) { return x.id == v.claim; });
-    f.add({v.claim, v.key + (c.fits->per_memory_bandwidth ? " (x GPU memory bandwidth)" : ""),
-           fit_is_per_application(*c.fits) ? c.app : "both apps", fmt::format("{}", fmt::join(c.fits->machines, " ")),
+  for (const auto& v : s.fits)
+    f.add({v.claim, v.fit.key + (v.fit.per_memory_bandwidth ? " (x GPU memory bandwidth)" : ""),
+           fit_is_per_application(v.fit) ? v.app : "both apps", fmt::format("{}", fmt::join(v.fit.machines, " ")),
            fmt::format("{:.4g}", v.value), v.reachable ? "" : "out of reach: the nearest bound"});
-  }
   fmt::print("\nfitted, one calibration claim each (the rest stays held out):\n{}", f.str());
 }
 

@@ -75,7 +75,7 @@ TEST(PreprocessingPaper, ClaimsAreUniqueAndMostAreHeldOut) {
 // Each fit moves its parameter until its own claim's prediction is what the paper states (where
 // reachable); the parameters settle together, so the earlier ones hold after the later fits.
 TEST(PreprocessingPaper, CalibrationClaimsMeetWhatTheyState) {
-  for (const auto& f : study().fits) EXPECT_TRUE(f.reachable) << f.claim << " " << f.key;
+  for (const auto& f : study().fits) EXPECT_TRUE(f.reachable) << f.claim << " " << f.fit.key;
   for (const auto& r : study().rows)
     if (r.claim.fits) {
       EXPECT_NEAR(r.rel_error, 0.0, 0.02) << r.claim.id;
