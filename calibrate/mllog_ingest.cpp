@@ -174,8 +174,7 @@ bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
   if (k == "global_batch_size") {
     f.global_batch = count_of(e, file, 1);
     f.global_batch_line = e.line;
-  }
-  else if (k == "number_of_nodes") f.nodes = count_of(e, file, 1);
+  } else if (k == "number_of_nodes") f.nodes = count_of(e, file, 1);
   else if (k == "accelerators_per_node") f.per_node = count_of(e, file, 0);  // 0: a CPU run (the rules allow it)
   else if (k == "number_of_ranks") f.ranks = count_of(e, file, 1);
   else if (k == "gradient_accumulation_frequency") f.accumulation = count_of(e, file, 1);
