@@ -321,7 +321,7 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   }
   // DeepCAM's implementations widen DDP's buckets from 25 to 220 MB where batch norm is pooled or
   // the allreduce waits for backward (mlcommons/hpc deepcam train.py; NVIDIA's, with the latter)
-  if (p.batchnorm_group > 1 || (f.comm_overlap && !*f.comm_overlap)) p.bucket_bytes = 220 * 1024.0 * 1024.0;
+  if (p.batchnorm_group > 1 || f.comm_overlap == false) p.bucket_bytes = 220 * 1024.0 * 1024.0;
   // MLPerf HPC submissions stage into node memory, or node-local NVMe where the share does not fit
   if (f.staging_stop) p.staging = Staging::host_memory;
   r.plan_spec = plan_to_yaml(p);

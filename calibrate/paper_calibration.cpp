@@ -224,10 +224,11 @@ std::vector<EpochCost> predict_rows(const MachineRows& rows, const MachineProfil
 
 double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
-// A parameter fitted in log space: its standard error is the value times the log's.
+// A parameter fitted in log space: its standard error is the value times the log's. A value run
+// down to 0 is at its bound: 0 times any error says nothing, so it is unknown, and said so.
 FittedParameter log_space_fit(const std::string& key, double value, double se_log, const std::string& source) {
-  // a value run down to 0 in log space is at its bound: 0 times an infinite error says nothing
-  return {key, value, value > 0 ? std::abs(value * se_log) : std::numeric_limits<double>::infinity(), source};
+  if (value <= 0) return {key, 0.0, std::numeric_limits<double>::infinity(), source + ": at its bound, 0"};
+  return {key, value, std::abs(value * se_log), source};
 }
 
 // Levenberg-Marquardt over one machine's rows: `apply` sets the parameters x on a copy of the
@@ -308,9 +309,7 @@ void fit_comm_jointly(std::vector<MachineProfile*> ms, const std::vector<Machine
     // below a microsecond the log-space fit is running to its bound (0): the rows put DeepCAM's
     // allreduce in the bandwidth, and no cost per bucket is pinned
     if (m.comm.call_overhead_s < 1e-6) m.comm.call_overhead_s = 0;
-    const double ddp_us = m.comm.call_overhead_s * 1e6;
-    record_fit(m, ddp_us > 0 ? log_space_fit("comm.call_overhead_us", ddp_us, fit.std_errors[2 * k], both)
-                             : FittedParameter{"comm.call_overhead_us", 0.0, std::numeric_limits<double>::infinity(), both + ": at its bound, 0"});
+    record_fit(m, log_space_fit("comm.call_overhead_us", m.comm.call_overhead_s * 1e6, fit.std_errors[2 * k], both));
   }
 }
 
@@ -346,9 +345,8 @@ void fit_io(MachineProfile& m, const MachineRows& rows) {
                  delta_method_se(fit.std_errors[1], m.io.host_decode_Bps / 1e9 * std::log(1000.0) * u * (1 - u)), rows.source});
   const double e = m.io.host_to_device_efficiency;
   record_fit(m, {"io.host_to_device_efficiency", e, delta_method_se(fit.std_errors[2], e * (1 - e)), rows.source});
-  const double start_ms = m.io.worker_start_s * 1e3;
-  record_fit(m, start_ms > 0 ? log_space_fit("io.worker_start_ms", start_ms, fit.std_errors[3], rows.source)
-                             : FittedParameter{"io.worker_start_ms", 0.0, std::numeric_limits<double>::infinity(), rows.source + ": at its bound, 0"});
+  // fitted with three parameters, std_errors has no fourth: the start is at its bound, 0
+  record_fit(m, log_space_fit("io.worker_start_ms", m.io.worker_start_s * 1e3, fit.std_errors.size() > 3 ? fit.std_errors[3] : 0.0, rows.source));
 }
 
 }  // namespace

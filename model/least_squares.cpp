@@ -23,16 +23,19 @@ Eigen::VectorXd standard_errors(const Eigen::MatrixXd& J, double rss, Eigen::Ind
   // as many residuals as directions the parameters move them in: a fit through every point has no
   // spread left to say how well it knows them
   if (m <= rank) return Eigen::VectorXd::Constant(n, std::numeric_limits<double>::infinity());
-  Eigen::VectorXd se = Eigen::VectorXd::Zero(n);
+  // (J^T J)^+ from the same decomposition: V diag(1/sigma^2) V^T over the directions J moves
   const double s2 = rss / static_cast<double>(m - rank);
-  Eigen::MatrixXd cov = (J.transpose() * J).completeOrthogonalDecomposition().pseudoInverse() * s2;
-  for (Eigen::Index i = 0; i < n; ++i) se[i] = std::sqrt(std::max(0.0, cov(i, i)));
+  const auto& V = svd.matrixV();
+  Eigen::VectorXd se = Eigen::VectorXd::Zero(n);
+  for (Eigen::Index k = 0; k < sv.size(); ++k)
+    if (sv(k) > tol) se += V.col(k).cwiseAbs2() * (s2 / (sv(k) * sv(k)));
+  se = se.cwiseSqrt();
   // A parameter the residuals do not move (a clamp it sits behind, a run that cannot see it) is
   // not known at all: the pseudo-inverse would call it exact.
   for (Eigen::Index k = 0; k < n; ++k) {
     if (k < sv.size() && sv(k) > tol) continue;
     for (Eigen::Index i = 0; i < n; ++i)
-      if (std::abs(svd.matrixV()(i, k)) > 1e-6) se[i] = std::numeric_limits<double>::infinity();
+      if (std::abs(V(i, k)) > 1e-6) se[i] = std::numeric_limits<double>::infinity();
   }
   return se;
 }

@@ -24,7 +24,7 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     linear = small_s * small["gpus"] / large["gpus"]
     e, le = (pred - large_s) / large_s, (linear - large_s) / large_s
     errs.append(abs(e)), lin_errs.append(abs(le))
-    points.append((name, small["gpus"], small_s, large["gpus"], large_s, pred, linear))
+    points.append((name, small["gpus"], small_s, large["gpus"], large_s, pred, linear, e, le))
     lb = lambda s: s["global_batch"] // s["gpus"]
     rows.append(f"| {name} | {small['gpus']} (local {lb(small)}) | {large['gpus']} (local {lb(large)}) | {small_s:.2f} | {large_s:.2f} "
                 f"| {pred:.2f} | {100 * e:+.1f}% | {linear:.2f} | {100 * le:+.1f}% |")
@@ -35,11 +35,11 @@ print(f"\nmedian |error|: mrplan {100 * statistics.median(errs):.1f}%, linear sc
 
 # predicted vs measured epoch time against GPU count, one panel line per system (gnuplot data blocks)
 with open(os.path.join(out, "scaling.dat"), "w") as f:
-    for name, g1, s1, g2, s2, pred, lin in points:
+    for name, g1, s1, g2, s2, pred, lin, _, _ in points:
         f.write(f"# {name}\n{g1} {s1} {s1} {s1}\n{g2} {s2} {pred} {lin}\n\n\n")
 
 # the larger run's error per pair, mrplan beside linear scaling (a bar chart: on the log-log plot
 # above, 5-10% errors are too small to see)
 with open(os.path.join(out, "errors.dat"), "w") as f:
-    for name, g1, s1, g2, s2, pred, lin in points:
-        f.write(f"{name} {100 * (pred - s2) / s2:.2f} {100 * (lin - s2) / s2:.2f}\n")
+    for name, *_, e, le in points:
+        f.write(f"{name} {100 * e:.2f} {100 * le:.2f}\n")
