@@ -54,6 +54,18 @@ IoFit fit_io(const IoMeasurements& m) {
   return fit;
 }
 
+namespace {
+
+// The mean of repeated passes and its standard error.
+std::pair<double, double> mean_and_std_error(const std::vector<double>& r) {
+  const double n = static_cast<double>(r.size()), mean = std::accumulate(r.begin(), r.end(), 0.0) / std::max(1.0, n);
+  double ss = 0;
+  for (double v : r) ss += (v - mean) * (v - mean);
+  return {mean, n > 1 ? std::sqrt(ss / (n - 1) / n) : 0};
+}
+
+}  // namespace
+
 void apply_io_fit(MachineProfile& p, const IoMeasurements& m, const IoFit& fit, const std::string& source) {
   p.io.pfs.per_file_latency_s = fit.per_file_latency_s;
   p.io.pfs.per_node_bandwidth_Bps = fit.bandwidth_Bps;
@@ -70,18 +82,20 @@ void apply_io_fit(MachineProfile& p, const IoMeasurements& m, const IoFit& fit, 
                       fmt::format("{} (page cache, best of the thread counts: {} threads)", source, fit.page_cache_threads)});
   record_fit(p, {"io.host_decode_Bps", fit.raw_decode_Bps, 0, source + " (the raw reader's work beyond the bytes, then log1p; one thread)"});
   record_fit(p, {"io.host_to_device_Bps", m.copy_bytes_per_s, 0, source + " (host copy of a batch)"});
-  for (const auto& c : m.codecs) {  // mean of the passes, its standard error
-    const auto& r = c.decode_bytes_per_s;
-    const double n = static_cast<double>(r.size()), mean = std::accumulate(r.begin(), r.end(), 0.0) / std::max(1.0, n);
-    double ss = 0;
-    for (double v : r) ss += (v - mean) * (v - mean);
-    const double se = n > 1 ? std::sqrt(ss / (n - 1) / n) : 0;
+  for (const auto& c : m.codecs) {
+    const auto host = mean_and_std_error(c.decode_bytes_per_s);
     auto& rates = p.io.codecs[codec_name(c.codec)];
-    rates.ratio = c.ratio, rates.host_decode_Bps = mean;
+    rates.ratio = c.ratio, rates.host_decode_Bps = host.first;
     rates.output_bytes_per_value = c.codec == Codec::diff ? 2 : 4;  // the differential decoder emits FP16
     const std::string key = fmt::format("io.codecs.{}.", codec_name(c.codec));
     record_fit(p, {key + "ratio", c.ratio, 0, source + " (encoded samples of the dataset)"});
-    record_fit(p, {key + "host_decode_GBps", mean / 1e9, se / 1e9, fmt::format("{} ({} passes, one thread, preprocessing fused)", source, r.size())});
+    record_fit(p, {key + "host_decode_GBps", host.first / 1e9, host.second / 1e9,
+                   fmt::format("{} ({} passes, one thread, preprocessing fused)", source, c.decode_bytes_per_s.size())});
+    if (c.device_decode_bytes_per_s.empty()) continue;
+    const auto device = mean_and_std_error(c.device_decode_bytes_per_s);
+    rates.device_decode_Bps = device.first;
+    record_fit(p, {key + "device_decode_GBps", device.first / 1e9, device.second / 1e9,
+                   fmt::format("{} ({} passes, the kernels alone, preprocessing fused)", source, c.device_decode_bytes_per_s.size())});
   }
 }
 

@@ -18,11 +18,13 @@ struct WarmRate {
   double bytes_per_s = 0;  // all threads together: the files' bytes back from the page cache
 };
 
-// One codec on samples of the dataset (`calibrate io --codec`): its ratio and host decode passes.
+// One codec on samples of the dataset (`calibrate io --codec`): its ratio and decode passes.
 struct CodecMeasurement {
   Codec codec = Codec::lut;
   double ratio = 1;                     // raw bytes on disk / encoded bytes
   std::vector<double> decode_bytes_per_s;  // raw bytes emitted per second, one thread, one per pass
+  std::vector<double> device_decode_bytes_per_s;  // the same on the GPU, kernels only; empty: none here
+  std::string no_device;                           // why it is empty
 };
 
 struct IoMeasurements {

@@ -35,6 +35,12 @@ void calibrate_io(const IoArgs& a) {
     const auto best = *std::max_element(c.decode_bytes_per_s.begin(), c.decode_bytes_per_s.end());
     fmt::print("codec {}: ratio {:.2f}, host decode {:.3f} GB/s of raw samples (best of {} passes, one thread)\n", codec_name(c.codec), c.ratio,
                best / 1e9, c.decode_bytes_per_s.size());
+    if (c.codec == Codec::deflate) continue;
+    if (c.device_decode_bytes_per_s.empty())
+      fmt::print("  device decode: not measured: {}\n", c.no_device);
+    else
+      fmt::print("  device decode {:.1f} GB/s of raw samples (best of {} passes, the kernels alone)\n",
+                 *std::max_element(c.device_decode_bytes_per_s.begin(), c.device_decode_bytes_per_s.end()) / 1e9, c.device_decode_bytes_per_s.size());
   }
   update_profile(a.profile, a.devices_per_node,
                  [&](MachineProfile& p) { apply_io_fit(p, m, fit, fmt::format("calibrate io on {}", a.bench.data_dir)); });
@@ -53,7 +59,7 @@ void register_calibrate_io(CLI::App& cal) {
   c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();
   c->add_option_function<std::vector<std::string>>(
        "--codec", [a](const std::vector<std::string>& names) { for (const auto& n : names) a->bench.codecs.push_back(codec_from_name(n, "--codec")); },
-       "codecs to measure on samples of the data (lut, diff, deflate): ratio and host decode rate -> io.codecs")
+       "codecs to measure on samples of the data (lut, diff, deflate): ratio, host decode rate and, where a GPU is, the device decoders' -> io.codecs")
       ->delimiter(',');
   c->callback([a] { calibrate_io(*a); });
 }

@@ -16,6 +16,7 @@
 
 #include "exec/codec_diff.hpp"
 #include "exec/codec_bytes.hpp"
+#include "exec/codec_diff_layout.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -39,29 +40,36 @@ float round_to_half(float x) {
 }
 
 namespace {
-
-constexpr size_t kHeaderBytes = 28;
 constexpr uint8_t kVersion = 1;
-constexpr int kSegment = 64;  // values a segment covers at most: its base exponent stays local
-enum LineMode : uint8_t { raw_line = 0, constant_line = 1, steps_line = 2 };
-
 using codec_bytes::get;
 using codec_bytes::put;
+}  // namespace
 
-// A step: sign, exponent k above the base, mantissa m: (1 + m/16) 2^(base + k); the codes 0x00 and
-// 0x80 are zero.
-float step_value(uint8_t code, int base) {
-  if ((code & 0x7f) == 0) return 0.f;
-  const int e = base + ((code >> 4) & 7);
-  if (e > -127 && e < 128) {  // a normal float: its bits directly (the decoder's inner loop)
-    const uint32_t u = uint32_t{code & 0x80u} << 24 | static_cast<uint32_t>(e + 127) << 23 | uint32_t{code & 15u} << 19;
-    float v;
-    std::memcpy(&v, &u, 4);
-    return v;
-  }
-  const float v = std::ldexp(1.f + static_cast<float>(code & 15) / 16.f, e);
-  return code & 0x80 ? -v : v;
+namespace diff {
+
+Header read_header(const uint8_t* b, size_t size, SampleShape s, const std::string& where) {
+  if (size < kHeaderBytes || std::memcmp(b, "MDIF", 4) != 0) fail_input(where, "diff", "not a differential sample (no MDIF header)");
+  if (b[4] != kVersion) fail_input(where, "diff", fmt::format("differential version {}, this mrplan reads {}", b[4], kVersion));
+  const Header h{get<uint32_t>(b + 8), get<uint32_t>(b + 20), get<uint32_t>(b + 24), get<uint64_t>(b + 12)};
+  const uint64_t C = h.channels, V = h.voxels, W = h.line;
+  if (C != static_cast<uint64_t>(s.channels) || V != static_cast<uint64_t>(s.voxels) || W != static_cast<uint64_t>(s.line) || W == 0 ||
+      V % W || h.lines != C * (V / W))
+    fail_input(where, "diff", fmt::format("holds {} positions x {} channels in lines of {}, the dataset says {} x {} in lines of {}", V, C, W,
+                                          s.voxels, s.channels, s.line));
+  if (size < kHeaderBytes + 4ull * h.lines) fail_input(where, "diff", "the line offsets run past the sample's bytes (truncated)");
+  return h;
 }
+
+}  // namespace diff
+
+namespace {
+
+constexpr int kSegment = 64;  // values a segment covers at most: its base exponent stays local
+using diff::constant_line;
+using diff::kHeaderBytes;
+using diff::raw_line;
+using diff::step_value;
+using diff::steps_line;
 
 uint8_t step_code(float d, int base) {
   const uint8_t sign = d < 0 ? 0x80 : 0;
@@ -198,14 +206,9 @@ void decode_line(const uint8_t* p, const uint8_t* end, size_t n, const ValuePipe
 
 void DiffCodec::decode(const uint8_t* b, size_t size, SampleShape s, const ValuePipeline& pipe, float* out,
                        const std::string& where) const {
-  if (size < kHeaderBytes || std::memcmp(b, "MDIF", 4) != 0) fail_input(where, "diff", "not a differential sample (no MDIF header)");
-  if (b[4] != kVersion) fail_input(where, "diff", fmt::format("differential version {}, this mrplan reads {}", b[4], kVersion));
-  const uint32_t C = get<uint32_t>(b + 8), W = get<uint32_t>(b + 20), lines = get<uint32_t>(b + 24);
-  const uint64_t V = get<uint64_t>(b + 12);
-  if (C != s.channels || V != static_cast<uint64_t>(s.voxels) || W != s.line || W == 0 || V % W || lines != C * (V / W))
-    fail_input(where, "diff", fmt::format("holds {} positions x {} channels in lines of {}, the dataset says {} x {} in lines of {}", V, C, W,
-                                          s.voxels, s.channels, s.line));
-  if (size < kHeaderBytes + 4ull * lines) fail_input(where, "diff", "the line offsets run past the sample's bytes (truncated)");
+  const diff::Header h = diff::read_header(b, size, s, where);
+  const uint32_t W = h.line, lines = h.lines;
+  const uint64_t V = h.voxels, C = h.channels;
   const uint8_t* body = b + kHeaderBytes + 4ull * lines;
   const uint8_t* end = b + size;
   const uint64_t rows = V / W;

@@ -14,31 +14,66 @@
 
 #include "exec/codec_lut.hpp"
 #include "exec/codec_bytes.hpp"
+#include "exec/codec_lut_layout.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
 
+namespace lut {
+
+namespace {
+constexpr uint8_t kVersion = 1;
+using codec_bytes::get;
+}  // namespace
+
+Header read_header(const uint8_t* b, size_t size, SampleShape shape, const std::string& where) {
+  auto bad = [&](const std::string& why) { fail_input(where, "lut", why); };
+  if (size < kHeaderBytes || std::memcmp(b, "MLUT", 4) != 0) bad("not a lookup-table sample (no MLUT header)");
+  if (b[4] != kVersion) bad(fmt::format("lookup-table version {}, this mrplan reads {}", b[4], kVersion));
+  Header h{b[5], b[6], get<uint32_t>(b + 8), get<uint32_t>(b + 20), get<uint32_t>(b + 24), get<uint64_t>(b + 12)};
+  const auto width_ok = [](uint8_t w) { return w == 1 || w == 2 || w == 4; };
+  if (!width_ok(h.value_key) || (h.group_key && !width_ok(h.group_key))) bad("key widths are not 1, 2 or 4 bytes");
+  if (h.channels != shape.channels || h.voxels != static_cast<uint64_t>(shape.voxels))
+    bad(fmt::format("holds {} voxels x {} channels, the dataset says {} x {}", h.voxels, h.channels, shape.voxels, shape.channels));
+  const uint64_t n = h.voxels * h.channels;
+  if (h.values == 0 || h.values > n || h.groups > h.voxels || (h.group_key != 0) != (h.groups != 0))
+    bad(fmt::format("{} values and {} groups for {} voxels", h.values, h.groups, h.voxels));
+  const uint64_t expected = kHeaderBytes + uint64_t{h.values} * 4 +
+                            (h.group_key ? uint64_t{h.groups} * h.channels * h.value_key + h.voxels * h.group_key : n * h.value_key);
+  if (expected != size) bad(fmt::format("{} bytes where its header needs {} (truncated or damaged)", size, expected));
+  return h;
+}
+
+ValueTable value_table(const uint8_t* b, const Header& h, const ValuePipeline& pipe) {
+  std::vector<float> values(h.values);
+  std::memcpy(values.data(), b + kHeaderBytes, values.size() * 4);
+  if (pipe.check)
+    for (float v : values) pipe.check(v);
+  if (pipe.log1p) pipe.log1p(values.data(), values.size());
+  if (!pipe.shift) return {std::move(values), 0};
+  ValueTable t{std::vector<float>(h.channels * values.size()), values.size()};
+  for (size_t c = 0; c < h.channels; ++c)
+    for (size_t i = 0; i < values.size(); ++i) t.values[c * t.stride + i] = (values[i] - pipe.shift[c]) * pipe.scale[c];
+  return t;
+}
+
+}  // namespace lut
+
 namespace {
 
-constexpr size_t kHeaderBytes = 28;
-constexpr uint8_t kVersion = 1;
+using lut::Header;
+using lut::kHeaderBytes;
+using lut::kVersion;
 
 uint8_t key_width(size_t count) { return count <= 256 ? 1 : count <= 65536 ? 2 : 4; }
 
 void put_key(uint8_t* at, uint8_t width, uint32_t key) { std::memcpy(at, &key, width); }  // little-endian hosts
 
-using codec_bytes::get;
 using codec_bytes::put;
 
 uint32_t index_of(const std::vector<uint32_t>& sorted, uint32_t v) {
   return static_cast<uint32_t>(std::lower_bound(sorted.begin(), sorted.end(), v) - sorted.begin());
 }
-
-struct Header {
-  uint8_t value_key = 0, group_key = 0;
-  uint32_t channels = 0, values = 0, groups = 0;
-  uint64_t voxels = 0;
-};
 
 class LutCodec final : public SampleCodec {
  public:
@@ -92,24 +127,6 @@ std::vector<uint8_t> LutCodec::encode(const float* sample, SampleShape shape) co
   return out;
 }
 
-Header read_header(const uint8_t* b, size_t size, SampleShape shape, const std::string& where) {
-  auto bad = [&](const std::string& why) { fail_input(where, "lut", why); };
-  if (size < kHeaderBytes || std::memcmp(b, "MLUT", 4) != 0) bad("not a lookup-table sample (no MLUT header)");
-  if (b[4] != kVersion) bad(fmt::format("lookup-table version {}, this mrplan reads {}", b[4], kVersion));
-  Header h{b[5], b[6], get<uint32_t>(b + 8), get<uint32_t>(b + 20), get<uint32_t>(b + 24), get<uint64_t>(b + 12)};
-  const auto width_ok = [](uint8_t w) { return w == 1 || w == 2 || w == 4; };
-  if (!width_ok(h.value_key) || (h.group_key && !width_ok(h.group_key))) bad("key widths are not 1, 2 or 4 bytes");
-  if (h.channels != shape.channels || h.voxels != static_cast<uint64_t>(shape.voxels))
-    bad(fmt::format("holds {} voxels x {} channels, the dataset says {} x {}", h.voxels, h.channels, shape.voxels, shape.channels));
-  const uint64_t n = h.voxels * h.channels;
-  if (h.values == 0 || h.values > n || h.groups > h.voxels || (h.group_key != 0) != (h.groups != 0))
-    bad(fmt::format("{} values and {} groups for {} voxels", h.values, h.groups, h.voxels));
-  const uint64_t expected = kHeaderBytes + uint64_t{h.values} * 4 +
-                            (h.group_key ? uint64_t{h.groups} * h.channels * h.value_key + h.voxels * h.group_key : n * h.value_key);
-  if (expected != size) bad(fmt::format("{} bytes where its header needs {} (truncated or damaged)", size, expected));
-  return h;
-}
-
 template <class K>
 uint32_t key_at(const uint8_t* p, size_t i) {
   K k;
@@ -123,23 +140,14 @@ uint32_t key_at(const uint8_t* p, size_t i, uint8_t width) {
 
 void LutCodec::decode(const uint8_t* b, size_t size, SampleShape shape, const ValuePipeline& pipe, float* out,
                       const std::string& where) const {
-  const Header h = read_header(b, size, shape, where);
+  const Header h = lut::read_header(b, size, shape, where);
   const size_t V = h.voxels, C = h.channels;
-  std::vector<float> values(h.values);
-  std::memcpy(values.data(), b + kHeaderBytes, values.size() * 4);
-  if (pipe.check)
-    for (float v : values) pipe.check(v);
-  if (pipe.log1p) pipe.log1p(values.data(), values.size());
-  // per channel: the preprocessed value of each key (min-max differs per channel)
-  std::vector<float> table(pipe.shift ? C * values.size() : values.size());
-  for (size_t c = 0; c < (pipe.shift ? C : 1); ++c)
-    for (size_t i = 0; i < values.size(); ++i)
-      table[c * values.size() + i] = pipe.shift ? (values[i] - pipe.shift[c]) * pipe.scale[c] : values[i];
+  const auto table = lut::value_table(b, h, pipe);
   const auto value = [&](size_t c, uint32_t key) {
     if (key >= h.values) fail_input(where, "lut", fmt::format("value key {} beyond the table's {} values", key, h.values));
-    return table[(pipe.shift ? c * values.size() : 0) + key];
+    return table.values[c * table.stride + key];
   };
-  const uint8_t* p = b + kHeaderBytes + values.size() * 4;
+  const uint8_t* p = lut::keys_of(b, h);
   if (!h.group_key) {
     for (size_t v = 0; v < V; ++v)
       for (size_t c = 0; c < C; ++c) out[c * V + v] = value(c, key_at(p, v * C + c, h.value_key));

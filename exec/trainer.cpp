@@ -407,7 +407,11 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   RunContext ctx{plan,   o,   world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks, nullptr, epoch_work(plan, spec)};
   const char* codec = codec_name(stored_codec(ctx, state.stage));
-  if (!state.record.provenance.contains("data_codec")) state.record.provenance["data_codec"] = codec;
+  if (!state.record.provenance.contains("data_codec")) {
+    state.record.provenance["data_codec"] = codec;
+    if (plan.decoder == DecoderPlace::device)  // the loader hands host batches (docs/codecs.md)
+      state.record.warnings.push_back("io.decoder: device: `run` decodes on the host; the device decoders are timed by `calibrate io --codec`");
+  }
   if (rank == 0 && !o.quiet)
     fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,
                ranks, facts.platform, dev.str(), threads, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");

@@ -336,6 +336,32 @@ TEST(IoFit, RecoversLatencyAndBandwidthOfColdReads) {
   EXPECT_NE(error_of([&] { fit_io(m); }).find("2x apart"), std::string::npos);
 }
 
+TEST(IoFit, CodecRatesAreTheMeanOfThePassesWithTheirStandardError) {
+  IoMeasurements m;
+  for (double b : {1e5, 1e6, 4e6, 3.2e7}) m.cold.push_back({b, 2e-3 + b / 5e8});
+  m.warm = {{1, 2e9}};
+  m.reader_bytes_per_s = 0.5e9, m.decode_bytes_per_s = 1e9, m.copy_bytes_per_s = 5e9;
+  m.codecs.push_back({Codec::lut, 4, {1e9, 2e9, 3e9}, {}, "no GPU here"});
+  m.codecs.push_back({Codec::diff, 3, {1e9}, {100e9, 110e9, 120e9}, ""});
+  MachineProfile p;
+  apply_io_fit(p, m, fit_io(m), "test");
+  const auto& lut = p.io.codecs.at("lut");
+  EXPECT_DOUBLE_EQ(lut.host_decode_Bps, 2e9);
+  EXPECT_EQ(lut.device_decode_Bps, 0);  // not measured: left unknown, so a plan decoding there is refused
+  EXPECT_DOUBLE_EQ(p.io.codecs.at("diff").device_decode_Bps, 110e9);
+  EXPECT_EQ(p.io.codecs.at("diff").output_bytes_per_value, 2);
+  const auto fitted = [&](const std::string& key) {
+    for (const auto& f : p.fitted)
+      if (f.key == key) return f;
+    ADD_FAILURE() << key << " not fitted";
+    return FittedParameter{};
+  };
+  EXPECT_NEAR(fitted("io.codecs.lut.host_decode_GBps").std_error, std::sqrt(1.0 / 3), 1e-12);  // sd 1 GB/s over 3 passes
+  EXPECT_NEAR(fitted("io.codecs.diff.device_decode_GBps").value, 110, 1e-9);
+  EXPECT_NEAR(fitted("io.codecs.diff.device_decode_GBps").std_error, 10 / std::sqrt(3.0), 1e-9);
+  for (const auto& f : p.fitted) EXPECT_NE(f.key, "io.codecs.lut.device_decode_GBps");
+}
+
 #include "calibrate/convergence_fit.hpp"
 #include "model/learning_curve.hpp"
 
