@@ -95,7 +95,7 @@ void register_predict(CLI::App& app) {
   add_plan_edit_options(cmd, *edits);
   cmd->callback([plan, json, machine, gpus, per_epoch, keep, samples, seed, edits] {
     Plan p = with_keep(edited(load_plan(*plan), *edits), *keep);
-    if (*gpus > 0) p = plan_at_gpus(p, *gpus, p.scaling);
+    if (*gpus > 0) p = plan_at_gpus(p, *gpus);
     const auto m = edited(machine_for(p, *machine), *edits);
     auto r = simulate(p, m);
     if (*samples > 0) add_spread(r, p, m, *samples, *seed);

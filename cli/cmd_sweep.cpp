@@ -121,7 +121,7 @@ void register_sweep(CLI::App& app) {
     print_summary(pts, to_string(plan.method));
     for (const auto& n : notes) fmt::print("note: {}\n", n);
     for (int g : spec.gpus)  // where the prediction is out of its depth, at each GPU count swept
-      for (const auto& w : simulate(plan_at_gpus(plan, g, plan.scaling), machine).warnings)
+      for (const auto& w : simulate(plan_at_gpus(plan, g), machine).warnings)
         fmt::print("warning ({} GPUs): {}\n", g, w);
     fmt::print("{} points in {:.3f} s\n", pts.size(), secs);
     if (!o->csv.empty()) write_output(o->csv, sweep_csv(pts), "CSV file");

@@ -50,7 +50,9 @@ void add_keep_option(CLI::App* cmd, std::string& keep, const std::string& help) 
 }
 
 Plan with_keep(Plan plan, const std::string& keep) {
-  if (!keep.empty()) plan.scaling = keep == "global" ? Scaling::strong : Scaling::weak;
+  if (keep.empty()) return plan;
+  plan.scaling = keep == "global" ? Scaling::strong : Scaling::weak;
+  for (auto& st : plan.stages) st.scaling.reset();  // the command line says it for every stage
   return plan;
 }
 

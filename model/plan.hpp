@@ -78,6 +78,7 @@ struct Stage {
   std::string name;
   std::vector<ModelRun> models;  // one, or several trained concurrently on split GPUs (MRMF)
   Handoff handoff;
+  std::optional<Scaling> scaling;  // this stage's own, over the plan's (the MRT paper's DeepCAM: docs/plan-format.md)
 
   int gpus() const;          // over all its models
   int global_batch() const;  // over all its models

@@ -9,9 +9,10 @@
 
 namespace mrplan {
 
-Plan plan_at_gpus(const Plan& plan, int gpus, Scaling scaling) {
+Plan plan_at_gpus(const Plan& plan, int gpus, std::optional<Scaling> all) {
   Plan p = plan;
   for (auto& st : p.stages) {
+    const Scaling scaling = all.value_or(st.scaling.value_or(plan.scaling));
     // concurrent models keep their share of the stage's GPUs
     const int before = st.gpus();
     int given = 0;

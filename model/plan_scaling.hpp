@@ -5,8 +5,9 @@
 
 namespace mrplan {
 
-// Throws InputError when a model's share comes to no GPU, or when strong scaling cannot split a
-// global batch evenly over the new share.
-Plan plan_at_gpus(const Plan& plan, int gpus, Scaling scaling);
+// Each stage keeps what its own `scaling` says, else the plan's; `all` overrides both (the
+// optimizer, which sets every batch itself). Throws InputError when a model's share comes to no
+// GPU, or when strong scaling cannot split a global batch evenly over the new share.
+Plan plan_at_gpus(const Plan& plan, int gpus, std::optional<Scaling> all = std::nullopt);
 
 }  // namespace mrplan

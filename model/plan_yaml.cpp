@@ -198,11 +198,17 @@ Handoff read_handoff(const YamlFields& f) {
   return h;
 }
 
+Scaling read_scaling(const YamlFields& f, const std::string& name) {
+  const auto s = scaling_from_string(name);
+  if (!s) fail_input(f.file(), f.key_path("scaling"), fmt::format("unknown scaling '{}' (expected strong: keep the global batch, or weak: keep the local batch)", name));
+  return *s;
+}
+
 Stage read_stage(const YamlFields& f, size_t index) {
   Stage s;
   s.name = f.text("name", fmt::format("stage{}", index + 1));
   if (f.has("models")) {
-    f.only({"name", "gpus", "models", "handoff", "optimizer", "learning_rate", "warmup_epochs", "lr_decay"});
+    f.only({"name", "gpus", "models", "handoff", "optimizer", "learning_rate", "warmup_epochs", "lr_decay", "scaling"});
     const auto defaults = read_training(f, {});
     const auto list = f.list("models");
     if (list.empty()) fail_input(f.file(), f.key_path("models"), "a stage needs at least one model");
@@ -226,13 +232,14 @@ Stage read_stage(const YamlFields& f, size_t index) {
     }
   } else {
     f.only({"name", "resolution", "gpus", "local_batch", "global_batch", "optimizer", "learning_rate", "warmup_epochs",
-            "lr_decay", "transfer", "stop", "handoff"});
+            "lr_decay", "transfer", "stop", "handoff", "scaling"});
     ModelRun m = read_model(f, {});
     m.name = s.name;
     m.from_previous = f.boolean("transfer", true);
     s.models.push_back(std::move(m));
   }
   s.handoff = read_handoff(f);
+  if (f.has("scaling")) s.scaling = read_scaling(f, f.text("scaling"));
   return s;
 }
 
@@ -252,10 +259,7 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
     p.workload_options.width = w.positive("width", 1.0);
   }
   p.machine = f.text("machine");
-  const auto scaling = f.text("scaling", "strong");
-  if (!scaling_from_string(scaling))
-    fail_input(file, "scaling", fmt::format("unknown scaling '{}' (expected strong: keep the global batch, or weak: keep the local batch)", scaling));
-  p.scaling = *scaling_from_string(scaling);
+  p.scaling = read_scaling(f, f.text("scaling", "strong"));
   const auto method = f.text("method", "baseline");
   const auto m = method_from_string(method);
   if (!m) fail_input(file, "method", fmt::format("unknown method '{}' (expected baseline, mrt or mrmf)", method));
@@ -381,6 +385,7 @@ void emit_stage(YAML::Emitter& e, const Stage& s) {
     if (!s.handoff.split_after.empty()) e << YAML::Key << "split_after" << YAML::Value << s.handoff.split_after;
     e << YAML::EndMap << YAML::EndMap;
   }
+  if (s.scaling) e << YAML::Key << "scaling" << YAML::Value << to_string(*s.scaling);  // written only when set
   e << YAML::EndMap;
 }
 

@@ -31,7 +31,7 @@ Plan builtin_plan(const std::string& name, int gpus) {
   p.machine = name.substr(at + 1);
   p.name = name;
   p.source_file = "builtin:" + name;
-  return gpus > 0 ? plan_at_gpus(p, gpus, p.scaling) : p;
+  return gpus > 0 ? plan_at_gpus(p, gpus) : p;
 }
 
 }  // namespace mrplan

@@ -119,7 +119,7 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
     for (const auto& f : splits) configs.push_back({g, f});
   std::vector<PreparedPlan> prepared(configs.size()), baselines(configs.size());
   for (size_t c = 0; c < configs.size(); ++c) {
-    const Plan moved = plan_at_gpus(plan, configs[c].gpus, plan.scaling);
+    const Plan moved = plan_at_gpus(plan, configs[c].gpus);
     prepared[c] = prepare(configs[c].split ? plan_with_split(moved, *configs[c].split) : moved, machine);
     if (staged) baselines[c] = prepare(baseline_of(moved), machine);
   }

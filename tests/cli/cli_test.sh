@@ -99,6 +99,10 @@ expect_error "unknown staging 'tape'" optimize cosmoflow@summit --staging none,t
 expect_error "command line: io.staging: 'device_memory' keeps encoded samples on the GPU" optimize cosmoflow@summit --staging device_memory
 expect_error "io.codecs.lut: the profile has no rates for codec 'lut'" optimize cosmoflow@perlmutter --codecs lut:device --samples 0
 
+# a stage that scales otherwise than its plan (the paper's DeepCAM coarse stage keeps global 512), and --keep over it
+"$MRPLAN" predict deepcam-mrt@summit --gpus 128 | grep -q "^coarse .* 128 *4 *512 " || fail "deepcam-mrt's coarse stage does not keep its global batch"
+"$MRPLAN" predict deepcam-mrt@summit --gpus 128 --keep local | grep -q "^coarse .* 128 *8 *1024 " || fail "--keep local does not override a stage's scaling"
+
 # the built-ins a newcomer can name, MLPerf's reference plans among them
 "$MRPLAN" list > "$tmp/list.txt"
 for name in cosmoflow-mlperf@MACHINE deepcam-mlperf@MACHINE perlmutter cosmoflow-mlperf; do

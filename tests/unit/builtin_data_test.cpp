@@ -67,11 +67,14 @@ TEST(BuiltinData, ScalingKeepsTheGlobalOrTheLocalBatch) {
   const Plan cosmo = builtin_plan("cosmoflow-mrt@summit", 64);
   EXPECT_EQ(cosmo.scaling, Scaling::strong);
   for (const auto& s : cosmo.stages) EXPECT_EQ(s.gpus() * s.models[0].local_batch, 256);
-  const Plan deepcam = builtin_plan("deepcam-mrt@summit", 128);
+  const Plan deepcam = builtin_plan("deepcam-mrt@summit", 128);  // the paper's: coarse keeps 512, dense its local 2
   EXPECT_EQ(deepcam.scaling, Scaling::weak);
-  EXPECT_EQ(deepcam.stages[0].models[0].local_batch, 8);
+  EXPECT_EQ(deepcam.stages[0].scaling, Scaling::strong);
+  EXPECT_EQ(deepcam.stages[0].models[0].local_batch, 4);
   EXPECT_EQ(deepcam.stages[1].models[0].local_batch, 2);
   EXPECT_EQ(deepcam.stages[1].gpus(), 128);
+  const Plan all_weak = plan_at_gpus(builtin_plan("deepcam-mrt@summit"), 128, Scaling::weak);  // the optimizer's: every local batch kept
+  EXPECT_EQ(all_weak.stages[0].models[0].local_batch, 8);
   const Plan mrmf = builtin_plan("cosmoflow-mrmf@summit", 64);  // each fusion model: half the GPUs, global 128
   EXPECT_EQ(mrmf.stages[0].models[0].gpus, 32);
   EXPECT_EQ(mrmf.stages[0].models[0].local_batch, 4);

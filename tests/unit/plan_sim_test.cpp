@@ -55,6 +55,27 @@ TEST(Plan, YamlRoundTrip) {
   EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(plan_from_yaml_text(precise, "p.yaml")), "again.yaml").precise_bn_batches, 16);
 }
 
+// A stage's own scaling wins over the plan's when the plan moves; --keep (with_keep) and the
+// optimizer's forced scaling win over both.
+TEST(Plan, AStageMayScaleOtherwiseThanItsPlan) {
+  std::string text = kPlan;
+  text.replace(text.find("gpus: 32, local_batch: 8, stop: {s"), 34, "gpus: 32, local_batch: 8, scaling: weak, stop: {s");
+  const Plan a = plan_from_yaml_text(text, "p.yaml");
+  EXPECT_EQ(a.scaling, Scaling::strong);
+  EXPECT_EQ(a.stages[0].scaling, Scaling::weak);
+  EXPECT_FALSE(a.stages[1].scaling.has_value());
+  const Plan b = plan_from_yaml_text(plan_to_yaml(a), "again.yaml");
+  EXPECT_EQ(b.stages[0].scaling, Scaling::weak);
+  EXPECT_EQ(plan_to_yaml(plan_from_yaml_text(kPlan, "p.yaml")).find("scaling"), std::string::npos);  // written only when set
+  const Plan moved = plan_at_gpus(a, 64);
+  EXPECT_EQ(moved.stages[0].models[0].local_batch, 8);  // weak: the local batch
+  EXPECT_EQ(moved.stages[1].models[0].local_batch, 4);  // the plan's strong: global 256
+  EXPECT_EQ(plan_at_gpus(a, 64, Scaling::strong).stages[0].models[0].local_batch, 4);
+  text.replace(text.find("scaling: weak"), 13, "scaling: both");
+  EXPECT_EQ(error_of([&] { plan_from_yaml_text(text, "p.yaml"); }),
+            "p.yaml: stages[0].scaling: unknown scaling 'both' (expected strong: keep the global batch, or weak: keep the local batch)");
+}
+
 TEST(Plan, BuiltinPlansRoundTripAndPredict) {
   for (const auto& app : builtin_plan_names())
     for (const auto& m : {"summit", "cori-gpu", "perlmutter"}) {
