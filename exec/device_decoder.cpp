@@ -43,6 +43,9 @@ struct Grown {
   }
 };
 
+// Where a table goes after `n` bytes: the next 4-byte boundary.
+size_t table_offset(size_t n) { return (n + 3) / 4 * 4; }
+
 }  // namespace
 
 std::string device_decoding_unavailable() {
@@ -75,7 +78,7 @@ struct DeviceDecoder::State {
   // where the bytes are there. From pinned memory (a loader's own buffers) the copy runs at the
   // link's rate; from pageable memory the driver stages it.
   uint8_t* upload(const uint8_t* p, size_t n, const float* table = nullptr, size_t floats = 0) {
-    const size_t table_at = (n + 3) / 4 * 4;
+    const size_t table_at = table_offset(n);
     uint8_t* d = bytes.at_least(table_at + floats * sizeof(float));
     check(cudaEventRecord(start, stream), "cudaEventRecord");
     check(cudaMemcpyAsync(d, p, n, cudaMemcpyHostToDevice, stream), "copying the sample to the GPU");
@@ -88,7 +91,7 @@ struct DeviceDecoder::State {
     last.copied_bytes = table_at + floats * sizeof(float);
     return d;
   }
-  static const float* table_of(const uint8_t* d, size_t n) { return reinterpret_cast<const float*>(d + (n + 3) / 4 * 4); }
+  static const float* table_of(const uint8_t* d, size_t n) { return reinterpret_cast<const float*>(d + table_offset(n)); }
   DeviceStatus* fresh_status() {
     const DeviceStatus clear{0, 0, INFINITY, -INFINITY};
     DeviceStatus* d = status.at_least(1);
