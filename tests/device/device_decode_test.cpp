@@ -190,3 +190,42 @@ TEST(DeviceDecoder, DamagedSamplesAndRefusedValuesGiveTheHostDecodersMessages) {
   EXPECT_FALSE(device_error(diff, count, line, {}).empty());
   EXPECT_EQ(device_error(diff, count, line, {}), error_of([&] { on_host(Codec::diff, count, line, {}); }));
 }
+
+// Damaged bytes anywhere: the device decoder gives the host decoder's values, or its message;
+// under compute-sanitizer no kernel reads past the sample.
+TEST(DeviceDecoder, RandomDamageEndsAsOnTheHost) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(11);
+  const SampleShape cube{4096, 4};
+  const auto lut_bytes = make_codec(Codec::lut)->encode(counts(cube.voxels, 4, 300, 5, true).data(), cube);
+  const SampleShape lines{16 * 96, 2, 96};
+  std::vector<float> field(static_cast<size_t>(lines.voxels * lines.channels));
+  for (size_t i = 0; i < field.size(); ++i)
+    field[i] = 280.f + 5.f * std::sin(static_cast<float>(i % 192) * 0.05f) + (i % 997 == 0 ? 50.f : 0.f);
+  const auto diff_bytes = make_codec(Codec::diff)->encode(field.data(), lines);
+  const float shift[2] = {270, 260}, scale[2] = {0.05f, 0.02f};
+  ValuePipeline deepcam;  // checked, min-max, FP16
+  deepcam.check = [](float v) {
+    if (!std::isfinite(v)) fail_input("c.h5", "climate/data", "row 0 holds NaN or infinity");
+  };
+  deepcam.shift = shift, deepcam.scale = scale, deepcam.half = true;
+  for (const auto& [c, good, s, pipe] :
+       {std::tuple{Codec::lut, lut_bytes, cube, counts_pipeline()}, std::tuple{Codec::diff, diff_bytes, lines, deepcam}}) {
+    DeviceDecoder d(c);
+    DeviceFloats out(static_cast<size_t>(s.voxels * s.channels));
+    int refused = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+      auto bytes = good;
+      for (int k = 0; k < 1 + trial % 3; ++k) bytes[rng() % bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+      if (trial % 10 == 0) bytes.resize(rng() % bytes.size());
+      const std::string host = error_of([&] { on_host(c, bytes, s, pipe); });
+      const std::string device = error_of([&] { d.decode(bytes.data(), bytes.size(), s, pipe, out.data(), "sample"); });
+      EXPECT_EQ(device, host) << codec_name(c) << " trial " << trial;
+      if (host.empty()) {
+        EXPECT_TRUE(same_bits(out.to_host(), on_host(c, bytes, s, pipe))) << codec_name(c) << " trial " << trial;
+      }
+      refused += !host.empty();
+    }
+    EXPECT_GT(refused, 30) << codec_name(c);  // the damage reaches the checks, not only the values
+  }
+}
