@@ -116,10 +116,11 @@ struct DeviceDecoder::State {
   }
 };
 
-DeviceDecoder::DeviceDecoder(Codec c) : s_(std::make_unique<State>()) {
+DeviceDecoder::DeviceDecoder(Codec c, int device) : s_(std::make_unique<State>()) {
   s_->codec = c;
   s_->host = make_codec(c);  // InputError for raw and deflate
   if (const auto why = device_decoding_unavailable(); !why.empty()) throw std::runtime_error("device decoder: " + why);
+  if (device >= 0) check(cudaSetDevice(device), "cudaSetDevice");
   check(cudaGetDevice(&s_->device), "cudaGetDevice");
   check(cudaStreamCreateWithFlags(&s_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   for (auto* e : {&s_->start, &s_->copied, &s_->done}) check(cudaEventCreate(e), "cudaEventCreate");

@@ -18,9 +18,9 @@ std::string device_decoding_unavailable();
 
 class DeviceDecoder {
  public:
-  // On the current GPU; InputError for raw and deflate (HDF5 reads them), std::runtime_error with
-  // device_decoding_unavailable()'s reason where it is not empty.
-  explicit DeviceDecoder(Codec c);
+  // On CUDA device `device` (-1: the current one); InputError for raw and deflate (HDF5 reads
+  // them), std::runtime_error with device_decoding_unavailable()'s reason where it is not empty.
+  explicit DeviceDecoder(Codec c, int device = -1);
   ~DeviceDecoder();
   DeviceDecoder(const DeviceDecoder&) = delete;
   DeviceDecoder& operator=(const DeviceDecoder&) = delete;

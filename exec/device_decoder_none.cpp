@@ -12,7 +12,7 @@ std::string device_decoding_unavailable() {
 
 struct DeviceDecoder::State {};
 
-DeviceDecoder::DeviceDecoder(Codec c) {
+DeviceDecoder::DeviceDecoder(Codec c, int) {
   make_codec(c);  // InputError for raw and deflate, as with the kernels
   throw std::runtime_error("device decoder: " + device_decoding_unavailable());
 }

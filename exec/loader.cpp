@@ -29,18 +29,20 @@ Batch BatchPool::take(const std::vector<int64_t>& x_shape, const std::vector<int
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& b : batches_)
     if (b.x.sizes() == c10::IntArrayRef(x_shape) && b.y.sizes() == c10::IntArrayRef(y_shape) && free(b.x) && free(b.y)) return b;
-  Batch b{torch::empty(x_shape), torch::empty(y_shape)};
+  Batch b{torch::empty(x_shape), torch::empty(y_shape), {}};
   if (batches_.size() < capacity_) batches_.push_back(b);
   return b;
 }
 
-Prefetcher::Prefetcher(const SampleStore& store, std::vector<int64_t> ids, int batch, int depth, bool keep_partial, BatchPool* pool)
+Prefetcher::Prefetcher(const SampleStore& store, std::vector<int64_t> ids, int batch, int depth, bool keep_partial, BatchPool* pool,
+                       bool encoded)
     : store_(store),
       ids_(std::move(ids)),
       batch_(batch),
       depth_(std::max(1, depth)),
       keep_partial_(keep_partial),
       pool_(pool),
+      encoded_(encoded && store.preprocesses()),
       thread_([this] { run(); }) {}
 
 Prefetcher::~Prefetcher() {
@@ -61,11 +63,18 @@ void Prefetcher::run() {
       std::vector<int64_t> xs{n}, ys{n};
       xs.insert(xs.end(), store_.sample_shape().begin(), store_.sample_shape().end());
       ys.insert(ys.end(), store_.label_shape().begin(), store_.label_shape().end());
-      Batch b = pool_ && n == static_cast<int64_t>(bsz) ? pool_->take(xs, ys) : Batch{torch::empty(xs), torch::empty(ys)};
-      float* x = b.x.data_ptr<float>();
-      float* y = b.y.data_ptr<float>();
-      for (int64_t i = 0; i < n; ++i) store_.read(ids_[start + static_cast<size_t>(i)], x + i * per, y + i * store_.label_size());
-      if (store_.layout().normalise == Normalise::log1p && !store_.preprocesses()) b.x.log1p_();
+      Batch b;
+      if (encoded_) {
+        b.y = torch::empty(ys);
+        for (int64_t i = 0; i < n; ++i)
+          b.encoded.push_back(store_.read_encoded(ids_[start + static_cast<size_t>(i)], b.y.data_ptr<float>() + i * store_.label_size()));
+      } else {
+        b = pool_ && n == static_cast<int64_t>(bsz) ? pool_->take(xs, ys) : Batch{torch::empty(xs), torch::empty(ys), {}};
+        float* x = b.x.data_ptr<float>();
+        float* y = b.y.data_ptr<float>();
+        for (int64_t i = 0; i < n; ++i) store_.read(ids_[start + static_cast<size_t>(i)], x + i * per, y + i * store_.label_size());
+        if (store_.layout().normalise == Normalise::log1p && !store_.preprocesses()) b.x.log1p_();
+      }
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return stop_ || static_cast<int>(queue_.size()) < depth_; });
       if (stop_) return;

@@ -24,6 +24,7 @@ std::vector<int64_t> restricted_shuffle(int64_t n_train, int rank, int ranks, in
 
 struct Batch {
   torch::Tensor x, y;
+  std::vector<SampleStore::Encoded> encoded;  // where the samples are left encoded: x is undefined
 };
 
 // Batches the trainer has let go, refilled rather than allocated again: a loader that allocates
@@ -46,11 +47,12 @@ class BatchPool {
 
 // Produces batches of `ids` on a background thread, `depth` ahead, preprocessed as the layout says
 // (log1p for CosmoFlow). Training drops a last partial batch (drop_last); validation keeps it.
-// Full batches come from `pool` where one is given.
+// Full batches come from `pool` where one is given. `encoded`: an encoded folder's samples are
+// read, not decoded (a device decoder decodes them where the step runs).
 class Prefetcher {
  public:
   Prefetcher(const SampleStore& store, std::vector<int64_t> ids, int batch, int depth, bool keep_partial = false,
-             BatchPool* pool = nullptr);
+             BatchPool* pool = nullptr, bool encoded = false);
   ~Prefetcher();
   std::optional<Batch> next();  // nullopt when the ids are used up; rethrows reader errors
 
@@ -61,6 +63,7 @@ class Prefetcher {
   int batch_, depth_;
   bool keep_partial_;
   BatchPool* pool_;
+  bool encoded_;
   std::deque<Batch> queue_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -53,13 +53,12 @@ struct EpochTimes {
 double validate(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, const SampleStore& store, const ModelRun& run,
                 const std::vector<int64_t>& recompute_ids, BatchPool& batches) {
   const auto& objective = *ctx.objective;
-  const bool cuda = ctx.device.is_cuda();
   constexpr int prefetch_depth = 2;
   if (!recompute_ids.empty()) {
     BatchNormRecompute recompute(model);
-    Prefetcher tp(store, recompute_ids, run.local_batch, prefetch_depth, /*keep_partial=*/true, &batches);
+    Prefetcher tp(store, recompute_ids, run.local_batch, prefetch_depth, /*keep_partial=*/true, &batches, ctx.decoder != nullptr);
     while (auto b = tp.next()) {
-      if (cuda) b->x = b->x.to(ctx.device);
+      batch_to_device(ctx, store, *b);
       model.forward(b->x);
     }
   }
@@ -69,9 +68,9 @@ double validate(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, const 
     torch::NoGradGuard ng;
     std::vector<int64_t> vids;
     for (int64_t v = job.group.rank(); v < ctx.plan.validation_samples; v += job.group.size()) vids.push_back(ctx.plan.train_samples + v);
-    Prefetcher vp(store, vids, run.local_batch, prefetch_depth, /*keep_partial=*/true);
+    Prefetcher vp(store, vids, run.local_batch, prefetch_depth, /*keep_partial=*/true, nullptr, ctx.decoder != nullptr);
     while (auto b = vp.next()) {
-      if (cuda) b->x = b->x.to(ctx.device), b->y = b->y.to(ctx.device);
+      batch_to_device(ctx, store, *b);
       add_validation_sums(objective, model.forward(b->x), b->y, val.data());
       ctx.watchdog->progress("validation");
     }
@@ -145,7 +144,7 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
     job.log.event("epoch_start", "INTERVAL_START", "null", meta(prog.total_epochs + 1));
     model.train();
     auto ids = restricted_shuffle(plan.train_samples, rank, ranks, mr.local_batch, ctx.options.seed * 31 + job.stage, e);
-    Prefetcher pf(store, std::move(ids), mr.local_batch, prefetch_depth, false, &batches);
+    Prefetcher pf(store, std::move(ids), mr.local_batch, prefetch_depth, false, &batches, ctx.decoder != nullptr);
     EpochTimes t;
     double window_sum[2] = {0, 0};
     for (;;) {
@@ -156,7 +155,7 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
       act_on(fault_at("step", ctx.rank));
       // points: 0 copy to device 1 forward 2 backward 3 wait for allreduces 4 optimizer 5
       clock.mark(0);
-      if (cuda) b->x = b->x.to(ctx.device), b->y = b->y.to(ctx.device);
+      batch_to_device(ctx, store, *b);
       clock.mark(1);
       set_lr(opt, learning_rate(mr, e, t.iterations, iters));
       opt.zero_grad();

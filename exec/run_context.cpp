@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "exec/device_decoder.hpp"
 #include "exec/spec_network.hpp"
 #include "model/errors.hpp"
 #include "model/layer_table.hpp"
@@ -29,6 +30,22 @@ torch::Device pick_device(const std::string& want, const Communicator& comm) {
   if (comm.size() > 1 && !nccl_compiled())
     fail_input("", "--device", "several ranks on GPUs need NCCL, which this build lacks; use --device cpu or rebuild with CUDA");
   return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(comm.local_rank() % torch::cuda::device_count()));
+}
+
+void batch_to_device(const RunContext& ctx, const SampleStore& store, Batch& b) {
+  const bool cuda = ctx.device.is_cuda();
+  if (!b.encoded.empty()) {
+    std::vector<int64_t> shape{static_cast<int64_t>(b.encoded.size())};
+    shape.insert(shape.end(), store.sample_shape().begin(), store.sample_shape().end());
+    b.x = torch::empty(shape, torch::TensorOptions().device(ctx.device));
+    float* x = b.x.data_ptr<float>();
+    const int64_t per = b.x.numel() / shape[0];
+    for (const auto& e : b.encoded) ctx.decoder->decode(e.bytes.data(), e.bytes.size(), e.shape, store.pipeline(e), x, e.where), x += per;
+    b.encoded.clear();
+  } else if (cuda) {
+    b.x = b.x.to(ctx.device);
+  }
+  if (cuda) b.y = b.y.to(ctx.device);
 }
 
 SampleStore open_store(const RunContext& ctx, const ModelRun& run, const std::string& stage_name) {

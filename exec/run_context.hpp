@@ -20,6 +20,8 @@
 
 namespace mrplan {
 
+class DeviceDecoder;
+
 struct RunContext {
   const Plan& plan;
   const RunOptions& options;
@@ -34,7 +36,12 @@ struct RunContext {
   int rank = 0, ranks = 1;
   Watchdog* watchdog = nullptr;  // told of every step; ends a job that stalls
   EpochWork epoch_work;          // what the epoch lines' ETA prices the remaining epochs by
+  std::shared_ptr<DeviceDecoder> decoder = nullptr;  // the plan's device decoder, where the run has a GPU
 };
+
+// A batch on the run's device: decoded there by `ctx.decoder` where the prefetcher left it encoded
+// (the encoded bytes cross the link), else copied (blocking: BatchPool's batches are reused).
+void batch_to_device(const RunContext& ctx, const SampleStore& store, Batch& b);
 
 // The plan's data folder, or --data; relative paths from the plan file's folder.
 std::string resolve_data_dir(const Plan& plan, const RunOptions& options);

@@ -141,19 +141,8 @@ void SampleStore::read(int64_t id, float* x, float* y) const {
   int64_t elems = 1;
   for (auto v : shape_) elems *= v;
   if (decoder_) {
-    std::vector<uint8_t> bytes;
-    {
-      std::lock_guard<std::mutex> lock(hdf5_mutex);
-      const auto& off = offsets_[f];
-      bytes = opened(f).read_bytes(layout_.data, off[row], off[row + 1] - off[row]);
-    }
-    read_labels(id, y);
-    ValuePipeline pipe;
-    pipe.check = [&, f = f, row = row](float v) { check_value(f, row, v); };
-    if (layout_.normalise == Normalise::log1p) pipe.log1p = batch_log1p;
-    if (!shift_.empty()) pipe.shift = shift_.data(), pipe.scale = scale_.data();
-    pipe.half = !decoder_->lossless();  // a lossy decoder emits FP16 (paper IV); a lossless one keeps the raw path's bits
-    decoder_->decode(bytes.data(), bytes.size(), {elems / shape_[0], shape_[0], shape_.back()}, pipe, x, fmt::format("{}: {} row {}", files_[f], layout_.data, row));
+    const auto e = read_encoded(id, y);
+    decoder_->decode(e.bytes.data(), e.bytes.size(), e.shape, pipeline(e), x, e.where);
     return;
   }
   std::vector<float> raw;
@@ -176,6 +165,33 @@ void SampleStore::read(int64_t id, float* x, float* y) const {
       check_value(f, row, val);
       x[c * V + v] = min_max ? (val - shift_[c]) * scale_[c] : val;
     }
+}
+
+SampleStore::Encoded SampleStore::read_encoded(int64_t id, float* y) const {
+  const auto [f, row] = locate(id);
+  if (!decoder_) fail_input(files_[f], layout_.data, fmt::format("is stored {}, not encoded: it has no encoded bytes", codec_name(codec_)));
+  Encoded e;
+  {
+    std::lock_guard<std::mutex> lock(hdf5_mutex);
+    const auto& off = offsets_[f];
+    e.bytes = opened(f).read_bytes(layout_.data, off[row], off[row + 1] - off[row]);
+  }
+  read_labels(id, y);
+  int64_t elems = 1;
+  for (auto v : shape_) elems *= v;
+  e.shape = {elems / shape_[0], shape_[0], shape_.back()};
+  e.where = fmt::format("{}: {} row {}", files_[f], layout_.data, row);
+  e.file = f, e.row = row;
+  return e;
+}
+
+ValuePipeline SampleStore::pipeline(const Encoded& e) const {
+  ValuePipeline pipe;
+  pipe.check = [this, f = e.file, row = e.row](float v) { check_value(f, row, v); };
+  if (layout_.normalise == Normalise::log1p) pipe.log1p = batch_log1p;
+  if (!shift_.empty()) pipe.shift = shift_.data(), pipe.scale = scale_.data();
+  pipe.half = !decoder_->lossless();  // a lossy decoder emits FP16 (paper IV); a lossless one keeps the raw path's bits
+  return pipe;
 }
 
 void SampleStore::check_labels(size_t f, int64_t row, const float* y) const {

@@ -34,6 +34,21 @@ class SampleStore {
   // Only the labels of one sample, checked as read() checks them (class weights need no fields).
   void read_labels(int64_t id, float* y) const;
 
+  // An encoded sample as read() has it before decoding, for a decoder elsewhere (the GPU's:
+  // exec/device_decoder.hpp): its bytes, shape, name, and where it lies for the checks' messages.
+  struct Encoded {
+    std::vector<uint8_t> bytes;
+    SampleShape shape;
+    std::string where;
+    size_t file = 0;
+    int64_t row = 0;
+  };
+  // Encoded folders only (preprocesses()); the labels as read() reads them.
+  Encoded read_encoded(int64_t id, float* y) const;
+  // What read() does to the values of `e` (checks naming its file and row, the layout's
+  // preprocessing); valid while the store is.
+  ValuePipeline pipeline(const Encoded& e) const;
+
  private:
   std::vector<std::string> files_;
   mutable std::vector<std::unique_ptr<H5File>> open_;  // opened on first read, kept open

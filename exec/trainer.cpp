@@ -20,6 +20,7 @@
 #include "exec/checkpointer.hpp"
 #include "exec/communicator.hpp"
 #include "exec/compute_microbench.hpp"
+#include "exec/device_decoder.hpp"
 #include "exec/durable_file.hpp"
 #include "exec/error_once.hpp"
 #include "exec/grad_sync.hpp"
@@ -406,11 +407,13 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   else log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", state.stage + 1));  // the time since the kill is not trained
   RunContext ctx{plan,   o,   world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks, nullptr, epoch_work(plan, spec)};
-  const char* codec = codec_name(stored_codec(ctx, state.stage));
+  const Codec stored = stored_codec(ctx, state.stage);
+  const char* codec = codec_name(stored);
+  if (plan.decoder == DecoderPlace::device && dev.is_cuda()) ctx.decoder = std::make_shared<DeviceDecoder>(stored, dev.index());
   if (!state.record.provenance.contains("data_codec")) {
     state.record.provenance["data_codec"] = codec;
-    if (plan.decoder == DecoderPlace::device)  // the loader hands host batches (docs/codecs.md)
-      state.record.warnings.push_back("io.decoder: device: `run` decodes on the host; the device decoders are timed by `calibrate io --codec`");
+    if (plan.decoder == DecoderPlace::device && !ctx.decoder)  // a CPU run has no device to decode on
+      state.record.warnings.push_back("io.decoder: device: this run has no GPU, so its samples are decoded on the host");
   }
   if (rank == 0 && !o.quiet)
     fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,

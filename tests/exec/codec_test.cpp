@@ -182,6 +182,41 @@ TEST_F(EncodedData, EveryCodecReadsBackAsTheRawDatasetBitForBit) {
   EXPECT_EQ(h.dims("unitPar"), (std::vector<uint64_t>{8, 4}));  // labels copied as they are
 }
 
+// Left encoded for a device decoder, a batch holds each sample's bytes, the labels and the pipeline
+// that read() applies: decoded with them, it is the decoded batch bit for bit.
+TEST_F(EncodedData, BatchesLeftEncodedDecodeToTheDecodedOnes) {
+  const auto layout = layout_for("cosmoflow-mrt");
+  SampleStore store((dir / "lut/res1").string(), layout);
+  const std::vector<int64_t> ids{3, 0, 7, 5, 1};
+  Prefetcher decoded(store, ids, 2, 2, /*keep_partial=*/true);
+  Prefetcher encoded(store, ids, 2, 2, /*keep_partial=*/true, nullptr, /*encoded=*/true);
+  const auto codec = make_codec(Codec::lut);
+  int batches = 0;
+  while (auto d = decoded.next()) {
+    auto e = encoded.next();
+    ASSERT_TRUE(e.has_value());
+    EXPECT_FALSE(e->x.defined());
+    ASSERT_EQ(e->encoded.size(), static_cast<size_t>(d->x.size(0)));
+    EXPECT_TRUE(torch::equal(e->y, d->y));
+    const auto x = d->x.contiguous();
+    std::vector<float> back(static_cast<size_t>(x.numel()));
+    const int64_t per = x.numel() / x.size(0);
+    for (size_t i = 0; i < e->encoded.size(); ++i) {
+      const auto& s = e->encoded[i];
+      EXPECT_NE(s.where.find("3Dmap row"), std::string::npos);
+      codec->decode(s.bytes.data(), s.bytes.size(), s.shape, store.pipeline(s), back.data() + static_cast<int64_t>(i) * per, s.where);
+    }
+    EXPECT_EQ(std::memcmp(back.data(), x.data_ptr<float>(), back.size() * sizeof(float)), 0);
+    ++batches;
+  }
+  EXPECT_EQ(batches, 3);
+  EXPECT_FALSE(encoded.next().has_value());
+  SampleStore raw((dir / "raw/res1").string(), layout);  // a raw folder has nothing to leave encoded
+  Prefetcher plain(raw, ids, 2, 2, true, nullptr, /*encoded=*/true);
+  EXPECT_TRUE(plain.next()->x.defined());
+  EXPECT_NE(error_of([&] { std::vector<float> y(4); raw.read_encoded(0, y.data()); }).find("is stored raw, not encoded"), std::string::npos);
+}
+
 TEST_F(EncodedData, EncodingTwiceOrMixingCodecsIsRefused) {
   EncodeOptions e;
   e.in_dir = (dir / "lut").string(), e.out_dir = (dir / "twice").string(), e.progress = false;
