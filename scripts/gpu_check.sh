@@ -46,7 +46,7 @@ step configure 300 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMR
   -DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_CUDA_ARCHITECTURES=90 \
   ${nccl_h:+-DNCCL_INCLUDE_DIR=$(dirname "$nccl_h")} ${nccl_so:+-DNCCL_LIBRARY=$nccl_so} || exit 1
 grep -E "mrplan:" "$out/configure.log" | tee -a "$out/summary.txt"
-step build 420 cmake --build $build -j"$(nproc)" --target mrplan mrplan_step_bench -- -k 0
+step build 420 cmake --build $build -j"$(nproc)" --target mrplan mrplan-exec mrplan_step_bench -- -k 0
 rc=$?
 [[ -d $CCACHE_DIR ]] && tar cf "$out/ccache.tar" -C $CCACHE_DIR . 2>/dev/null
 if ((rc)); then grep -E "error|Error" "$out/build.log" | head -60 >> "$out/summary.txt"; exit 1; fi
