@@ -23,8 +23,7 @@ struct CodecMeasurement {
   Codec codec = Codec::lut;
   double ratio = 1;                     // raw bytes on disk / encoded bytes
   std::vector<double> decode_bytes_per_s;  // raw bytes emitted per second, one thread, one per pass
-  std::vector<double> device_decode_bytes_per_s;  // the same on the GPU, kernels only; empty: none here
-  std::string no_device;                           // why it is empty
+  std::vector<double> device_decode_bytes_per_s;  // the same on the GPU, kernels only; empty: no GPU here
 };
 
 struct IoMeasurements {

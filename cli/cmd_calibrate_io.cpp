@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/profile_file.hpp"
+#include "exec/device_decoder.hpp"
 #include "exec/io_microbench.hpp"
 
 namespace mrplan {
@@ -37,7 +38,7 @@ void calibrate_io(const IoArgs& a) {
                best / 1e9, c.decode_bytes_per_s.size());
     if (c.codec == Codec::deflate) continue;
     if (c.device_decode_bytes_per_s.empty())
-      fmt::print("  device decode: not measured: {}\n", c.no_device);
+      fmt::print("  device decode: not measured: {}\n", device_decoding_unavailable());
     else
       fmt::print("  device decode {:.1f} GB/s of raw samples (best of {} passes, the kernels alone)\n",
                  *std::max_element(c.device_decode_bytes_per_s.begin(), c.device_decode_bytes_per_s.end()) / 1e9, c.device_decode_bytes_per_s.size());

@@ -65,15 +65,14 @@ CodecMeasurement measure_codec(const IoBenchOptions& o, const DataLayout& layout
   const std::vector<float> zero(static_cast<size_t>(shape.channels), 0.f), one(static_cast<size_t>(shape.channels), 1.f);
   if (layout.normalise == Normalise::min_max) pipe.shift = zero.data(), pipe.scale = one.data();
   pipe.half = !codec->lossless();
-  CodecMeasurement m{c, raw_bytes * static_cast<double>(n) / encoded_bytes, {}, {}, {}};
+  CodecMeasurement m{c, raw_bytes * static_cast<double>(n) / encoded_bytes, {}, {}};
   std::vector<float> out(per);
   for (int pass = 0; pass < std::max(1, o.codec_passes); ++pass) {
     const auto t0 = std::chrono::steady_clock::now();
     for (const auto& e : encoded) codec->decode(e.data(), e.size(), shape, pipe, out.data(), file);
     m.decode_bytes_per_s.push_back(raw_bytes * static_cast<double>(n) / since(t0));
   }
-  m.no_device = device_decoding_unavailable();
-  if (!m.no_device.empty()) return m;
+  if (!device_decoding_unavailable().empty()) return m;
   DeviceDecoder device(c);  // the kernels' own time: the encoded bytes' copy is the link's, priced apart
   DeviceFloats device_out(per);
   for (int pass = 0; pass < std::max(1, o.codec_passes); ++pass) {
@@ -118,7 +117,7 @@ CodecMeasurement measure_deflate(const IoBenchOptions& o, const DataLayout& layo
   };
   pass();  // the copy in the page cache, its file open
   const double raw_bytes = report.sample_bytes_in / static_cast<double>(report.samples) * static_cast<double>(n);
-  CodecMeasurement m{Codec::deflate, report.sample_bytes_in / report.sample_bytes_out, {}, {}, {}};
+  CodecMeasurement m{Codec::deflate, report.sample_bytes_in / report.sample_bytes_out, {}, {}};
   for (int p = 0; p < std::max(1, o.codec_passes); ++p) {
     const auto t0 = std::chrono::steady_clock::now();
     pass();

@@ -42,7 +42,7 @@ Prefetcher::Prefetcher(const SampleStore& store, std::vector<int64_t> ids, int b
       depth_(std::max(1, depth)),
       keep_partial_(keep_partial),
       pool_(pool),
-      encoded_(encoded && store.preprocesses()),
+      encoded_(encoded && store.encoded()),
       thread_([this] { run(); }) {}
 
 Prefetcher::~Prefetcher() {

@@ -137,14 +137,14 @@ void SampleStore::check_value(size_t f, int64_t row, float val) const {
 }
 
 void SampleStore::read(int64_t id, float* x, float* y) const {
-  const auto [f, row] = locate(id);
-  int64_t elems = 1;
-  for (auto v : shape_) elems *= v;
   if (decoder_) {
     const auto e = read_encoded(id, y);
     decoder_->decode(e.bytes.data(), e.bytes.size(), e.shape, pipeline(e), x, e.where);
     return;
   }
+  const auto [f, row] = locate(id);
+  int64_t elems = 1;
+  for (auto v : shape_) elems *= v;
   std::vector<float> raw;
   {
     std::lock_guard<std::mutex> lock(hdf5_mutex);

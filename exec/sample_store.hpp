@@ -26,7 +26,8 @@ class SampleStore {
   Codec codec() const { return codec_; }
   // Whether read() has applied the layout's log1p already (a codec does it on unique values);
   // otherwise the prefetcher applies it to the whole batch.
-  bool preprocesses() const { return decoder_ != nullptr; }
+  bool preprocesses() const { return encoded(); }
+  bool encoded() const { return decoder_ != nullptr; }  // a byte codec's samples (lut, diff)
   // Reads one sample (transposed to channel-first, min-max normalised where the layout says) and
   // its labels; refuses NaN, regression labels outside [-1, 1] and segmentation labels that are
   // not class numbers, naming the file, dataset and row.
@@ -43,7 +44,7 @@ class SampleStore {
     size_t file = 0;
     int64_t row = 0;
   };
-  // Encoded folders only (preprocesses()); the labels as read() reads them.
+  // Encoded folders only (encoded()); the labels as read() reads them.
   Encoded read_encoded(int64_t id, float* y) const;
   // What read() does to the values of `e` (checks naming its file and row, the layout's
   // preprocessing); valid while the store is.

@@ -341,8 +341,8 @@ TEST(IoFit, CodecRatesAreTheMeanOfThePassesWithTheirStandardError) {
   for (double b : {1e5, 1e6, 4e6, 3.2e7}) m.cold.push_back({b, 2e-3 + b / 5e8});
   m.warm = {{1, 2e9}};
   m.reader_bytes_per_s = 0.5e9, m.decode_bytes_per_s = 1e9, m.copy_bytes_per_s = 5e9;
-  m.codecs.push_back({Codec::lut, 4, {1e9, 2e9, 3e9}, {}, "no GPU here"});
-  m.codecs.push_back({Codec::diff, 3, {1e9}, {100e9, 110e9, 120e9}, ""});
+  m.codecs.push_back({Codec::lut, 4, {1e9, 2e9, 3e9}, {}});
+  m.codecs.push_back({Codec::diff, 3, {1e9}, {100e9, 110e9, 120e9}});
   MachineProfile p;
   apply_io_fit(p, m, fit_io(m), "test");
   const auto& lut = p.io.codecs.at("lut");
