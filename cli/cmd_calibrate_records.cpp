@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "calibrate/batch_epochs_fit.hpp"
 #include "calibrate/paper_calibration.hpp"
 #include "calibrate/records_fit.hpp"
 #include "cli/commands.hpp"
@@ -19,7 +20,7 @@ namespace {
 
 struct RecordsArgs {
   std::string profile, out;
-  std::vector<std::string> records;
+  std::vector<std::string> records, epochs_from;
 };
 
 void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
@@ -46,6 +47,23 @@ void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
   for (const auto& w : fit.warnings) fmt::print("warning: {}\n", w);
 }
 
+void print_epochs_fit(const BatchEpochsFit& fit) {
+  if (!fit.fitted.empty()) {
+    TextTable t({"parameter", "fitted", "std error"});
+    for (const auto& f : fit.fitted)
+      t.add({f.key, fmt::format("{:.4g}", f.value), f.std_error == 0 ? "exact" : fmt::format("{:.2g}", f.std_error)});
+    fmt::print("\nepochs to target of {} fitted from {} runs:\n{}", fit.workload, fit.observations.size(), t.str());
+  }
+  for (const auto& p : fit.at_prior) fmt::print("left at its prior: {}\n", p);
+  if (!fit.observations.empty()) {
+    TextTable o({"record", "machine", "global batch", "epochs", "fitted"});
+    for (const auto& r : fit.observations)
+      o.add({r.record, r.machine, fmt::format("{}", r.global_batch), fmt::format("{:g}", r.measured), fmt::format("{:g}", r.fitted)});
+    fmt::print("\n{}", o.str());
+  }
+  for (const auto& s : fit.skipped) fmt::print("no epochs to target from {}\n", s);
+}
+
 void calibrate_records(const RecordsArgs& a) {
   const bool builtin = !std::filesystem::exists(a.profile);
   if (builtin && a.out.empty())
@@ -56,6 +74,9 @@ void calibrate_records(const RecordsArgs& a) {
   MachineProfile fitted = prior;
   const auto fit = fit_records(fitted, recs);
   print_fit(fit, prior);
+  std::vector<NamedRecord> others;
+  for (const auto& f : a.epochs_from) others.push_back({f, load_record_file(f)});
+  for (const auto& e : fit_batch_epochs(fitted, recs, others)) print_epochs_fit(e);
   write_output(a.out.empty() ? a.profile : a.out, profile_to_yaml(fitted), "profile");
 }
 
@@ -64,11 +85,16 @@ void calibrate_records(const RecordsArgs& a) {
 void register_calibrate_records(CLI::App& cal) {
   auto* c = cal.add_subcommand("records",
                                "Fit a profile's timing parameters (compute efficiency, validation pass, kernel overhead, allreduce) "
-                               "from measured records of any cluster, through the simulator (least squares, standard errors)");
+                               "from measured records of any cluster, through the simulator (least squares, standard errors), "
+                               "and the epochs to target at the records' global batch");
   auto a = std::make_shared<RecordsArgs>();
   c->add_option("records", a->records, "measured record.json files (ingest-mllog writes them from MLPerf logs)")->required();
   c->add_option("--profile", a->profile, "prior profile: built-in name or YAML (updated in place unless --out)")->required();
   c->add_option("--out", a->out, "write the fitted profile here");
+  c->add_option("--epochs-from", a->epochs_from,
+                "measured records of the same workload from other machines (public results): their epochs to target at "
+                "other global batches pin how the epochs grow with the batch (the critical batch); their times are not fitted")
+      ->expected(1, -1);
   c->callback([a] { calibrate_records(*a); });
 }
 

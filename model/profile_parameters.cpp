@@ -130,6 +130,7 @@ const std::vector<Entry>& entries() {
                                         std::tuple{"overtrain_epochs", &ConvergenceParams::overtrain_epochs, 0.0, kInf},
                                         std::tuple{"overtrain_penalty", &ConvergenceParams::overtrain_penalty, 0.0, kInf},
                                         std::tuple{"critical_batch", &ConvergenceParams::critical_batch, 0.0, kInf},
+                                        std::tuple{"epoch_factor", &ConvergenceParams::epoch_factor, 0.0, kInf},
                                         std::tuple{"reference_global_batch", &ConvergenceParams::reference_global_batch, 0.0, kInf},
                                         std::tuple{"seed_epochs_cv", &ConvergenceParams::seed_epochs_cv, 0.0, 1.0},
                                         std::tuple{"seed_switch_cv", &ConvergenceParams::seed_switch_cv, 0.0, 1.0}})
@@ -246,6 +247,7 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"convergence.*.overtrain_penalty", opt, 1, any, kInf},
       {"convergence.*.reference_global_batch", opt, 256, pos, kInf},
       {"convergence.*.critical_batch", opt, 0, any, kInf},
+      {"convergence.*.epoch_factor", opt, 1, pos, kInf},
       {"convergence.*.seed_epochs_cv", opt, 0, any, 1},
       {"convergence.*.seed_switch_cv", opt, 0, any, 1},
   };

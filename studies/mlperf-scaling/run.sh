@@ -2,7 +2,8 @@
 # Strong-scaling pairs from the public MLPerf HPC logs (../shared/mlperf-logs): for each system with
 # two GPU counts of one benchmark (systems.txt), compose its profile from the parts its system JSON
 # lists, ingest both runs, `calibrate records` on the smaller run's three
-# logs, predict the larger run's steady epoch, and compare with its logs and with linear scaling.
+# logs, predict the larger run's steady epoch, and compare with its logs and with linear scaling; the
+# epochs to target at the larger run's global batch, with the other systems' runs of the benchmark.
 # Usage: studies/mlperf-scaling/run.sh [M=mrplan binary] (from the repository root; writes out/mlperf-scaling/)
 set -euo pipefail
 M=${1:-}
@@ -12,17 +13,33 @@ OUT=out/mlperf-scaling
 rm -rf "$OUT" && mkdir -p "$OUT"
 # a run's folder: in the repository where it is there (logs not in ../shared), else under $LOGS
 folder() { if [ -d "$1" ]; then echo "$1"; else echo "$LOGS/$1"; fi; }
-grep -v '^#' studies/mlperf-scaling/systems.txt | while IFS='|' read -r name bench small large compose ingest small_only; do
+systems() { grep -v '^#' studies/mlperf-scaling/systems.txt; }
+# every system's runs first: each pair's epochs to target are fitted with the other systems' runs
+systems | while IFS='|' read -r name bench small large compose ingest small_only; do
   d="$OUT/$name"
   mkdir -p "$d/small" "$d/large"
+  echo "$bench" > "$d/benchmark"
   # the prior: the system composed from its parts, as its system JSON lists them (systems.txt)
   eval "$M profile compose --name $name $compose --out $d/prior.yaml" > /dev/null
   $M ingest-mllog $ingest $small_only --machine "$d/prior.yaml" --out "$d/small" "$(folder "$small")/$bench"/result_*.txt > "$d/ingest.txt"
   $M ingest-mllog $ingest --machine "$d/prior.yaml" --out "$d/large" "$(folder "$large")/$bench"/result_*.txt >> "$d/ingest.txt"
-  $M calibrate records --profile "$d/prior.yaml" --out "$d/fitted.yaml" "$d"/small/*.record.json > "$d/calibrate.txt"
+done
+systems | while IFS='|' read -r name bench _; do
+  d="$OUT/$name"
+  # the epochs' growth with the global batch from the other systems of the benchmark (leave one system out)
+  others=()
+  for o in "$OUT"/*/; do
+    if [ "$(basename "$o")" != "$name" ] && [ "$(cat "$o/benchmark")" = "$bench" ]; then others+=("$o"small/*.record.json "$o"large/*.record.json); fi
+  done
+  extra=()
+  if [ ${#others[@]} -gt 0 ]; then extra=(--epochs-from "${others[@]}"); fi
+  $M calibrate records --profile "$d/prior.yaml" --out "$d/fitted.yaml" "$d"/small/*.record.json "${extra[@]}" > "$d/calibrate.txt"
   first=$(ls "$d"/large/*.record.json | head -1)
   /usr/bin/python3 -c "import json,sys; open(sys.argv[2],'w').write(json.load(open(sys.argv[1]))['plan_spec'])" "$first" "$d/large-plan.yaml"
   $M predict "$d/large-plan.yaml" --machine "$d/fitted.yaml" --samples 0 --epochs --json "$d/predicted.json" > "$d/predict.txt"
+  $M predict "$d/large-plan.yaml" --machine "$d/prior.yaml" --samples 0 --json "$d/predicted-prior.json" > /dev/null
+  # the larger runs' time to train against the fitted profile's P10-P90 (its fitted values drawn within their errors)
+  $M validate "$d"/large/*.record.json --profile "$d/fitted.yaml" --samples 200 > "$d/validate.txt"
 done
 /usr/bin/python3 studies/mlperf-scaling/summarize.py "$OUT" | tee "$OUT/summary.md"
 # measured (solid), mrplan (dashed) and linear scaling (dotted) per system, from the calibration run

@@ -1,6 +1,8 @@
 """Per pair: the larger run's measured steady epoch (median over its logs of the median epoch after
-the first, validation included), mrplan's prediction (third epoch) and linear scaling's, and errors."""
-import glob, json, os, statistics, sys
+the first, validation included), mrplan's prediction (third epoch) and linear scaling's, and errors;
+then its epochs to target (median over its logs) against mrplan's, fitted with the other systems'
+runs, the prior profile's, and the smaller run's unchanged."""
+import glob, json, os, re, statistics, sys
 
 out = sys.argv[1]
 
@@ -10,12 +12,26 @@ def steady_epoch(record):
     return statistics.median(e["epoch_s"] for e in per[1:] if e.get("fraction", 1) >= 1)
 
 
+def records(folder):
+    return [json.load(open(f)) for f in sorted(glob.glob(os.path.join(folder, "*.record.json")))]
+
+
 def measured(folder):
-    recs = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(folder, "*.record.json")))]
+    recs = records(folder)
     return statistics.median(steady_epoch(r) for r in recs), recs[0]["stages"][0]
 
 
-rows, errs, lin_errs, points = [], [], [], []
+def epochs(folder):
+    return statistics.median(r["stages"][0]["epochs"] for r in records(folder))
+
+
+def time_to_train(folder):
+    return statistics.median(r["totals"]["time_to_target_s"] for r in records(folder))
+
+
+rows, errs, lin_errs, points, epoch_rows = [], [], [], [], []
+epoch_errs = {"mrplan": [], "prior": [], "unchanged": []}
+train_errs, inside, runs, bands = [], 0, 0, []
 for d in sorted(glob.glob(os.path.join(out, "*/"))):
     name = os.path.basename(d.rstrip("/"))
     small_s, small = measured(os.path.join(d, "small"))
@@ -26,12 +42,39 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     errs.append(abs(e)), lin_errs.append(abs(le))
     points.append((name, small["gpus"], small_s, large["gpus"], large_s, pred, linear, e, le))
     lb = lambda s: s["global_batch"] // s["gpus"]
+    small_e, large_e = epochs(os.path.join(d, "small")), epochs(os.path.join(d, "large"))
+    predicted = json.load(open(os.path.join(d, "predicted.json")))
+    fit_e = predicted["stages"][0]["epochs"]
+    train_s, pred_train_s = time_to_train(os.path.join(d, "large")), predicted["totals"]["time_to_target_s"]
+    train_errs.append(abs(pred_train_s - train_s) / train_s)
+    validation = open(os.path.join(d, "validate.txt")).read()
+    covered = re.search(r"coverage: (\d+) of (\d+) runs", validation)
+    inside, runs = inside + int(covered.group(1)), runs + int(covered.group(2))
+    band = re.search(r"large/\S+\s+\S+\s+(\S+)\s+\S+\s+(\S+)\s+(yes|NO)", validation)
+    bands.append(float(band.group(2)) / float(band.group(1)))
+    prior_e = json.load(open(os.path.join(d, "predicted-prior.json")))["stages"][0]["epochs"]
+    cells = []
+    for key, v in (("mrplan", fit_e), ("prior", prior_e), ("unchanged", small_e)):
+        epoch_errs[key].append(abs(v - large_e) / large_e)
+        cells.append(f"{v:g} | {100 * (v - large_e) / large_e:+.0f}%")
+    epoch_rows.append(f"| {name} | {small['global_batch']} | {small_e:g} | {large['global_batch']} | {large_e:g} | " + " | ".join(cells) +
+                      f" | {train_s:.0f} | {pred_train_s:.0f} | {100 * (pred_train_s - train_s) / train_s:+.0f}% |")
     rows.append(f"| {name} | {small['gpus']} (local {lb(small)}) | {large['gpus']} (local {lb(large)}) | {small_s:.2f} | {large_s:.2f} "
                 f"| {pred:.2f} | {100 * e:+.1f}% | {linear:.2f} | {100 * le:+.1f}% |")
 print("| pair | calibrated on GPUs | predicted GPUs | small epoch s | large epoch s measured | mrplan | error | linear | error |")
 print("|---|---|---|---|---|---|---|---|---|")
 print("\n".join(rows))
 print(f"\nmedian |error|: mrplan {100 * statistics.median(errs):.1f}%, linear scaling {100 * statistics.median(lin_errs):.1f}% over {len(rows)} pairs")
+print("\nEpochs to target at the larger run's global batch:\n")
+print("| pair | small batch | small epochs | large batch | large epochs measured | mrplan | error | prior profile | error "
+      "| unchanged | error | time to train s measured | mrplan | error |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("\n".join(epoch_rows))
+med = {k: 100 * statistics.median(v) for k, v in epoch_errs.items()}
+print(f"\nmedian |error| of the epochs to target: mrplan {med['mrplan']:.0f}%, prior profile {med['prior']:.0f}%, "
+      f"the smaller run's unchanged {med['unchanged']:.0f}%; of the time to train (staging included): mrplan "
+      f"{100 * statistics.median(train_errs):.0f}%; {inside} of {runs} larger runs inside their predicted P10-P90 "
+      f"of the time to train (median P90/P10 {statistics.median(bands):.1f})")
 
 # predicted vs measured epoch time against GPU count, one panel line per system (gnuplot data blocks)
 with open(os.path.join(out, "scaling.dat"), "w") as f:

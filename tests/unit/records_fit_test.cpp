@@ -9,6 +9,7 @@
 #include "sim/builtin_plans.hpp"
 #include "sim/simulate.hpp"
 #include "tests/support/error_of.hpp"
+#include "tests/support/find_fitted.hpp"
 
 using namespace mrplan;
 using mrplan::testing::error_of;
@@ -25,11 +26,7 @@ NamedRecord measured_run(const std::string& name, Plan plan, int gpus, int local
   return {name, r};
 }
 
-const FittedParameter* find(const RecordsFit& f, const std::string& key) {
-  for (const auto& p : f.fitted)
-    if (p.key == key) return &p;
-  return nullptr;
-}
+const FittedParameter* find(const RecordsFit& f, const std::string& key) { return mrplan::testing::find_fitted(f.fitted, key); }
 
 }  // namespace
 

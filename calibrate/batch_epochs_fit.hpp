@@ -1,0 +1,38 @@
+#pragma once
+// `calibrate records`, epochs to target: how many epochs a workload needs at a global batch, from
+// measured baseline runs that reached their target, E(B) = f_m · E_curve · (1 + B/B_crit) /
+// (1 + B_ref/B_crit) (McCandlish et al. 2018, "An Empirical Model of Large-Batch Training", eq. 2.11
+// in epochs): model/learning_curve's epoch_scale_for_batch, with one factor f_m per machine (its
+// hyper-parameters) and one critical batch per workload (the data's gradient noise).
+#include <string>
+#include <vector>
+
+#include "calibrate/validation.hpp"
+#include "model/machine_profile.hpp"
+
+namespace mrplan {
+
+struct EpochsObservation {
+  std::string record, machine;  // machine: the record's, or "(fitted profile)" for the profile's own runs
+  int global_batch = 0;
+  double measured = 0, fitted = 0;  // epochs to target
+};
+
+struct BatchEpochsFit {
+  std::string workload;
+  std::vector<FittedParameter> fitted;  // convergence.W.epoch_factor, and convergence.W.critical_batch where pinned
+  std::vector<std::string> at_prior;    // what the records cannot pin, with the reason
+  std::vector<EpochsObservation> observations;
+  std::vector<std::string> skipped;     // records that give no epochs to target, with the reason
+};
+
+// `own`: the profile's machine's records; their epochs fit its epoch_factor. `others`: records of
+// the same workload from other machines (public results; those naming the profile's machine count as
+// its own), each machine with its own factor, all sharing the critical batch, which needs one
+// machine with runs at two or more global batches.
+// One fit per workload of `own` that the profile has convergence parameters for; `profile` gets the
+// fitted values, recorded through the registry with the records as their source.
+std::vector<BatchEpochsFit> fit_batch_epochs(MachineProfile& profile, const std::vector<NamedRecord>& own,
+                                             const std::vector<NamedRecord>& others);
+
+}  // namespace mrplan

@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "calibrate/batch_epochs_fit.hpp"
+#include "calibrate/paper_calibration.hpp"
+#include "model/learning_curve.hpp"
+#include "sim/builtin_plans.hpp"
+#include "sim/simulate.hpp"
+#include "tests/support/error_of.hpp"
+#include "tests/support/find_fitted.hpp"
+
+using namespace mrplan;
+using mrplan::testing::error_of;
+
+namespace {
+
+const char* kWorkload = "deepcam";
+
+// A baseline run of DeepCAM at `gpus` x `local_batch` on `machine` that reached its target after
+// `epochs` (fractional where a test wants the crossing exactly: half an epoch past it).
+NamedRecord run(const std::string& file, const std::string& machine, int gpus, int local_batch, double epochs,
+                const MachineProfile& profile) {
+  Plan plan = builtin_plan("deepcam-mlperf@perlmutter", gpus);
+  plan.stages[0].models[0].gpus = gpus, plan.stages[0].models[0].local_batch = local_batch;
+  Record r = simulate(plan, profile);
+  r.source = Source::measured;
+  r.machine = machine;
+  r.stages[0].models[0].epochs = epochs;
+  return {file, r};
+}
+
+// The epochs to target the closed form gives at global batch `b`, plus half an epoch (where a run stops).
+double epochs_at(const ConvergenceParams& cv, double target, double factor, double critical, double b) {
+  ConvergenceParams q = cv;
+  q.epoch_factor = factor, q.critical_batch = critical;
+  return *crossing_epoch(cv.dense_metric, target) * epoch_scale_for_batch(q, b) + 0.5;
+}
+
+const FittedParameter* find(const BatchEpochsFit& f, const std::string& key) { return mrplan::testing::find_fitted(f.fitted, key); }
+
+}  // namespace
+
+TEST(BatchEpochs, RecoversTheFactorAndCriticalBatchThatMadeTheRuns) {
+  MachineProfile p = calibrated_builtin_profile("perlmutter");
+  const auto& cv = p.convergence.at(kWorkload);
+  const double target = simulate(builtin_plan("deepcam-mlperf@perlmutter", 64), p).target_value;
+  // own runs at one batch (factor 0.7); another machine's at two (factor 1.3): the critical batch is 700
+  const std::vector<NamedRecord> own = {run("a.json", "mine", 64, 2, epochs_at(cv, target, 0.7, 700, 128), p)};
+  const std::vector<NamedRecord> others = {run("b.json", "theirs", 64, 4, epochs_at(cv, target, 1.3, 700, 256), p),
+                                           run("c.json", "theirs", 512, 4, epochs_at(cv, target, 1.3, 700, 2048), p)};
+  MachineProfile fitted = p;
+  const auto fits = fit_batch_epochs(fitted, own, others);
+  ASSERT_EQ(fits.size(), 1u);
+  const auto* factor = find(fits[0], "convergence.deepcam.epoch_factor");
+  const auto* critical = find(fits[0], "convergence.deepcam.critical_batch");
+  ASSERT_NE(factor, nullptr);
+  ASSERT_NE(critical, nullptr);
+  EXPECT_NEAR(factor->value, 0.7, 1e-6);
+  EXPECT_NEAR(critical->value, 700, 1e-3);
+  EXPECT_NEAR(fitted.convergence.at(kWorkload).epoch_factor, 0.7, 1e-6);  // the profile carries the fit
+  EXPECT_NEAR(fitted.convergence.at(kWorkload).critical_batch, 700, 1e-3);
+  // the fitted profile predicts the own machine at another batch as the closed form does
+  Plan larger = builtin_plan("deepcam-mlperf@perlmutter", 1024);
+  larger.stages[0].models[0].gpus = 1024, larger.stages[0].models[0].local_batch = 1;
+  EXPECT_EQ(simulate(larger, fitted).stages[0].epochs, std::ceil(epochs_at(cv, target, 0.7, 700, 1024) - 0.5));
+}
+
+TEST(BatchEpochs, OneGlobalBatchFitsTheFactorAndLeavesTheCriticalBatch) {
+  MachineProfile p = calibrated_builtin_profile("perlmutter");
+  p.convergence.at(kWorkload).critical_batch = 500;
+  const auto& cv = p.convergence.at(kWorkload);
+  const double target = simulate(builtin_plan("deepcam-mlperf@perlmutter", 64), p).target_value;
+  // three seeds at one batch: the factor is their geometric mean, with their spread as its error
+  std::vector<NamedRecord> own;
+  for (double f : {0.9, 1.0, 1.1}) own.push_back(run("s.json", "mine", 64, 2, epochs_at(cv, target, f, 500, 128), p));
+  MachineProfile fitted = p;
+  const auto fits = fit_batch_epochs(fitted, own, {});
+  const auto* factor = find(fits[0], "convergence.deepcam.epoch_factor");
+  ASSERT_NE(factor, nullptr);
+  EXPECT_NEAR(factor->value, std::cbrt(0.9 * 1.0 * 1.1), 1e-6);
+  EXPECT_GT(factor->std_error, 0);
+  EXPECT_EQ(find(fits[0], "convergence.deepcam.critical_batch"), nullptr);
+  EXPECT_EQ(fitted.convergence.at(kWorkload).critical_batch, 500);
+  ASSERT_EQ(fits[0].at_prior.size(), 1u);
+  EXPECT_NE(fits[0].at_prior[0].find("critical_batch (every machine's runs share one global batch"), std::string::npos);
+}
+
+TEST(BatchEpochs, SaysWhatItSkipsAndRefusesAnotherWorkload) {
+  MachineProfile p = calibrated_builtin_profile("perlmutter");
+  auto unfinished = run("u.json", "mine", 64, 2, 30, p);
+  unfinished.record.totals.reached_target = false;
+  auto fine = run("f.json", "mine", 64, 2, 8, p);
+  MachineProfile fitted = p;
+  const auto fits = fit_batch_epochs(fitted, {unfinished, fine}, {});
+  ASSERT_EQ(fits[0].skipped.size(), 1u);
+  EXPECT_EQ(fits[0].skipped[0], "u.json: did not reach its target");
+  EXPECT_EQ(fits[0].observations.size(), 1u);
+
+  auto cosmo = fine;
+  cosmo.file = "c.json";
+  cosmo.record.workload = "cosmoflow-mlperf";
+  EXPECT_NE(error_of([&] { fit_batch_epochs(fitted, {fine}, {cosmo}); })
+                .find("c.json: workload: 'cosmoflow-mlperf' is not a workload of the fitted records (deepcam)"),
+            std::string::npos);
+}
