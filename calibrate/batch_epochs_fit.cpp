@@ -6,7 +6,6 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <set>
 
 #include "model/error_summary.hpp"
@@ -19,13 +18,11 @@ namespace mrplan {
 
 namespace {
 
-constexpr const char* kOwnMachine = "(fitted profile)";
-
-// One run that reached its target: its machine's group, global batch, epochs, and where the
-// profile's dense curve crosses the run's target (the epochs at the reference batch, factor 1).
+// One run that reached its target: its global batch, epochs, and where the profile's dense curve
+// crosses the run's target (its epochs at the reference batch, factor 1).
 struct Run {
   const NamedRecord* named = nullptr;
-  size_t group = 0;
+  std::string machine;
   int batch = 0;
   double epochs = 0, curve_epochs = 0;
 };
@@ -43,20 +40,19 @@ std::string unusable(const Record& r) {
 struct Problem {
   ConvergenceParams base;
   std::vector<Run> runs;
-  size_t groups = 0;
-  bool fit_critical = false;  // some machine ran two or more global batches
+  bool fit_critical = false;  // the runs span two or more global batches
 
-  // theta: [log critical batch,] log factor per group
-  ConvergenceParams params(const Eigen::VectorXd& theta, size_t group) const {
+  // theta: [log critical batch,] log factor
+  ConvergenceParams params(const Eigen::VectorXd& theta) const {
     ConvergenceParams q = base;
     q.seed_epoch_factor = 1;
     if (fit_critical) q.critical_batch = std::exp(theta[0]);
-    q.epoch_factor = std::exp(theta[static_cast<Eigen::Index>(group + (fit_critical ? 1 : 0))]);
+    q.epoch_factor = std::exp(theta[theta.size() - 1]);
     return q;
   }
   // the crossing epoch the simulator predicts for a run (it stops at the next whole epoch)
   double predicted(const Eigen::VectorXd& theta, const Run& r) const {
-    return r.curve_epochs * epoch_scale_for_batch(params(theta, r.group), r.batch);
+    return r.curve_epochs * epoch_scale_for_batch(params(theta), r.batch);
   }
   // a run stops at the first whole epoch past the crossing: on average half an epoch after it
   Eigen::VectorXd residuals(const Eigen::VectorXd& theta) const {
@@ -67,28 +63,23 @@ struct Problem {
   }
 };
 
-// Start: the profile's critical batch (else the runs' median batch), each group's factor from its runs.
+// Start: the profile's critical batch (else the runs' median batch), the factor from the runs.
 Eigen::VectorXd start_of(const Problem& pb) {
   std::vector<double> batches;
   for (const auto& r : pb.runs) batches.push_back(r.batch);
   const double critical = pb.base.critical_batch > 0 ? pb.base.critical_batch : median(batches);
-  const size_t off = pb.fit_critical ? 1 : 0;
-  Eigen::VectorXd theta = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(pb.groups + off));
+  Eigen::VectorXd theta = Eigen::VectorXd::Zero(pb.fit_critical ? 2 : 1);
   if (pb.fit_critical) theta[0] = std::log(critical);
-  for (size_t g = 0; g < pb.groups; ++g) {
-    std::vector<double> ratio;
-    for (const auto& r : pb.runs)
-      if (r.group == g) ratio.push_back((r.epochs - 0.5) / pb.predicted(theta, r));
-    theta[static_cast<Eigen::Index>(g + off)] = std::log(median(ratio));
-  }
+  std::vector<double> ratio;
+  for (const auto& r : pb.runs) ratio.push_back((r.epochs - 0.5) / pb.predicted(theta, r));
+  theta[theta.size() - 1] = std::log(median(ratio));
   return theta;
 }
 
-// The workload's runs, grouped by machine (the profile's own first), and what was skipped.
-// Another machine's runs that name the profile's machine are its own.
-Problem gather(const MachineProfile& profile, const ConvergenceParams& cv, const std::string& workload, const std::vector<NamedRecord>& own,
-               const std::vector<NamedRecord>& others, BatchEpochsFit& fit, std::vector<std::string>& names) {
-  Problem pb{cv, {}, 0, false};
+// The workload's runs, the profile's own first, and what was skipped.
+Problem gather(const ConvergenceParams& cv, const std::string& workload, const std::vector<NamedRecord>& own,
+               const std::vector<NamedRecord>& others, BatchEpochsFit& fit) {
+  Problem pb{cv, {}, false};
   auto add = [&](const NamedRecord& n, const std::string& machine) {
     if (n.record.workload != workload) return;
     if (const auto why = unusable(n.record); !why.empty()) return fit.skipped.push_back(fmt::format("{}: {}", n.file, why));
@@ -96,22 +87,14 @@ Problem gather(const MachineProfile& profile, const ConvergenceParams& cv, const
     if (!crossing || *crossing <= 0)
       return fit.skipped.push_back(fmt::format("{}: the profile's dense curve for {} never reaches its target {}", n.file, workload,
                                                n.record.target_value));
-    const auto at = std::find(names.begin(), names.end(), machine);
-    const size_t group = static_cast<size_t>(at - names.begin());
-    if (at == names.end()) names.push_back(machine);
     const auto& s = n.record.stages[0];
-    pb.runs.push_back({&n, group, s.global_batch, s.models[0].epochs, *crossing});
+    pb.runs.push_back({&n, machine, s.global_batch, s.models[0].epochs, *crossing});
   };
-  for (const auto& n : own) add(n, kOwnMachine);
-  for (const auto& n : others)
-    add(n, n.record.machine == profile.name ? kOwnMachine : n.record.machine.empty() ? n.file : n.record.machine);
-  pb.groups = names.size();
-  for (size_t g = 0; g < pb.groups; ++g) {
-    std::set<int> batches;
-    for (const auto& r : pb.runs)
-      if (r.group == g) batches.insert(r.batch);
-    pb.fit_critical = pb.fit_critical || batches.size() > 1;
-  }
+  for (const auto& n : own) add(n, "(fitted)");
+  for (const auto& n : others) add(n, n.record.machine);
+  std::set<int> batches;
+  for (const auto& r : pb.runs) batches.insert(r.batch);
+  pb.fit_critical = batches.size() > 1;
   return pb;
 }
 
@@ -123,18 +106,18 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
   const auto cv = profile.convergence.find(workload);
   if (cv == profile.convergence.end()) {
     fit.at_prior.push_back(fmt::format("epochs to target: the profile has no convergence parameters for {} "
-                                       "(calibrate convergence fits its learning curves)", workload));
+                                       "(calibrate convergence fits its learning curves)",
+                                       workload));
     return fit;
   }
-  std::vector<std::string> names;
-  const Problem pb = gather(profile, cv->second, workload, own, others, fit, names);
-  const auto own_group = std::find(names.begin(), names.end(), kOwnMachine);
-  const bool own_runs = own_group != names.end();
-  if (!own_runs) fit.at_prior.push_back(prefix + "epoch_factor (no run of the fitted records reached its target)");
+  const Problem pb = gather(cv->second, workload, own, others, fit);
+  if (pb.runs.empty()) {
+    fit.at_prior.push_back(prefix + "epoch_factor (no run reached its target)");
+    return fit;
+  }
   if (!pb.fit_critical)
-    fit.at_prior.push_back(prefix + "critical_batch (every machine's runs share one global batch: how the epochs grow "
-                                     "with the batch needs runs at two; --epochs-from adds other machines')");
-  if (pb.runs.empty()) return fit;
+    fit.at_prior.push_back(prefix + "critical_batch (the runs share one global batch: how the epochs grow with the batch "
+                                     "needs runs at two; --epochs-from adds other machines')");
   const Eigen::VectorXd obs = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(pb.runs.size()));
   const auto f = levenberg_marquardt([&](const Eigen::VectorXd& t) { return pb.residuals(t); }, start_of(pb), obs, 200);
   std::vector<std::string> files;
@@ -145,13 +128,13 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
     fit.fitted.push_back({prefix + key, value, value * f.std_errors[k], source});
   };
   if (pb.fit_critical) add("critical_batch", 0);
-  if (own_runs) add("epoch_factor", (own_group - names.begin()) + (pb.fit_critical ? 1 : 0));
+  add("epoch_factor", f.params.size() - 1);
   for (const auto& p : fit.fitted) {
     set_parameter(profile, p.key, p.value);
     record_fit(profile, p);
   }
   for (const auto& r : pb.runs)
-    fit.observations.push_back({r.named->file, names[r.group], r.batch, r.epochs, std::ceil(pb.predicted(f.params, r) - 1e-9)});
+    fit.observations.push_back({r.named->file, r.machine, r.batch, r.epochs, std::ceil(pb.predicted(f.params, r) - 1e-9)});
   return fit;
 }
 

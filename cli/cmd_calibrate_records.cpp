@@ -92,8 +92,8 @@ void register_calibrate_records(CLI::App& cal) {
   c->add_option("--profile", a->profile, "prior profile: built-in name or YAML (updated in place unless --out)")->required();
   c->add_option("--out", a->out, "write the fitted profile here");
   c->add_option("--epochs-from", a->epochs_from,
-                "measured records of the same workload from other machines (public results): their epochs to target at "
-                "other global batches pin how the epochs grow with the batch (the critical batch); their times are not fitted")
+                "measured records of the same workload from other machines (public results): with the fitted records', their "
+                "epochs to target fit one curve of epochs against global batch (the critical batch); their times are not fitted")
       ->expected(1, -1);
   c->callback([a] { calibrate_records(*a); });
 }

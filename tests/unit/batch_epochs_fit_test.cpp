@@ -45,10 +45,10 @@ TEST(BatchEpochs, RecoversTheFactorAndCriticalBatchThatMadeTheRuns) {
   MachineProfile p = calibrated_builtin_profile("perlmutter");
   const auto& cv = p.convergence.at(kWorkload);
   const double target = simulate(builtin_plan("deepcam-mlperf@perlmutter", 64), p).target_value;
-  // own runs at one batch (factor 0.7); another machine's at two (factor 1.3): the critical batch is 700
+  // own runs at one batch, another machine's at two: the factor is 0.7, the critical batch 700
   const std::vector<NamedRecord> own = {run("a.json", "mine", 64, 2, epochs_at(cv, target, 0.7, 700, 128), p)};
-  const std::vector<NamedRecord> others = {run("b.json", "theirs", 64, 4, epochs_at(cv, target, 1.3, 700, 256), p),
-                                           run("c.json", "theirs", 512, 4, epochs_at(cv, target, 1.3, 700, 2048), p)};
+  const std::vector<NamedRecord> others = {run("b.json", "theirs", 64, 4, epochs_at(cv, target, 0.7, 700, 256), p),
+                                           run("c.json", "theirs", 512, 4, epochs_at(cv, target, 0.7, 700, 2048), p)};
   MachineProfile fitted = p;
   const auto fits = fit_batch_epochs(fitted, own, others);
   ASSERT_EQ(fits.size(), 1u);
@@ -60,7 +60,7 @@ TEST(BatchEpochs, RecoversTheFactorAndCriticalBatchThatMadeTheRuns) {
   EXPECT_NEAR(critical->value, 700, 1e-3);
   EXPECT_NEAR(fitted.convergence.at(kWorkload).epoch_factor, 0.7, 1e-6);  // the profile carries the fit
   EXPECT_NEAR(fitted.convergence.at(kWorkload).critical_batch, 700, 1e-3);
-  // the fitted profile predicts the own machine at another batch as the closed form does
+  // the fitted profile predicts another batch as the closed form does
   Plan larger = builtin_plan("deepcam-mlperf@perlmutter", 1024);
   larger.stages[0].models[0].gpus = 1024, larger.stages[0].models[0].local_batch = 1;
   EXPECT_EQ(simulate(larger, fitted).stages[0].epochs, std::ceil(epochs_at(cv, target, 0.7, 700, 1024) - 0.5));
@@ -83,7 +83,7 @@ TEST(BatchEpochs, OneGlobalBatchFitsTheFactorAndLeavesTheCriticalBatch) {
   EXPECT_EQ(find(fits[0], "convergence.deepcam.critical_batch"), nullptr);
   EXPECT_EQ(fitted.convergence.at(kWorkload).critical_batch, 500);
   ASSERT_EQ(fits[0].at_prior.size(), 1u);
-  EXPECT_NE(fits[0].at_prior[0].find("critical_batch (every machine's runs share one global batch"), std::string::npos);
+  EXPECT_NE(fits[0].at_prior[0].find("critical_batch (the runs share one global batch"), std::string::npos);
 }
 
 TEST(BatchEpochs, SaysWhatItSkipsAndRefusesAnotherWorkload) {
