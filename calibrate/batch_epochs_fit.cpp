@@ -129,6 +129,11 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
   };
   if (pb.fit_critical) add("critical_batch", 0);
   add("epoch_factor", f.params.size() - 1);
+  // the runs' spread about the curve (seeds, and submissions tuned apart): what one more run may do
+  if (const auto dof = static_cast<double>(pb.runs.size() - static_cast<size_t>(f.params.size())); dof >= 1) {
+    const double cv = std::min(1.0, std::sqrt(f.rss / dof));
+    fit.fitted.push_back({prefix + "seed_epochs_cv", cv, cv / std::sqrt(2 * dof), source + " (the runs' spread about the fit)"});
+  }
   for (const auto& p : fit.fitted) {
     set_parameter(profile, p.key, p.value);
     record_fit(profile, p);

@@ -22,7 +22,8 @@ struct EpochsObservation {
 
 struct BatchEpochsFit {
   std::string workload;
-  std::vector<FittedParameter> fitted;  // convergence.W.epoch_factor, and convergence.W.critical_batch where pinned
+  // convergence.W.epoch_factor, .critical_batch where pinned, .seed_epochs_cv where the runs outnumber those
+  std::vector<FittedParameter> fitted;
   std::vector<std::string> at_prior;    // what the records cannot pin, with the reason
   std::vector<EpochsObservation> observations;
   std::vector<std::string> skipped;     // records that give no epochs to target, with the reason

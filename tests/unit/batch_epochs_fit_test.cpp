@@ -80,6 +80,12 @@ TEST(BatchEpochs, OneGlobalBatchFitsTheFactorAndLeavesTheCriticalBatch) {
   ASSERT_NE(factor, nullptr);
   EXPECT_NEAR(factor->value, std::cbrt(0.9 * 1.0 * 1.1), 1e-6);
   EXPECT_GT(factor->std_error, 0);
+  // and their spread about it is the seed-to-seed spread the Monte Carlo draws
+  const double m = std::log(0.9 * 1.1) / 3, rss = std::pow(std::log(0.9) - m, 2) + m * m + std::pow(std::log(1.1) - m, 2);
+  const auto* spread = find(fits[0], "convergence.deepcam.seed_epochs_cv");
+  ASSERT_NE(spread, nullptr);
+  EXPECT_NEAR(spread->value, std::sqrt(rss / 2), 1e-6);
+  EXPECT_EQ(fitted.convergence.at(kWorkload).seed_epochs_cv, spread->value);
   EXPECT_EQ(find(fits[0], "convergence.deepcam.critical_batch"), nullptr);
   EXPECT_EQ(fitted.convergence.at(kWorkload).critical_batch, 500);
   ASSERT_EQ(fits[0].at_prior.size(), 1u);
