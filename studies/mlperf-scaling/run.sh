@@ -4,12 +4,13 @@
 # lists, ingest both runs, `calibrate records` on the smaller run's three
 # logs, predict the larger run's steady epoch, and compare with its logs and with linear scaling; the
 # epochs to target at the larger run's global batch, with the other systems' runs of the benchmark.
-# Usage: studies/mlperf-scaling/run.sh [M=mrplan binary] (from the repository root; writes out/mlperf-scaling/)
+# Usage: studies/mlperf-scaling/run.sh [M=mrplan binary] (from the repository root; writes out/mlperf-scaling/,
+# or $MLPERF_OUT)
 set -euo pipefail
 M=${1:-}
 if [ -z "$M" ]; then source studies/prelude.sh; fi
 LOGS=${MLPERF_LOGS:-../shared/mlperf-logs}
-OUT=out/mlperf-scaling
+OUT=${MLPERF_OUT:-out/mlperf-scaling}
 rm -rf "$OUT" && mkdir -p "$OUT"
 # a run's folder: in the repository where it is there (logs not in ../shared), else under $LOGS
 folder() { if [ -d "$1" ]; then echo "$1"; else echo "$LOGS/$1"; fi; }
@@ -42,6 +43,7 @@ systems | while IFS='|' read -r name bench _; do
   $M validate "$d"/large/*.record.json --profile "$d/fitted.yaml" --samples 200 > "$d/validate.txt"
 done
 /usr/bin/python3 studies/mlperf-scaling/summarize.py "$OUT" | tee "$OUT/summary.md"
+if ! command -v gnuplot > /dev/null; then echo "wrote $OUT/summary.md (gnuplot not found: no plots)"; exit 0; fi
 # measured (solid), mrplan (dashed) and linear scaling (dotted) per system, from the calibration run
 gnuplot <<GP
 set terminal pngcairo size 1100,700
