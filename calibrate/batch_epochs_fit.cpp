@@ -91,7 +91,10 @@ Problem gather(const ConvergenceParams& cv, const std::string& workload, const s
     pb.runs.push_back({&n, machine, s.global_batch, s.models[0].epochs, *crossing});
   };
   for (const auto& n : own) add(n, "(fitted)");
-  for (const auto& n : others) add(n, n.record.machine);
+  for (const auto& n : others) {
+    if (std::any_of(own.begin(), own.end(), [&](const NamedRecord& o) { return o.file == n.file; })) continue;  // given twice
+    add(n, n.record.machine);
+  }
   std::set<int> batches;
   for (const auto& r : pb.runs) batches.insert(r.batch);
   pb.fit_critical = batches.size() > 1;

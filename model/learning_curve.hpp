@@ -60,7 +60,7 @@ double fused_progress(const ConvergenceParams& p, double bottom, double top);
 double dense_epochs_after_progress(double e0, double k);
 
 // Batch-size dependence of epochs to target (McCandlish et al. 2018, gradient noise scale), times
-// the machine's fitted factor and the seed's draw (ConvergenceParams::epoch_factor, seed_epoch_factor).
+// the runs' fitted factor and the seed's draw (ConvergenceParams::epoch_factor, seed_epoch_factor).
 double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch);
 
 }  // namespace mrplan

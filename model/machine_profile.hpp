@@ -140,8 +140,8 @@ struct ConvergenceParams {
   double reference_global_batch = 256;  // batch the curves were measured at
   int coarse_resolution = 2;            // resolution the coarse curves were measured at
   double critical_batch = 0;  // epochs grow as (1 + B/critical)/(1 + B_ref/critical); 0 = no growth
-  // Every epoch count of the curves scaled to one machine's runs (its hyper-parameters): fitted by
-  // calibrate records from their epochs to target (calibrate/batch_epochs_fit).
+  // Every epoch count of the curves scaled to measured runs' epochs to target (their
+  // hyper-parameters): fitted by calibrate records (calibrate/batch_epochs_fit).
   double epoch_factor = 1;
   // Seed-to-seed spread, fitted by calibrate convergence from several seeds of one plan: relative
   // standard deviation of the epochs to target and of the switch epoch (0: not measured).

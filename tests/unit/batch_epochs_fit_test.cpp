@@ -102,6 +102,7 @@ TEST(BatchEpochs, SaysWhatItSkipsAndRefusesAnotherWorkload) {
   ASSERT_EQ(fits[0].skipped.size(), 1u);
   EXPECT_EQ(fits[0].skipped[0], "u.json: did not reach its target");
   EXPECT_EQ(fits[0].observations.size(), 1u);
+  EXPECT_EQ(fit_batch_epochs(fitted, {fine}, {fine})[0].observations.size(), 1u);  // a record given twice counts once
 
   auto cosmo = fine;
   cosmo.file = "c.json";
