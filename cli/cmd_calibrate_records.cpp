@@ -71,12 +71,15 @@ void calibrate_records(const RecordsArgs& a) {
   const MachineProfile prior = resolve_profile(a.profile);
   std::vector<NamedRecord> recs;
   for (const auto& f : a.records) recs.push_back({f, load_record_file(f)});
+  std::vector<NamedRecord> others;  // read before any fit: a bad file ends the command before it prints one
+  for (const auto& f : a.epochs_from) others.push_back({f, load_record_file(f)});
   MachineProfile fitted = prior;
+  // the epochs first (they refuse another workload's records at once), the times second: neither
+  // fit moves what the other fits
+  const auto epochs = fit_batch_epochs(fitted, recs, others);
   const auto fit = fit_records(fitted, recs);
   print_fit(fit, prior);
-  std::vector<NamedRecord> others;
-  for (const auto& f : a.epochs_from) others.push_back({f, load_record_file(f)});
-  for (const auto& e : fit_batch_epochs(fitted, recs, others)) print_epochs_fit(e);
+  for (const auto& e : epochs) print_epochs_fit(e);
   write_output(a.out.empty() ? a.profile : a.out, profile_to_yaml(fitted), "profile");
 }
 
