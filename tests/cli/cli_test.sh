@@ -167,6 +167,9 @@ if [[ -d "$logs" ]]; then
       --epochs-from "$tmp/ing1024"/*.record.json > "$tmp/records2.txt"
     grep -q "^convergence.deepcam.critical_batch " "$tmp/records2.txt" && grep -q "critical_batch: " "$tmp/fit2.yaml" \
       || fail "calibrate records --epochs-from fits the critical batch"
+    expect_error "missing.json: cannot open record file" calibrate records --profile perlmutter --out "$tmp/fit3.yaml" \
+      "$tmp/ing/result_1.record.json" --epochs-from "$tmp/missing.json"
+    [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a missing --epochs-from file"
   fi
   printf ':::MLLOG {"key": "run_start", "time_ms": 5}\n:::MLLOG {"key": "run_start", "time_ms": 6}\n' > "$tmp/two.txt"
   expect_error "two.txt: line 2: a second run_start" ingest-mllog --out "$tmp/ing" "$tmp/two.txt"
