@@ -154,6 +154,18 @@ TEST(MllogIngest, EvaluationWithoutEpochNumberBelongsToTheOpenEpoch) {
   EXPECT_EQ(record_from_json(record_to_json(r), "s.json").log_keys, r.log_keys);
 }
 
+TEST(MllogIngest, SettingsEveryRankLogsAreReadOnceWhateverTheirOrder) {
+  // TACC's TensorFlow CosmoFlow (hpc_results_v2.0 tacc/results/longhorn-tf) logs a model's settings
+  // from every rank, their clocks apart (time_ms out of order), then epochs from rank 0 alone
+  std::string ranks;
+  for (int r = 0; r < 8; ++r) ranks += line("opt_weight_decay", 20 - r, "0") + line("dropout", 12 + r % 3, "0.5");
+  const auto rec = record_from_mllog(ranks + small_log(), "tacc.log");
+  EXPECT_EQ(rec.stages[0].single().per_epoch.size(), 1u);
+  EXPECT_EQ(rec.log_keys.at("dropout"), "0.5");
+  EXPECT_EQ(rec.log_keys.at("opt_weight_decay"), "0");
+  EXPECT_DOUBLE_EQ(rec.stages[0].single().per_epoch[0].epoch_s, 0.010);  // epoch_start 10 ms, epoch_stop 20 ms
+}
+
 TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
   const auto base = small_log();
   EXPECT_NE(error_of([&] { record_from_mllog(base + line("run_start", 40), "a.log"); }).find("a.log: line 16: a second run_start"),
