@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "calibrate/batch_epochs_fit.hpp"
+#include "calibrate/mllog_ingest.hpp"
 #include "calibrate/paper_calibration.hpp"
 #include "calibrate/records_fit.hpp"
 #include "cli/commands.hpp"
@@ -72,7 +73,8 @@ void calibrate_records(const RecordsArgs& a) {
   std::vector<NamedRecord> recs;
   for (const auto& f : a.records) recs.push_back({f, load_record_file(f)});
   std::vector<NamedRecord> others;  // read before any fit: a bad file ends the command before it prints one
-  for (const auto& f : a.epochs_from) others.push_back({f, load_record_file(f)});
+  for (const auto& f : a.epochs_from)  // a public result log is read as ingest-mllog reads it
+    others.push_back({f, std::filesystem::path(f).extension() == ".json" ? load_record_file(f) : load_mllog_file(f)});
   MachineProfile fitted = prior;
   // the epochs first (they refuse another workload's records at once), the times second: neither
   // fit moves what the other fits
@@ -95,8 +97,9 @@ void register_calibrate_records(CLI::App& cal) {
   c->add_option("--profile", a->profile, "prior profile: built-in name or YAML (updated in place unless --out)")->required();
   c->add_option("--out", a->out, "write the fitted profile here");
   c->add_option("--epochs-from", a->epochs_from,
-                "measured records of the same workload from other machines (public results): with the fitted records', their "
-                "epochs to target fit one curve of epochs against global batch (the critical batch); their times are not fitted")
+                "measured records (record.json) or MLPerf result logs of the same workload from other machines: with the fitted "
+                "records', their epochs to target fit one curve of epochs against global batch (the critical batch); their "
+                "times are not fitted")
       ->expected(1, -1);
   c->callback([a] { calibrate_records(*a); });
 }

@@ -160,11 +160,11 @@ if [[ -d "$logs" ]]; then
     "$MRPLAN" validate --profile "$tmp/fit.yaml" "$tmp/ing"/*.record.json > "$tmp/val.txt"
     grep -q "result_2.record.json .*epoch_s" "$tmp/val.txt" || fail "validate re-predicts an ingested record"
     expect_error "is a built-in profile: give --out" calibrate records --profile perlmutter "$tmp/ing/result_1.record.json"
-    # the smaller run's epochs at its global batch (1024) pin how the epochs grow with the batch
+    # the smaller run's epochs at its global batch (1024), read straight from its logs, pin how the
+    # epochs grow with the batch
     small="$(dirname "$logs")/../perlmutter_10x128x4_ngc21.09_pytorch/deepcam"
-    "$MRPLAN" ingest-mllog --machine perlmutter --out "$tmp/ing1024" "$small"/result_1.txt "$small"/result_2.txt > /dev/null
     "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fit2.yaml" "$tmp/ing"/*.record.json \
-      --epochs-from "$tmp/ing1024"/*.record.json > "$tmp/records2.txt"
+      --epochs-from "$small"/result_1.txt "$small"/result_2.txt > "$tmp/records2.txt"
     grep -q "^convergence.deepcam.critical_batch " "$tmp/records2.txt" && grep -q "critical_batch: " "$tmp/fit2.yaml" \
       || fail "calibrate records --epochs-from fits the critical batch"
     expect_error "missing.json: cannot open record file" calibrate records --profile perlmutter --out "$tmp/fit3.yaml" \
