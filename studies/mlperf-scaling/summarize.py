@@ -16,17 +16,16 @@ def records(folder):
     return [json.load(open(f)) for f in sorted(glob.glob(os.path.join(folder, "*.record.json")))]
 
 
-def measured(folder):
-    recs = records(folder)
+def measured(recs):
     return statistics.median(steady_epoch(r) for r in recs), recs[0]["stages"][0]
 
 
-def epochs(folder):
-    return statistics.median(r["stages"][0]["epochs"] for r in records(folder))
+def epochs(recs):
+    return statistics.median(r["stages"][0]["epochs"] for r in recs)
 
 
-def time_to_train(folder):
-    return statistics.median(r["totals"]["time_to_target_s"] for r in records(folder))
+def time_to_train(recs):
+    return statistics.median(r["totals"]["time_to_target_s"] for r in recs)
 
 
 rows, errs, lin_errs, points, epoch_rows = [], [], [], [], []
@@ -34,18 +33,19 @@ epoch_errs = {"mrplan": [], "prior": [], "unchanged": []}
 train_errs, inside, runs, bands = [], 0, 0, []
 for d in sorted(glob.glob(os.path.join(out, "*/"))):
     name = os.path.basename(d.rstrip("/"))
-    small_s, small = measured(os.path.join(d, "small"))
-    large_s, large = measured(os.path.join(d, "large"))
+    small_recs, large_recs = records(os.path.join(d, "small")), records(os.path.join(d, "large"))
+    small_s, small = measured(small_recs)
+    large_s, large = measured(large_recs)
     pred = json.load(open(os.path.join(d, "predicted.json")))["stages"][0]["models"][0]["per_epoch"][2]["epoch_s"]
     linear = small_s * small["gpus"] / large["gpus"]
     e, le = (pred - large_s) / large_s, (linear - large_s) / large_s
     errs.append(abs(e)), lin_errs.append(abs(le))
     points.append((name, small["gpus"], small_s, large["gpus"], large_s, pred, linear, e, le))
     lb = lambda s: s["global_batch"] // s["gpus"]
-    small_e, large_e = epochs(os.path.join(d, "small")), epochs(os.path.join(d, "large"))
+    small_e, large_e = epochs(small_recs), epochs(large_recs)
     predicted = json.load(open(os.path.join(d, "predicted.json")))
     fit_e = predicted["stages"][0]["epochs"]
-    train_s, pred_train_s = time_to_train(os.path.join(d, "large")), predicted["totals"]["time_to_target_s"]
+    train_s, pred_train_s = time_to_train(large_recs), predicted["totals"]["time_to_target_s"]
     train_errs.append(abs(pred_train_s - train_s) / train_s)
     validation = open(os.path.join(d, "validate.txt")).read()
     covered = re.search(r"coverage: (\d+) of (\d+) runs", validation)
