@@ -4,13 +4,12 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "calibrate/mllog_events.hpp"
 #include "model/errors.hpp"
+#include "model/text_file.hpp"
 #include "model/time_to_target.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
@@ -388,11 +387,7 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
 }
 
 Record load_mllog_file(const std::string& path, const MllogOptions& options) {
-  std::ifstream in(path);
-  if (!in) fail_input(path, "", "cannot open the log file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return record_from_mllog(ss.str(), path, options);
+  return record_from_mllog(read_text_file(path, "the log file"), path, options);
 }
 
 }  // namespace mrplan

@@ -22,6 +22,8 @@ const typename Map::mapped_type& named(const Map& m, const std::string& name, co
   fail_input("hardware catalogue", what, fmt::format("unknown {} '{}' (known: {})", what, name, fmt::join(known, ", ")));
 }
 
+std::vector<std::string> aliases_of(const YamlFields& f) { return f.has("aliases") ? f.texts("aliases") : std::vector<std::string>{}; }
+
 }  // namespace
 
 const GpuSpec& HardwareCatalogue::gpu(const std::string& name) const { return named(gpus, name, "gpu"); }
@@ -42,30 +44,34 @@ HardwareCatalogue catalogue_from_yaml_text(const std::string& text, const std::s
   for (const auto& item : gpus.node()) {
     const auto name = item.first.as<std::string>();
     const YamlFields f(item.second, file, "gpus." + name);
-    f.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "memory_GB", "host_link", "fits_from", "source"});
+    f.only({"peak_fp32_TFLOPS", "peak_fp16_TFLOPS", "mem_bandwidth_GBps", "memory_GB", "host_link", "nvlink", "nvswitch", "fits_from",
+            "aliases", "source"});
     GpuSpec g;
     g.peak_fp32_flops = f.positive("peak_fp32_TFLOPS") * 1e12;
     g.peak_fp16_flops = f.positive("peak_fp16_TFLOPS") * 1e12;
     g.mem_bandwidth_Bps = f.positive("mem_bandwidth_GBps") * 1e9;
     g.memory_bytes = f.positive("memory_GB") * 1e9;
     g.host_link = f.text("host_link"), g.fits_from = f.text("fits_from"), g.source = f.text("source");
+    g.nvlink = f.text("nvlink", ""), g.nvswitch = f.text("nvswitch", ""), g.aliases = aliases_of(f);
     c.gpus.emplace(name, g);
   }
   const YamlFields links = top.child("links");  // named: the loop holds a reference into it
   for (const auto& item : links.node()) {
     const auto name = item.first.as<std::string>();
     const YamlFields f(item.second, file, "links." + name);
-    f.only({"bandwidth_GBps", "source"});
-    c.links.emplace(name, LinkSpec{f.positive("bandwidth_GBps") * 1e9, f.text("source")});
+    f.only({"bandwidth_GBps", "aliases", "source"});
+    c.links.emplace(name, LinkSpec{f.positive("bandwidth_GBps") * 1e9, aliases_of(f), f.text("source")});
   }
   const YamlFields cpus = top.child("cpus");  // named: the loop holds a reference into it
   for (const auto& item : cpus.node()) {
     const auto name = item.first.as<std::string>();
     const YamlFields f(item.second, file, "cpus." + name);
-    f.only({"memory_bandwidth_GBps", "source"});
-    c.cpus.emplace(name, CpuSpec{f.positive("memory_bandwidth_GBps") * 1e9, f.text("source")});
+    f.only({"memory_bandwidth_GBps", "aliases", "source"});
+    c.cpus.emplace(name, CpuSpec{f.positive("memory_bandwidth_GBps") * 1e9, aliases_of(f), f.text("source")});
   }
-  for (const auto& [name, g] : c.gpus) c.link(g.host_link);  // every GPU's host link is in the catalogue
+  for (const auto& [name, g] : c.gpus)  // every link a GPU names is in the catalogue
+    for (const auto* l : {&g.host_link, &g.nvlink, &g.nvswitch})
+      if (!l->empty()) c.link(*l);
   return c;
 }
 

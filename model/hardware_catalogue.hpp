@@ -3,6 +3,7 @@
 // each with its source, for composing machine profiles from parts.
 #include <map>
 #include <string>
+#include <vector>
 
 namespace mrplan {
 
@@ -10,16 +11,20 @@ struct GpuSpec {
   double peak_fp32_flops = 0, peak_fp16_flops = 0, mem_bandwidth_Bps = 0, memory_bytes = 0;
   std::string host_link;  // a link's name: how the host feeds it
   std::string fits_from;  // the calibrated built-in profile whose fits a composed profile starts from
+  std::string nvlink, nvswitch;  // links of its generation inside a node; empty: it has none
+  std::vector<std::string> aliases;  // other names system descriptions give it
   std::string source;
 };
 
 struct LinkSpec {
   double bandwidth_Bps = 0;  // per direction: per adapter (node networks), per GPU (inside a node)
+  std::vector<std::string> aliases;
   std::string source;
 };
 
 struct CpuSpec {
   double memory_bandwidth_Bps = 0;  // per socket
+  std::vector<std::string> aliases;
   std::string source;
 };
 

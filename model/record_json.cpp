@@ -1,12 +1,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <utility>
 
 #include "model/errors.hpp"
+#include "model/text_file.hpp"
 #include "model/record.hpp"
 
 namespace mrplan {
@@ -309,11 +308,7 @@ Record record_from_json(const std::string& text, const std::string& file) {
 }
 
 Record load_record_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail_input(path, "", "cannot open record file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return record_from_json(ss.str(), path);
+  return record_from_json(read_text_file(path, "record file"), path);
 }
 
 }  // namespace mrplan

@@ -146,6 +146,18 @@ grep -q "time to target" "$tmp/eos.txt" || fail "predict on a composed profile"
 grep -q "^MI250X " "$tmp/parts.txt" || fail "profile compose --list"
 expect_error "no site entry for machine 'composed': say which scheduler it runs" jobscript "$tmp/js/s.yaml" --machine "$tmp/eos.yaml"
 expect_error "unknown link 'Myrinet'" profile compose --gpu A100-SXM4-40GB --node-network "2x Myrinet" --intra NVLink3
+# the same parts from the submission's system description; what it does not say, from a flag
+systems="$(dirname "$0")/../../../shared/mlperf-logs"
+"$MRPLAN" profile compose --system-json "$systems/v3.0/NVIDIA/systems/eos_n64_ngc23.09_pytorch.json" --name eos --out "$tmp/eos-json.yaml" > /dev/null
+"$MRPLAN" profile compose --gpu H100-SXM5-80GB --gpus-per-node 8 --node-network "8x NDR" --intra NVSwitch3 --cpu "2x Xeon-8480C" \
+  --host-memory-GB 2000 --nvme-TB 30 --name eos --out "$tmp/eos-flags.yaml" > /dev/null
+cmp -s "$tmp/eos-json.yaml" "$tmp/eos-flags.yaml" || fail "profile compose --system-json: not the profile its parts give"
+pm_json="$systems/v1.0/LBNL/systems/perlmutter_512x4_ngc21.09_pytorch.json"
+expect_error "host_networking 'HPE Cray Slingshot' names no part of the catalogue (nearest: Slingshot-10, Slingshot-11): give --node-network" \
+  profile compose --system-json "$pm_json"
+"$MRPLAN" profile compose --system-json "$pm_json" --node-network "2x Slingshot-10" --gpus-per-node 4 > "$tmp/pm-json.yaml"
+grep -q "^name: perlmutter_512x4_ngc21.09_pytorch$" "$tmp/pm-json.yaml" && grep -q "inter_node: {alpha_s: .*, bandwidth_GBps: 25}" "$tmp/pm-json.yaml" \
+  || fail "profile compose --system-json with the network it does not say"
 
 # a public MLPerf log in, a profile fitted from it, its plan re-predicted
 logs="$(dirname "$0")/../../../shared/mlperf-logs/v1.0/LBNL/perlmutter_512x4_ngc21.09_pytorch/deepcam"

@@ -1,0 +1,175 @@
+#include "calibrate/system_json.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <vector>
+
+#include "model/errors.hpp"
+#include "model/text_file.hpp"
+
+namespace mrplan {
+
+namespace {
+
+std::vector<std::string> words_of(const std::string& text) {
+  std::vector<std::string> out(1);
+  for (const char ch : text) {
+    if (std::isalnum(static_cast<unsigned char>(ch))) out.back() += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    else if (!out.back().empty()) out.emplace_back();
+  }
+  if (out.back().empty()) out.pop_back();
+  return out;
+}
+
+// The entries sharing most words with the text ("A100 80GB": A100-PCIE-80GB, A100-SXM4-80GB), else all.
+template <class Map>
+std::string nearest_parts(const Map& parts, const std::set<std::string>& have) {
+  std::vector<std::string> near, all;
+  long most = 0;
+  for (const auto& [name, spec] : parts) {
+    all.push_back(name);
+    const auto w = words_of(name);
+    const auto shared = std::count_if(w.begin(), w.end(), [&](const std::string& x) { return have.count(x) > 0; });
+    if (shared > most) most = shared, near.clear();
+    if (shared > 0 && shared == most) near.push_back(name);
+  }
+  return near.empty() ? fmt::format("known: {}", fmt::join(all, ", ")) : fmt::format("nearest: {}", fmt::join(near, ", "));
+}
+
+// The catalogue entry a free text names: every word of its name, or of one of its aliases, is among
+// the text's words; the entry matched by the most words wins ("HDR 100" is HDR100, not HDR200's
+// alias "HDR"). Empty, with the reason in `why` (quoting the field's `value`), where none or several match.
+template <class Map>
+std::string match_part(const Map& parts, const std::string& field, const std::string& value, std::string& why,
+                       const std::string& text) {
+  const auto words = words_of(text);
+  const std::set<std::string> have(words.begin(), words.end());
+  size_t best = 0;
+  std::vector<std::string> named;
+  for (const auto& [name, spec] : parts) {
+    std::vector<std::string> names{name};
+    names.insert(names.end(), spec.aliases.begin(), spec.aliases.end());
+    size_t most = 0;
+    for (const auto& n : names) {
+      const auto w = words_of(n);
+      if (!w.empty() && std::all_of(w.begin(), w.end(), [&](const std::string& x) { return have.count(x) > 0; })) most = std::max(most, w.size());
+    }
+    if (most > best) best = most, named.clear();
+    if (most > 0 && most == best) named.push_back(name);
+  }
+  if (named.size() == 1) return named.front();
+  if (!named.empty()) why = fmt::format("{} '{}' could be any of {}", field, value, fmt::join(named, ", "));
+  else why = fmt::format("{} '{}' names no part of the catalogue ({})", field, value, nearest_parts(parts, have));
+  return "";
+}
+
+// MLPerf's system descriptions give numbers as text ("8") or as numbers; absent or null is "".
+std::string field_text(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return "";
+  return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
+}
+
+std::optional<int> field_count(const nlohmann::json& j, const char* key) {
+  static const std::regex re(R"(^\s*(\d{1,6})\s*$)");
+  std::smatch m;
+  const auto t = field_text(j, key);
+  if (!std::regex_match(t, m, re) || std::stoi(m[1]) < 1) return std::nullopt;
+  return std::stoi(m[1]);
+}
+
+// Capacities as submitters write them: "2 TB", "256 GB DDR4", "980Gb" (meaning GB); in GB. With
+// several ("2x 1.92TB NVMe SSD + 30TB U.2 NVMe SSD"), the largest: the data drive, not the OS pair.
+std::optional<double> largest_capacity_GB(const std::string& text) {
+  static const std::regex re(R"(([0-9]+(?:\.[0-9]+)?)\s*([GT])i?B)", std::regex::icase);
+  std::optional<double> best;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
+    const double gb = std::stod((*it)[1]) * (std::toupper(static_cast<unsigned char>((*it)[2].str()[0])) == 'T' ? 1000.0 : 1.0);
+    if (gb > 0 && (!best || gb > *best)) best = gb;
+  }
+  return best;
+}
+
+bool mentions(const std::string& text, const char* word) {
+  const auto w = words_of(text);
+  std::string all;
+  for (const auto& x : w) all += x + " ";
+  return all.find(word) != std::string::npos;
+}
+
+// "Storage: 2x ConnectX-6 IB HDR 200Gb/sec, Management: ..., Compute: 8x ConnectX-6 IB HDR ..." ->
+// the compute part; "4xHDR (Mellanox 200 Gbit InfiniBand ConnectX 6)" -> all of it.
+void read_network(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {
+  const auto text = field_text(j, "host_networking");
+  if (text.empty()) return void(d.unread["--node-network"] = "host_networking is not given");
+  static const std::regex compute(R"(compute\s*:\s*([^,;]*))", std::regex::icase);
+  static const std::regex count(R"(^\s*(\d{1,3})\s*x\s*(.*)$)", std::regex::icase);
+  std::smatch m;
+  std::string part = std::regex_search(text, m, compute) ? m[1].str() : text;
+  std::optional<int> adapters = field_count(j, "host_network_card_count");
+  if (std::regex_match(part, m, count) && std::stoi(m[1]) > 0) adapters = std::stoi(m[1]), part = m[2].str();
+  std::string why;
+  const auto kind = match_part(c.links, "host_networking", text, why, part);
+  if (kind.empty()) return void(d.unread["--node-network"] = why);
+  if (!adapters) return void(d.unread["--node-network"] = fmt::format("host_networking '{}' gives no count of adapters per node", text));
+  d.request.node_network = fmt::format("{}x {}", *adapters, kind);
+}
+
+// The GPUs' link inside a node: their generation's NVSwitch or NVLink, where the description says one.
+void read_intra(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {
+  const auto text = field_text(j, "accelerator_interconnect");
+  const GpuSpec* gpu = d.request.gpu.empty() ? nullptr : &c.gpu(d.request.gpu);
+  if (gpu && mentions(text, "NVSWITCH") && !gpu->nvswitch.empty()) d.request.intra = gpu->nvswitch;
+  else if (gpu && mentions(text, "NVLINK") && !gpu->nvlink.empty()) d.request.intra = gpu->nvlink;
+  else if (text.empty()) d.unread["--intra"] = "accelerator_interconnect is not given";
+  else if (std::string why; (d.request.intra = match_part(c.links, "accelerator_interconnect", text, why, text)).empty()) d.unread["--intra"] = why;
+}
+
+void read_host(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {
+  std::string why;
+  const auto model = field_text(j, "host_processor_model_name");
+  const auto cpu = model.empty() ? "" : match_part(c.cpus, "host_processor_model_name", model, why, model);
+  const auto sockets = field_count(j, "host_processors_per_node");
+  if (!cpu.empty() && sockets) d.request.cpu = fmt::format("{}x {}", *sockets, cpu);
+  else d.unread["--cpu"] = model.empty() ? "host_processor_model_name is not given" : !why.empty() ? why : "host_processors_per_node is not a count";
+  if (const auto gb = largest_capacity_GB(field_text(j, "host_memory_capacity"))) d.request.host_memory_GB = *gb;
+  else d.unread["--host-memory-GB"] = fmt::format("host_memory_capacity '{}' gives no size", field_text(j, "host_memory_capacity"));
+  if (!mentions(field_text(j, "host_storage_type"), "NVME")) return;
+  if (const auto gb = largest_capacity_GB(field_text(j, "host_storage_capacity"))) d.request.nvme_TB = *gb / 1000;
+  else d.unread["--nvme-TB"] = fmt::format("host_storage_capacity '{}' gives no size", field_text(j, "host_storage_capacity"));
+}
+
+}  // namespace
+
+SystemDescription system_from_json_text(const std::string& text, const std::string& file, const HardwareCatalogue& c) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    fail_input(file, "", std::string("not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) fail_input(file, "", "expected an MLPerf system description: a JSON object of fields");
+  SystemDescription d;
+  d.request.name = field_text(j, "system_name").empty() ? d.request.name : field_text(j, "system_name");
+  std::string why;
+  const auto gpu = field_text(j, "accelerator_model_name");
+  d.request.gpu = gpu.empty() ? "" : match_part(c.gpus, "accelerator_model_name", gpu, why, gpu);
+  if (d.request.gpu.empty()) d.unread["--gpu"] = gpu.empty() ? "accelerator_model_name is not given" : why;
+  if (const auto n = field_count(j, "accelerators_per_node")) d.request.gpus_per_node = *n;
+  else d.unread["--gpus-per-node"] = fmt::format("accelerators_per_node '{}' is not a count of GPUs", field_text(j, "accelerators_per_node"));
+  read_network(j, c, d);
+  read_intra(j, c, d);
+  read_host(j, c, d);
+  return d;
+}
+
+SystemDescription load_system_json(const std::string& path, const HardwareCatalogue& c) {
+  return system_from_json_text(read_text_file(path, "the system description"), path, c);
+}
+
+}  // namespace mrplan
