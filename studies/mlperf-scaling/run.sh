@@ -16,10 +16,11 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 folder() { if [ -d "$1" ]; then echo "$1"; else echo "$LOGS/$1"; fi; }
 systems() { grep -v '^#' studies/mlperf-scaling/systems.txt; }
 # every system's runs first: each pair's epochs to target are fitted with the other systems' runs
-systems | while IFS='|' read -r name bench small large compose ingest small_only; do
+systems | while IFS='|' read -r name bench small large compose ingest small_only set; do
   d="$OUT/$name"
   mkdir -p "$d/small" "$d/large"
   echo "$bench" > "$d/benchmark"
+  echo "${set:-development}" > "$d/set"
   # the prior: the system composed from its parts, as its system JSON lists them (systems.txt)
   eval "$M profile compose --name $name $compose --out $d/prior.yaml" > /dev/null
   $M ingest-mllog $ingest $small_only --machine "$d/prior.yaml" --out "$d/small" "$(folder "$small")/$bench"/result_*.txt > "$d/ingest.txt"

@@ -29,6 +29,7 @@ def time_to_train(recs):
 
 
 rows, errs, lin_errs, points, epoch_rows = [], [], [], [], []
+by_set = {}  # development / held-out -> (mrplan's, linear scaling's) |errors|
 epoch_errs = {"mrplan": [], "prior": [], "unchanged": []}
 train_errs, inside, runs, bands = [], 0, 0, []
 for d in sorted(glob.glob(os.path.join(out, "*/"))):
@@ -40,6 +41,8 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     linear = small_s * small["gpus"] / large["gpus"]
     e, le = (pred - large_s) / large_s, (linear - large_s) / large_s
     errs.append(abs(e)), lin_errs.append(abs(le))
+    mine, linears = by_set.setdefault(open(os.path.join(d, "set")).read().strip(), ([], []))
+    mine.append(abs(e)), linears.append(abs(le))
     points.append((name, small["gpus"], small_s, large["gpus"], large_s, pred, linear, e, le))
     lb = lambda s: s["global_batch"] // s["gpus"]
     small_e, large_e = epochs(small_recs), epochs(large_recs)
@@ -64,7 +67,9 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
 print("| pair | calibrated on GPUs | predicted GPUs | small epoch s | large epoch s measured | mrplan | error | linear | error |")
 print("|---|---|---|---|---|---|---|---|---|")
 print("\n".join(rows))
-print(f"\nmedian |error|: mrplan {100 * statistics.median(errs):.1f}%, linear scaling {100 * statistics.median(lin_errs):.1f}% over {len(rows)} pairs")
+print(f"\nmedian |error|: mrplan {100 * statistics.median(errs):.1f}%, linear scaling {100 * statistics.median(lin_errs):.1f}% over {len(rows)} pairs"
+      + "".join(f"; {name} set: mrplan {100 * statistics.median(m):.1f}%, linear {100 * statistics.median(l):.1f}% over {len(m)}"
+                for name, (m, l) in sorted(by_set.items())))
 print("\nEpochs to target at the larger run's global batch:\n")
 print("| pair | small batch | small epochs | large batch | large epochs measured | mrplan | error | prior profile | error "
       "| unchanged | error | time to train s measured | mrplan | error |")
