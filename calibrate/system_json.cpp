@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
-#include <regex>
+#include <optional>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 #include <vector>
 
@@ -75,22 +78,40 @@ std::string field_text(const nlohmann::json& j, const char* key) {
   return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
 }
 
-std::optional<int> field_count(const nlohmann::json& j, const char* key) {
-  static const std::regex re(R"(^\s*(\d{1,6})\s*$)");
-  std::smatch m;
-  const auto t = field_text(j, key);
-  if (!std::regex_match(t, m, re) || std::stoi(m[1]) < 1) return std::nullopt;
-  return std::stoi(m[1]);
+// Free text is scanned by hand, not by std::regex, whose matching recurses with the text's length.
+std::string trimmed(const std::string& t) {
+  const auto b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : t.substr(b, e - b + 1);
 }
+
+// A count: "8" or " 8 ", at least 1.
+std::optional<int> count_in(const std::string& text) {
+  const auto t = trimmed(text);
+  int n = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+  if (t.empty() || t.size() > 6 || ec != std::errc() || end != t.data() + t.size() || n < 1) return std::nullopt;
+  return n;
+}
+
+std::optional<int> field_count(const nlohmann::json& j, const char* key) { return count_in(field_text(j, key)); }
 
 // Capacities as submitters write them: "2 TB", "256 GB DDR4", "980Gb" (meaning GB); in GB. With
 // several ("2x 1.92TB NVMe SSD + 30TB U.2 NVMe SSD"), the largest: the data drive, not the OS pair.
 std::optional<double> largest_capacity_GB(const std::string& text) {
-  static const std::regex re(R"(([0-9]+(?:\.[0-9]+)?)\s*([GT])i?B)", std::regex::icase);
   std::optional<double> best;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
-    const double gb = std::stod((*it)[1]) * (std::toupper(static_cast<unsigned char>((*it)[2].str()[0])) == 'T' ? 1000.0 : 1.0);
-    if (gb > 0 && (!best || gb > *best)) best = gb;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool inside = i > 0 && (std::isdigit(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.');  // not a number's tail
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) || inside) continue;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str() + i, &end);
+    size_t at = static_cast<size_t>(end - text.c_str());
+    while (at < text.size() && text[at] == ' ') ++at;
+    const char unit = at < text.size() ? static_cast<char>(std::toupper(static_cast<unsigned char>(text[at]))) : 0;
+    if (unit != 'G' && unit != 'T') continue;
+    if (at + 1 < text.size() && std::toupper(static_cast<unsigned char>(text[at + 1])) == 'I') ++at;
+    if (at + 1 >= text.size() || std::toupper(static_cast<unsigned char>(text[at + 1])) != 'B') continue;
+    const double gb = v * (unit == 'T' ? 1000.0 : 1.0);
+    if (std::isfinite(gb) && gb > 0 && (!best || gb > *best)) best = gb;
   }
   return best;
 }
@@ -107,12 +128,16 @@ bool mentions(const std::string& text, const char* word) {
 void read_network(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {
   const auto text = field_text(j, "host_networking");
   if (text.empty()) return void(d.unread["--node-network"] = "host_networking is not given");
-  static const std::regex compute(R"(compute\s*:\s*([^,;]*))", std::regex::icase);
-  static const std::regex count(R"(^\s*(\d{1,3})\s*x\s*(.*)$)", std::regex::icase);
-  std::smatch m;
-  std::string part = std::regex_search(text, m, compute) ? m[1].str() : text;
+  std::string part = text, lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (const auto at = lower.find("compute"); at != std::string::npos) {
+    const auto colon = lower.find_first_not_of(' ', at + 7);
+    if (colon != std::string::npos && lower[colon] == ':') part = text.substr(colon + 1, text.find_first_of(",;", colon) - colon - 1);
+  }
   std::optional<int> adapters = field_count(j, "host_network_card_count");
-  if (std::regex_match(part, m, count) && std::stoi(m[1]) > 0) adapters = std::stoi(m[1]), part = m[2].str();
+  part = trimmed(part);
+  if (const auto x = part.find_first_of("xX"); x != std::string::npos && x > 0 && count_in(part.substr(0, x)))
+    adapters = count_in(part.substr(0, x)), part = part.substr(x + 1);
   std::string why;
   const auto kind = match_part(c.links, "host_networking", text, why, part);
   if (kind.empty()) return void(d.unread["--node-network"] = why);
@@ -123,11 +148,17 @@ void read_network(const nlohmann::json& j, const HardwareCatalogue& c, SystemDes
 // The GPUs' link inside a node: their generation's NVSwitch or NVLink, where the description says one.
 void read_intra(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {
   const auto text = field_text(j, "accelerator_interconnect");
-  const GpuSpec* gpu = d.request.gpu.empty() ? nullptr : &c.gpu(d.request.gpu);
-  if (gpu && mentions(text, "NVSWITCH") && !gpu->nvswitch.empty()) d.request.intra = gpu->nvswitch;
-  else if (gpu && mentions(text, "NVLINK") && !gpu->nvlink.empty()) d.request.intra = gpu->nvlink;
-  else if (text.empty()) d.unread["--intra"] = "accelerator_interconnect is not given";
-  else if (std::string why; (d.request.intra = match_part(c.links, "accelerator_interconnect", text, why, text)).empty()) d.unread["--intra"] = why;
+  const bool switched = mentions(text, "NVSWITCH");
+  if (text.empty()) {
+    d.unread["--intra"] = "accelerator_interconnect is not given";
+  } else if ((switched || mentions(text, "NVLINK")) && !d.request.gpu.empty()) {
+    const GpuSpec& gpu = c.gpu(d.request.gpu);
+    d.request.intra = switched && !gpu.nvswitch.empty() ? gpu.nvswitch : gpu.nvlink;
+    if (d.request.intra.empty())
+      d.unread["--intra"] = fmt::format("accelerator_interconnect '{}': the catalogue gives the {} no NVLink", text, d.request.gpu);
+  } else if (std::string why; (d.request.intra = match_part(c.links, "accelerator_interconnect", text, why, text)).empty()) {
+    d.unread["--intra"] = why;
+  }
 }
 
 void read_host(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {

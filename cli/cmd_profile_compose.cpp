@@ -44,7 +44,7 @@ ComposeRequest with_system_json(const std::string& file, const ComposeRequest& f
     if (given(flag.c_str())) continue;
     const bool required = flag == "--gpu" || flag == "--node-network" || flag == "--intra" || flag == "--gpus-per-node";
     if (required) fail_input(file, flag, why + ": give " + flag);
-    fmt::print(stderr, "note: {}: {}: {} is left out (give {})\n", file, why, flag.substr(2), flag);
+    fmt::print(stderr, "note: {}: {}: not set from the description (give {})\n", file, why, flag);
   }
   return r;
 }

@@ -11,7 +11,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=()
-for target in plan_yaml profile_yaml workload_yaml record_json mllog manifest lut diff sample_store; do
+for target in plan_yaml profile_yaml workload_yaml record_json mllog system_json manifest lut diff sample_store; do
   bin="$BUILD/tests/fuzz/${target}_fuzz"
   [ -x "$bin" ] || { echo "fuzz: $bin not built" >&2; exit 1; }
   mkdir -p "$work/$target" "$work/crashes"

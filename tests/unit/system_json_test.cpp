@@ -76,6 +76,9 @@ TEST(SystemJson, TheMostSpecificPartWinsAndTiesAreSaid) {
   EXPECT_EQ(unread(a100, "--gpu"),
             "accelerator_model_name 'NVIDIA A100 80GB' names no part of the catalogue (nearest: A100-PCIE-80GB, A100-SXM4-80GB)");
   EXPECT_EQ(unread(a100, "--intra"), "accelerator_interconnect is not given");
+  const auto p100 = from_text(R"({"accelerator_model_name": "Tesla P100-SXM2-16GB", "accelerator_interconnect": "NVLink"})");
+  EXPECT_EQ(p100.request.gpu, "P100-SXM2-16GB");
+  EXPECT_EQ(unread(p100, "--intra"), "accelerator_interconnect 'NVLink': the catalogue gives the P100-SXM2-16GB no NVLink");
   const auto none = from_text(R"({"accelerators_per_node": "0", "host_networking": "8x HDR200"})");
   EXPECT_EQ(unread(none, "--gpus-per-node"), "accelerators_per_node '0' is not a count of GPUs");
   EXPECT_EQ(unread(none, "--node-network"), "");
