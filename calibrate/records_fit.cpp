@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <set>
 
 #include "model/error_summary.hpp"
 #include "model/errors.hpp"
@@ -30,8 +32,9 @@ const char* quantity(Observation::Kind k) {
 
 struct Candidate {
   std::string key;
-  double start = 0;                                        // the key's unit
+  double start = 0;                                        // the key's unit: the fit's start and its prior's centre
   double upper = std::numeric_limits<double>::infinity();  // below the registry's bound: a fraction of a peak stays <= 1
+  std::vector<double> starts = {};  // starts the records suggest, each tried (the fit's is then the records', never "left at its prior")
 };
 
 std::vector<Observation> observations_of(const std::vector<NamedRecord>& records) {
@@ -85,10 +88,44 @@ Eigen::VectorXd predict(const MachineProfile& p, const std::vector<NamedRecord>&
   return out;
 }
 
-std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<Plan>& plans) {
+// The intercept of measured times on one regressor (in ms, at least 1).
+double intercept_ms(const std::vector<double>& x, const std::vector<double>& y) {
+  Eigen::MatrixXd A(x.size(), 2);
+  for (size_t i = 0; i < x.size(); ++i) A.row(i) << 1.0, x[i];
+  return std::max(A.colPivHouseholderQr().solve(Eigen::Map<const Eigen::VectorXd>(y.data(), static_cast<Eigen::Index>(y.size())))[0] * 1e3, 1.0);
+}
+
+// A validation pass's part that does not shrink with its samples, where the runs validate two or
+// more shares of the held-out samples a GPU: with one, the forwards and the fixed part cannot be
+// told apart (not fitted). Steps exponential in a parameter would not reach seconds from a
+// millisecond, so the fit is tried from what the records suggest, and from none: the intercepts
+// of the passes' times on their share and on the profile's prediction of their forwards and reads.
+std::optional<Candidate> eval_pass_candidate(const MachineProfile& p, const std::vector<NamedRecord>& records, const std::vector<Plan>& plans,
+                                             const std::vector<Observation>& obs) {
+  std::vector<Observation> evals;
+  std::vector<double> shares, measured;
+  for (const auto& o : obs)
+    if (o.kind == Observation::Kind::eval) {
+      const Plan& plan = plans[o.record];
+      evals.push_back(o), measured.push_back(o.measured);
+      shares.push_back(std::ceil(static_cast<double>(plan.validation_samples) / plan.stages[o.stage].models[o.model].gpus));
+    }
+  if (std::set<double>(shares.begin(), shares.end()).size() < 2) return std::nullopt;
+  MachineProfile forwards = p;  // the passes without a fixed part, at the fit's starting inference factor
+  forwards.compute.eval_pass_s = 0;
+  if (forwards.compute.inference_factor <= 0) forwards.compute.inference_factor = 1.0;
+  const Eigen::VectorXd modelled = predict(forwards, records, plans, evals);
+  Candidate c{"compute.eval_pass_ms", std::max(p.compute.eval_pass_s * 1e3, 1.0)};
+  c.starts = {intercept_ms(shares, measured), intercept_ms({modelled.data(), modelled.data() + modelled.size()}, measured), c.start};
+  return c;
+}
+
+std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<NamedRecord>& records, const std::vector<Plan>& plans,
+                                     const std::vector<Observation>& obs) {
   std::vector<Candidate> c;
   for (const auto& [family, eff] : p.compute.efficiency) c.push_back({"compute.efficiency." + family, eff, 1.0});
   c.push_back({"compute.inference_factor", p.compute.inference_factor > 0 ? p.compute.inference_factor : 1.0});
+  if (const auto pass = eval_pass_candidate(p, records, plans, obs)) c.push_back(*pass);
   c.push_back({"compute.kernel_overhead_us", std::max(p.compute.kernel_overhead_s * 1e6, 1.0)});
   c.push_back({"comm.bandwidth_efficiency", p.comm.bandwidth_efficiency});
   if (p.comm.collectives == Collectives::alpha_beta)  // NCCL's model has its own latencies per hop
@@ -157,6 +194,28 @@ Eigen::VectorXd posterior_sd(const Problem& pb, const Eigen::VectorXd& theta) {
   return (J.transpose() * J).inverse().diagonal().cwiseSqrt();
 }
 
+// The maximum a posteriori fit from the profile's values, and from each start the records suggest for
+// a candidate that has some (the fit is not convex): the one that misses the records least is kept,
+// its start becoming that candidate's.
+Eigen::VectorXd fit_from_each_start(Problem& pb) {
+  const auto n = static_cast<Eigen::Index>(pb.cands.size());
+  const Eigen::VectorXd zeros = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(pb.obs.size()) + n);
+  auto fit = [&] {
+    return levenberg_marquardt([&](const Eigen::VectorXd& t) { return posterior_residuals(pb, t); }, Eigen::VectorXd::Zero(n), zeros, 100).params;
+  };
+  const auto with_starts = std::find_if(pb.cands.begin(), pb.cands.end(), [](const Candidate& c) { return !c.starts.empty(); });
+  if (with_starts == pb.cands.end()) return fit();
+  Eigen::VectorXd best;
+  double best_miss = std::numeric_limits<double>::infinity(), best_start = with_starts->start;
+  for (const double s : with_starts->starts) {
+    with_starts->start = s;
+    const Eigen::VectorXd theta = fit();
+    if (const double miss = pb.residuals(theta).squaredNorm(); miss < best_miss) best = theta, best_miss = miss, best_start = s;
+  }
+  with_starts->start = best_start;
+  return best;
+}
+
 void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
   std::vector<std::string> off;
   for (const auto& o : out.observations)
@@ -181,23 +240,24 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   if (records.empty()) fail_input("", "records", "give at least one measured record");
   Problem pb{profile, records, {}, observations_of(records), {}, {}};
   for (const auto& r : records) pb.plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
-  pb.cands = candidates_of(profile, pb.plans);
+  pb.cands = candidates_of(profile, records, pb.plans, pb.obs);
   pb.measured.resize(pb.obs.size());
   for (size_t i = 0; i < pb.obs.size(); ++i) pb.measured[i] = pb.obs[i].measured;
   RecordsFit out;
+  const bool validates = std::any_of(pb.obs.begin(), pb.obs.end(), [](const Observation& o) { return o.kind == Observation::Kind::eval; });
+  if (validates && std::none_of(pb.cands.begin(), pb.cands.end(), [](const Candidate& c) { return c.key == "compute.eval_pass_ms"; }))
+    out.notes.push_back("compute.eval_pass_ms (a validation pass's part that does not shrink with its samples) is not fitted: the runs "
+                        "validate one share of the held-out samples a GPU; runs at another GPU count pin it");
   const size_t n = pb.cands.size();
   const Eigen::VectorXd prior_pred = predict(profile, records, pb.plans, pb.obs);
-  const Eigen::VectorXd zeros = Eigen::VectorXd::Zero(pb.obs.size() + n);
-  const auto fr =
-      levenberg_marquardt([&](const Eigen::VectorXd& t) { return posterior_residuals(pb, t); }, Eigen::VectorXd::Zero(n), zeros, 100);
-  const Eigen::VectorXd theta = fr.params, sd = posterior_sd(pb, theta);
+  const Eigen::VectorXd theta = fit_from_each_start(pb), sd = posterior_sd(pb, theta);
   MachineProfile fitted = pb.at(theta);
   for (const auto& r : records) out.used.push_back(r.file);
   const std::string source = fmt::format("calibrate records: {}", fmt::join(out.used, ", "));
   for (size_t k = 0; k < n; ++k) {
     const auto& key = pb.cands[k].key;
     const double value = parameter_value(fitted, key);
-    if (std::abs(theta[k]) < 0.01) {
+    if (std::abs(theta[k]) < 0.01 && pb.cands[k].starts.empty()) {
       out.at_prior.push_back(key);
       continue;
     }

@@ -24,9 +24,11 @@ struct RecordsFit {
   std::vector<RecordObservation> observations;
   std::vector<std::string> used;      // the records the fit used (named as the source of every fitted value)
   std::vector<std::string> warnings;  // what the fit could not do, and what the user may check
+  std::vector<std::string> notes;     // parameters the records cannot fit, and what would
 };
 
-// Every candidate (compute efficiency per math family, inference factor, kernel overhead, allreduce
+// Every candidate (compute efficiency per math family, inference factor, a validation pass's fixed
+// part where the runs validate two or more shares of the held-out samples a GPU, kernel overhead, allreduce
 // bandwidth efficiency and latency, memory-bound efficiency, decode, file system, page cache and
 // NVMe rates) is fitted at once, maximum a posteriori: relative errors of 2% per observation against
 // a log-normal prior (a factor of 10) around the profile's value, so that one record moves what it

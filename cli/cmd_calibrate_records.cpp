@@ -46,6 +46,7 @@ void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
            fmt::format("{:+.1f}%", 100 * (r.fitted - r.measured) / r.measured)});
   fmt::print("\n{}", o.str());
   for (const auto& w : fit.warnings) fmt::print("warning: {}\n", w);
+  for (const auto& n : fit.notes) fmt::print("note: {}\n", n);
 }
 
 void print_epochs_fit(const BatchEpochsFit& fit) {

@@ -61,6 +61,9 @@ struct ComputeParams {
   // A validation pass's forward (eval mode, no autograd) over the training step's forward phase at
   // the same batch (fitted by calibrate compute; 0: not measured, validation passes not predicted).
   double inference_factor = 0;
+  // A validation pass's cost that does not shrink with its samples (the loader's and the metric's
+  // set-up and reduction): per pass, beside the forwards (fitted by calibrate records; 0: none).
+  double eval_pass_s = 0;
   // Relative standard deviation of the machine's speed from run to run (each measured run times its
   // best matmul at its start; calibrate convergence fits it from such records): the Monte Carlo
   // scales the device's peaks and bandwidth by a draw of it (0: not measured).

@@ -76,6 +76,7 @@ const std::vector<Entry>& entries() {
     }
     t.push_back(field("compute.step_time_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.compute.step_time_cv; }));
     t.push_back(field("compute.inference_factor", "", 1, 0, 10, [](MachineProfile& m) { return &m.compute.inference_factor; }));
+    both("compute.eval_pass", "s", "ms", 1e-3, kInf, [](MachineProfile& m) { return &m.compute.eval_pass_s; });
     t.push_back(field("compute.run_speed_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.compute.run_speed_cv; }));
     t.push_back(field("compute.first_touch.activation_factor", "", 1, 0, kInf, [](MachineProfile& m) { return &m.compute.first_touch.activation_factor; }));
     t.push_back(field("compute.first_touch.param_factor", "", 1, 0, kInf, [](MachineProfile& m) { return &m.compute.first_touch.param_factor; }));
@@ -213,6 +214,7 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"compute.optimizer_tensor_us", opt, 0, any, kInf},
       {"compute.step_time_cv", opt, 0, any, 1},
       {"compute.inference_factor", opt, 0, any, 10},
+      {"compute.eval_pass_ms", opt, 0, any, kInf},
       {"compute.run_speed_cv", opt, 0, any, 1},
       {"node_sharing.slowdown", opt, 1, pos, 10},
       {"node_sharing.comm_steal_fraction", opt, 0, any, 10},

@@ -123,7 +123,8 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
     auto pass_io = [&](double batches) {
       return batches > 0 ? start_s + produce_s + std::max(0.0, produce_s - c.inference_iter_s) * (std::ceil(batches) - 1) : 0.0;
     };
-    if (c.eval_batches > 0) e.eval_s = c.inference_iter_s * c.eval_batches + pass_io(held_out) + pass_io(recompute);
+    if (c.eval_batches > 0)
+      e.eval_s = c.inference_iter_s * c.eval_batches + pass_io(held_out) + pass_io(recompute) + m.compute.eval_pass_s;
     return e;
   };
   c.first_epoch = epoch_cost(0);

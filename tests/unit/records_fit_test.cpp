@@ -62,6 +62,31 @@ TEST(CalibrateRecords, RecoversTheParametersThatMadeTheRecords) {
   EXPECT_NE(std::find(fit.at_prior.begin(), fit.at_prior.end(), "compute.efficiency.conv3d"), fit.at_prior.end());
 }
 
+// A validation pass's fixed part (the MXNet CosmoFlow of MLPerf HPC v1.0: about 1 s a pass) shows
+// only across GPU counts, where each GPU validates another share of the held-out samples.
+TEST(CalibrateRecords, AValidationPassesFixedPartNeedsTwoShares) {
+  MachineProfile prior = calibrated_builtin_profile("perlmutter");
+  prior.compute.inference_factor = 0.5;
+  MachineProfile truth = prior;
+  truth.compute.eval_pass_s = 0.8;
+  const Plan plan = builtin_plan("deepcam-mlperf@perlmutter", 64);
+  MachineProfile fitted = prior;
+  const auto fit = fit_records(fitted, {measured_run("a.json", plan, 64, 2, truth), measured_run("b.json", plan, 512, 2, truth)});
+  const auto* pass = find(fit, "compute.eval_pass_ms");
+  ASSERT_NE(pass, nullptr);
+  EXPECT_NEAR(pass->value, 800, std::max(8.0, 2 * pass->std_error));
+  EXPECT_NEAR(fitted.compute.eval_pass_s, 0.8, 0.01);
+  EXPECT_TRUE(fit.notes.empty());
+  for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.02 * o.measured) << o.record << " " << o.quantity;
+  MachineProfile one = prior;
+  const auto alone = fit_records(one, {measured_run("a.json", plan, 64, 2, truth)});
+  EXPECT_EQ(find(alone, "compute.eval_pass_ms"), nullptr);
+  ASSERT_EQ(alone.notes.size(), 1u);
+  EXPECT_NE(alone.notes[0].find("compute.eval_pass_ms (a validation pass's part that does not shrink with its samples) is not fitted"),
+            std::string::npos);
+  EXPECT_EQ(one.compute.eval_pass_s, 0);
+}
+
 namespace {
 
 // Runs of `plan` at two (GPUs, local batch) on a machine where `key` is twice the prior's: the fit moves it
