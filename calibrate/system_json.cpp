@@ -168,11 +168,13 @@ void read_host(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescri
   const auto sockets = field_count(j, "host_processors_per_node");
   if (!cpu.empty() && sockets) d.request.cpu = fmt::format("{}x {}", *sockets, cpu);
   else d.unread["--cpu"] = model.empty() ? "host_processor_model_name is not given" : !why.empty() ? why : "host_processors_per_node is not a count";
-  if (const auto gb = largest_capacity_GB(field_text(j, "host_memory_capacity"))) d.request.host_memory_GB = *gb;
-  else d.unread["--host-memory-GB"] = fmt::format("host_memory_capacity '{}' gives no size", field_text(j, "host_memory_capacity"));
+  const auto memory = field_text(j, "host_memory_capacity");
+  if (const auto gb = largest_capacity_GB(memory)) d.request.host_memory_GB = *gb;
+  else d.unread["--host-memory-GB"] = fmt::format("host_memory_capacity '{}' gives no size", memory);
   if (!mentions(field_text(j, "host_storage_type"), "NVME")) return;
-  if (const auto gb = largest_capacity_GB(field_text(j, "host_storage_capacity"))) d.request.nvme_TB = *gb / 1000;
-  else d.unread["--nvme-TB"] = fmt::format("host_storage_capacity '{}' gives no size", field_text(j, "host_storage_capacity"));
+  const auto storage = field_text(j, "host_storage_capacity");
+  if (const auto gb = largest_capacity_GB(storage)) d.request.nvme_TB = *gb / 1000;
+  else d.unread["--nvme-TB"] = fmt::format("host_storage_capacity '{}' gives no size", storage);
 }
 
 }  // namespace
@@ -186,7 +188,7 @@ SystemDescription system_from_json_text(const std::string& text, const std::stri
   }
   if (!j.is_object()) fail_input(file, "", "expected an MLPerf system description: a JSON object of fields");
   SystemDescription d;
-  d.request.name = field_text(j, "system_name").empty() ? d.request.name : field_text(j, "system_name");
+  if (const auto name = field_text(j, "system_name"); !name.empty()) d.request.name = name;
   std::string why;
   const auto gpu = field_text(j, "accelerator_model_name");
   d.request.gpu = gpu.empty() ? "" : match_part(c.gpus, "accelerator_model_name", gpu, why, gpu);

@@ -37,7 +37,8 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     small_recs, large_recs = records(os.path.join(d, "small")), records(os.path.join(d, "large"))
     small_s, small = measured(small_recs)
     large_s, large = measured(large_recs)
-    pred = json.load(open(os.path.join(d, "predicted.json")))["stages"][0]["models"][0]["per_epoch"][2]["epoch_s"]
+    predicted = json.load(open(os.path.join(d, "predicted.json")))
+    pred = predicted["stages"][0]["models"][0]["per_epoch"][2]["epoch_s"]
     linear = small_s * small["gpus"] / large["gpus"]
     e, le = (pred - large_s) / large_s, (linear - large_s) / large_s
     errs.append(abs(e)), lin_errs.append(abs(le))
@@ -46,7 +47,6 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     points.append((name, small["gpus"], small_s, large["gpus"], large_s, pred, linear, e, le))
     lb = lambda s: s["global_batch"] // s["gpus"]
     small_e, large_e = epochs(small_recs), epochs(large_recs)
-    predicted = json.load(open(os.path.join(d, "predicted.json")))
     fit_e = predicted["stages"][0]["epochs"]
     train_s, pred_train_s = time_to_train(large_recs), predicted["totals"]["time_to_target_s"]
     train_errs.append(abs(pred_train_s - train_s) / train_s)
