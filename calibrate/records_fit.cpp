@@ -30,11 +30,15 @@ const char* quantity(Observation::Kind k) {
   return k == Observation::Kind::train ? "train_epoch_s" : k == Observation::Kind::eval ? "eval_s" : "staging_s";
 }
 
+// The least step-time spread a fit starts from: its parameters move in log space, so 0 could not move.
+constexpr double kLeastSpread = 1e-3;
+
 struct Candidate {
   std::string key;
   double start = 0;                                        // the key's unit: the fit's start and its prior's centre
   double upper = std::numeric_limits<double>::infinity();  // below the registry's bound: a fraction of a peak stays <= 1
   std::vector<double> starts = {};  // starts the records suggest, each tried (the fit's is then the records', never "left at its prior")
+  double prior_sigma = 0;           // log space; 0: the fit's default (a factor of 10)
 };
 
 std::vector<Observation> observations_of(const std::vector<NamedRecord>& records) {
@@ -120,12 +124,34 @@ std::optional<Candidate> eval_pass_candidate(const MachineProfile& p, const std:
   return c;
 }
 
+// The wait for the slowest rank, which grows with the ranks (model/straggler). Runs at two or more GPU
+// counts fit it; at one it cannot be told apart from the step itself, so it is fitted only where
+// other machines' fits give it a prior (`straggler`), and held near it by their spread. The key in
+// force is the one simulate reads: a node-sharing spread where the profile has one.
+std::optional<Candidate> straggler_candidate(const MachineProfile& p, const std::vector<Plan>& plans, const std::vector<Observation>& obs,
+                                             const std::optional<SpreadPrior>& straggler) {
+  std::set<int> counts;
+  for (const auto& o : obs)
+    if (o.kind == Observation::Kind::train) counts.insert(plans[o.record].stages[o.stage].models[o.model].gpus);
+  const bool shared = p.node_sharing.step_time_cv > 0;
+  Candidate c{shared ? "node_sharing.step_time_cv" : "compute.step_time_cv",
+              std::max(shared ? p.node_sharing.step_time_cv : p.compute.step_time_cv, kLeastSpread), 1.0};
+  if (straggler) c.start = std::max(straggler->value, kLeastSpread), c.prior_sigma = straggler->log_sd;
+  if (counts.size() >= 2) {
+    c.starts = {c.start, 0.1};
+    return c;
+  }
+  if (straggler) return c;
+  return std::nullopt;
+}
+
 std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<NamedRecord>& records, const std::vector<Plan>& plans,
-                                     const std::vector<Observation>& obs) {
+                                     const std::vector<Observation>& obs, const std::optional<SpreadPrior>& straggler) {
   std::vector<Candidate> c;
   for (const auto& [family, eff] : p.compute.efficiency) c.push_back({"compute.efficiency." + family, eff, 1.0});
   c.push_back({"compute.inference_factor", p.compute.inference_factor > 0 ? p.compute.inference_factor : 1.0});
   if (const auto pass = eval_pass_candidate(p, records, plans, obs)) c.push_back(*pass);
+  if (const auto wait = straggler_candidate(p, plans, obs, straggler)) c.push_back(*wait);
   c.push_back({"compute.kernel_overhead_us", std::max(p.compute.kernel_overhead_s * 1e6, 1.0)});
   c.push_back({"comm.bandwidth_efficiency", p.comm.bandwidth_efficiency});
   if (p.comm.collectives == Collectives::alpha_beta)  // NCCL's model has its own latencies per hop
@@ -178,7 +204,9 @@ const double kPriorSigma = std::log(10.0);
 Eigen::VectorXd posterior_residuals(const Problem& pb, const Eigen::VectorXd& theta) {
   const Eigen::VectorXd data = pb.residuals(theta) / kObservationSigma;
   Eigen::VectorXd r(data.size() + theta.size());
-  r << data, theta / kPriorSigma;
+  Eigen::VectorXd prior(theta.size());
+  for (Eigen::Index k = 0; k < theta.size(); ++k) prior[k] = theta[k] / (pb.cands[k].prior_sigma > 0 ? pb.cands[k].prior_sigma : kPriorSigma);
+  r << data, prior;
   return r;
 }
 
@@ -194,25 +222,30 @@ Eigen::VectorXd posterior_sd(const Problem& pb, const Eigen::VectorXd& theta) {
   return (J.transpose() * J).inverse().diagonal().cwiseSqrt();
 }
 
-// The maximum a posteriori fit from the profile's values, and from each start the records suggest for
-// a candidate that has some (the fit is not convex): the one that misses the records least is kept,
-// its start becoming that candidate's.
+// The maximum a posteriori fit from the profile's values, then from each start the records suggest
+// for each candidate that has some, one candidate after another (the fit is not convex): the fit
+// with the least posterior misfit (records and priors) is kept, each candidate's start becoming the
+// one it was found from. Where two parameters explain the records alike (a slow allreduce or a slow
+// rank, both growing with the GPUs), the priors choose.
 Eigen::VectorXd fit_from_each_start(Problem& pb) {
   const auto n = static_cast<Eigen::Index>(pb.cands.size());
   const Eigen::VectorXd zeros = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(pb.obs.size()) + n);
   auto fit = [&] {
     return levenberg_marquardt([&](const Eigen::VectorXd& t) { return posterior_residuals(pb, t); }, Eigen::VectorXd::Zero(n), zeros, 100).params;
   };
-  const auto with_starts = std::find_if(pb.cands.begin(), pb.cands.end(), [](const Candidate& c) { return !c.starts.empty(); });
-  if (with_starts == pb.cands.end()) return fit();
-  Eigen::VectorXd best;
-  double best_miss = std::numeric_limits<double>::infinity(), best_start = with_starts->start;
-  for (const double s : with_starts->starts) {
-    with_starts->start = s;
-    const Eigen::VectorXd theta = fit();
-    if (const double miss = pb.residuals(theta).squaredNorm(); miss < best_miss) best = theta, best_miss = miss, best_start = s;
+  Eigen::VectorXd best = fit();
+  double best_miss = posterior_residuals(pb, best).squaredNorm();
+  for (auto& cand : pb.cands) {
+    const double kept = cand.start;
+    double chosen = kept;
+    for (const double s : cand.starts) {
+      if (s == kept) continue;  // the fit from it is the one in hand
+      cand.start = s;
+      const Eigen::VectorXd theta = fit();
+      if (const double miss = posterior_residuals(pb, theta).squaredNorm(); miss < best_miss) best = theta, best_miss = miss, chosen = s;
+    }
+    cand.start = chosen;
   }
-  with_starts->start = best_start;
   return best;
 }
 
@@ -236,16 +269,22 @@ void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
 
 }  // namespace
 
-RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records) {
+RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records, const std::optional<SpreadPrior>& straggler) {
   if (records.empty()) fail_input("", "records", "give at least one measured record");
   Problem pb{profile, records, {}, observations_of(records), {}, {}};
   for (const auto& r : records) pb.plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
-  pb.cands = candidates_of(profile, records, pb.plans, pb.obs);
+  pb.cands = candidates_of(profile, records, pb.plans, pb.obs, straggler);
   pb.measured.resize(pb.obs.size());
   for (size_t i = 0; i < pb.obs.size(); ++i) pb.measured[i] = pb.obs[i].measured;
   RecordsFit out;
   const bool validates = std::any_of(pb.obs.begin(), pb.obs.end(), [](const Observation& o) { return o.kind == Observation::Kind::eval; });
-  if (validates && std::none_of(pb.cands.begin(), pb.cands.end(), [](const Candidate& c) { return c.key == "compute.eval_pass_ms"; }))
+  auto has = [&](std::string_view tail) {
+    return std::any_of(pb.cands.begin(), pb.cands.end(), [&](const Candidate& c) { return c.key.ends_with(tail); });
+  };
+  if (!has("step_time_cv") && profile.compute.step_time_cv == 0 && profile.node_sharing.step_time_cv == 0)
+    out.notes.push_back("compute.step_time_cv (the wait for the slowest rank, which grows with the ranks) is not fitted: the runs train at "
+                        "one GPU count; runs at another pin it, or --straggler-from gives it from machines fitted at two");
+  if (validates && !has("eval_pass_ms"))
     out.notes.push_back("compute.eval_pass_ms (a validation pass's part that does not shrink with its samples) is not fitted: the runs "
                         "validate one share of the held-out samples a GPU; runs at another GPU count pin it");
   const size_t n = pb.cands.size();
@@ -257,13 +296,19 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   for (size_t k = 0; k < n; ++k) {
     const auto& key = pb.cands[k].key;
     const double value = parameter_value(fitted, key);
-    if (std::abs(theta[k]) < 0.01 && pb.cands[k].starts.empty()) {
+    const Candidate& cand = pb.cands[k];
+    // one GPU count moves it only within the other machines' spread: kept with that source, and not
+    // a value to pass on (straggler_prior)
+    const bool held = straggler && key.ends_with("step_time_cv") && cand.starts.empty();
+    if (std::abs(theta[k]) < 0.01 && cand.starts.empty() && !held) {
       out.at_prior.push_back(key);
       continue;
     }
     // the data narrow it less than twofold: a bound they set, not a value they pin (kept, and said)
-    if (sd[k] > 0.5 * kPriorSigma) out.bounded.push_back(key);
-    out.fitted.push_back({key, value, value * sd[k], source});
+    if (sd[k] > 0.5 * (cand.prior_sigma > 0 ? cand.prior_sigma : kPriorSigma)) out.bounded.push_back(key);
+    out.fitted.push_back(
+        {key, value, value * sd[k],
+         held ? fmt::format("calibrate records at one GPU count, near {}: {}", straggler->source, fmt::join(out.used, ", ")) : source});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);
   const Eigen::VectorXd after = predict(fitted, records, pb.plans, pb.obs);

@@ -2,6 +2,7 @@
 // `mrplan calibrate records`: a profile's timing parameters fitted from measured Records (one or
 // several GPU counts, any cluster: ingested MLPerf logs or mrplan's own runs) by least squares
 // through the simulator itself, so the fit and the prediction share every formula.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ struct RecordsFit {
   std::vector<std::string> notes;     // parameters the records cannot fit, and what would
 };
 
+// What other machines' fits say of a parameter one GPU count cannot fit: their median, and their
+// spread in log space (the prior's width).
+struct SpreadPrior {
+  double value = 0, log_sd = 0;
+  std::string source;
+};
+
 // Every candidate (compute efficiency per math family, inference factor, a validation pass's fixed
 // part where the runs validate two or more shares of the held-out samples a GPU, kernel overhead, allreduce
 // bandwidth efficiency and latency, memory-bound efficiency, decode, file system, page cache and
@@ -34,7 +42,10 @@ struct RecordsFit {
 // a log-normal prior (a factor of 10) around the profile's value, so that one record moves what it
 // can and the prior holds the rest. A parameter the records do not move is left at its prior; one
 // they narrow less than twofold is kept but reported as bounded, not pinned. `profile` gets the
-// fitted values, recorded through the registry with the records as their source.
-RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records);
+// fitted values, recorded through the registry with the records as their source. The wait for the
+// slowest rank (compute.step_time_cv) is fitted where the records train at two or more GPU counts,
+// or where `straggler` gives its prior from other machines.
+RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records,
+                       const std::optional<SpreadPrior>& straggler = std::nullopt);
 
 }  // namespace mrplan

@@ -9,6 +9,7 @@
 #include "calibrate/mllog_ingest.hpp"
 #include "calibrate/paper_calibration.hpp"
 #include "calibrate/records_fit.hpp"
+#include "calibrate/straggler_prior.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/text_table.hpp"
@@ -21,7 +22,7 @@ namespace {
 
 struct RecordsArgs {
   std::string profile, out;
-  std::vector<std::string> records, epochs_from;
+  std::vector<std::string> records, epochs_from, straggler_from;
 };
 
 void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
@@ -76,11 +77,19 @@ void calibrate_records(const RecordsArgs& a) {
   std::vector<NamedRecord> others;  // read before any fit: a bad file ends the command before it prints one
   for (const auto& f : a.epochs_from)  // a public result log is read as ingest-mllog reads it
     others.push_back({f, std::filesystem::path(f).extension() == ".json" ? load_record_file(f) : load_mllog_file(f)});
+  std::optional<SpreadPrior> straggler;
+  if (!a.straggler_from.empty()) {
+    std::vector<std::pair<std::string, MachineProfile>> machines;
+    for (const auto& f : a.straggler_from) machines.emplace_back(f, resolve_profile(f));
+    straggler = straggler_prior(machines);
+    fmt::print("the wait for the slowest rank from {} machine(s): step-time spread {:.3g} (x/{:.2f} at one sigma)\n", machines.size(),
+               straggler->value, std::exp(straggler->log_sd));
+  }
   MachineProfile fitted = prior;
   // the epochs first (they refuse another workload's records at once), the times second: neither
   // fit moves what the other fits
   const auto epochs = fit_batch_epochs(fitted, recs, others);
-  const auto fit = fit_records(fitted, recs);
+  const auto fit = fit_records(fitted, recs, straggler);
   print_fit(fit, prior);
   for (const auto& e : epochs) print_epochs_fit(e);
   write_output(a.out.empty() ? a.profile : a.out, profile_to_yaml(fitted), "profile");
@@ -101,6 +110,11 @@ void register_calibrate_records(CLI::App& cal) {
                 "measured records (record.json) or MLPerf result logs of the same workload from other machines: with the fitted "
                 "records', their epochs to target fit one curve of epochs against global batch (the critical batch); their "
                 "times are not fitted")
+      ->expected(1, -1);
+  c->add_option("--straggler-from", a->straggler_from,
+                "profiles of other machines that calibrate records fitted to runs at two or more GPU counts: the median of their "
+                "step-time spreads is the prior of this machine's wait for the slowest rank, which grows with the ranks and which "
+                "one GPU count cannot fit")
       ->expected(1, -1);
   c->callback([a] { calibrate_records(*a); });
 }

@@ -2,8 +2,9 @@
 # Strong-scaling pairs from the public MLPerf HPC logs (../shared/mlperf-logs): for each system with
 # two GPU counts of one benchmark (systems.txt), compose its profile from the parts its system JSON
 # lists, ingest both runs, `calibrate records` on the smaller run's three
-# logs, predict the larger run's steady epoch, and compare with its logs and with linear scaling; the
-# epochs to target at the larger run's global batch, with the other systems' runs of the benchmark.
+# logs (the wait for the slowest rank from the other systems' fits at both their counts), predict the
+# larger run's steady epoch, and compare with its logs and with linear scaling; the epochs to target
+# at the larger run's global batch, with the other systems' runs of the benchmark.
 # Usage: studies/mlperf-scaling/run.sh [M=mrplan binary] (from the repository root; writes out/mlperf-scaling/,
 # or $MLPERF_OUT)
 set -euo pipefail
@@ -25,16 +26,28 @@ systems | while IFS='|' read -r name bench small large compose ingest small_only
   eval "$M profile compose --name $name $compose --out $d/prior.yaml" > /dev/null
   $M ingest-mllog $ingest $small_only --machine "$d/prior.yaml" --out "$d/small" "$(folder "$small")/$bench"/result_*.txt > "$d/ingest.txt"
   $M ingest-mllog $ingest --machine "$d/prior.yaml" --out "$d/large" "$(folder "$large")/$bench"/result_*.txt >> "$d/ingest.txt"
+  # the library that runs its gradient allreduce, as the plan the ingest wrote says (ddp where it says none)
+  { grep -o -m1 'framework: [a-z]*' "$(ls "$d"/large/*.record.json | head -1)" || echo 'framework: ddp'; } | cut -d' ' -f2 > "$d/framework"
+done
+# every system fitted at both its GPU counts: its wait for the slowest rank, which one count cannot fit
+systems | while IFS='|' read -r name _; do
+  d="$OUT/$name"
+  $M calibrate records --profile "$d/prior.yaml" --out "$d/both.yaml" "$d"/small/*.record.json "$d"/large/*.record.json > "$d/both.txt"
 done
 systems | while IFS='|' read -r name bench _; do
   d="$OUT/$name"
   # the epochs' growth with the global batch from the other systems of the benchmark (leave one system out)
-  others=()
+  # and the wait for the slowest rank from their fits at both counts
+  others=() spreads=()
   for o in "$OUT"/*/; do
-    if [ "$(basename "$o")" != "$name" ] && [ "$(cat "$o/benchmark")" = "$bench" ]; then others+=("$o"small/*.record.json "$o"large/*.record.json); fi
+    if [ "$(basename "$o")" != "$name" ] && [ "$(cat "$o/benchmark")" = "$bench" ]; then
+      others+=("$o"small/*.record.json "$o"large/*.record.json)
+      if cmp -s "$o/framework" "$d/framework"; then spreads+=("$o"both.yaml); fi
+    fi
   done
   extra=()
   if [ ${#others[@]} -gt 0 ]; then extra=(--epochs-from "${others[@]}"); fi
+  if [ ${#spreads[@]} -gt 0 ]; then extra+=(--straggler-from "${spreads[@]}"); fi
   $M calibrate records --profile "$d/prior.yaml" --out "$d/fitted.yaml" "$d"/small/*.record.json "${extra[@]}" > "$d/calibrate.txt"
   first=$(ls "$d"/large/*.record.json | head -1)
   /usr/bin/python3 -c "import json,sys; open(sys.argv[2],'w').write(json.load(open(sys.argv[1]))['plan_spec'])" "$first" "$d/large-plan.yaml"
