@@ -182,6 +182,10 @@ if [[ -d "$logs" ]]; then
     expect_error "missing.json: cannot open record file" calibrate records --profile perlmutter --out "$tmp/fit3.yaml" \
       "$tmp/ing/result_1.record.json" --epochs-from "$tmp/missing.json"
     [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a missing --epochs-from file"
+    # a spread fitted at one GPU count is no prior for another machine's (studies/mlperf-scaling: the two-count fits)
+    expect_error "fit.yaml: fitted: no step-time spread fitted by calibrate records (compute.step_time_cv): fit this machine's runs at two or more GPU counts first" \
+      calibrate records --profile perlmutter --out "$tmp/fit4.yaml" "$tmp/ing/result_1.record.json" --straggler-from "$tmp/fit.yaml"
+    [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a --straggler-from profile"
   fi
   printf ':::MLLOG {"key": "run_start", "time_ms": 5}\n:::MLLOG {"key": "run_start", "time_ms": 6}\n' > "$tmp/two.txt"
   expect_error "two.txt: line 2: a second run_start" ingest-mllog --out "$tmp/ing" "$tmp/two.txt"
