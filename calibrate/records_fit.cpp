@@ -306,9 +306,10 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
     }
     // the data narrow it less than twofold: a bound they set, not a value they pin (kept, and said)
     if (sd[k] > 0.5 * (cand.prior_sigma > 0 ? cand.prior_sigma : kPriorSigma)) out.bounded.push_back(key);
-    out.fitted.push_back(
-        {key, value, value * sd[k],
-         held ? fmt::format("calibrate records at one GPU count, near {}: {}", straggler->source, fmt::join(out.used, ", ")) : source});
+    out.fitted.push_back({key, value, value * sd[k],
+                          held                           ? fmt::format("calibrate records at one GPU count, near {}: {}", straggler->source, fmt::join(out.used, ", "))
+                          : key.ends_with("step_time_cv") ? spread_source(source, code_of(pb.plans))
+                                                          : source});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);
   const Eigen::VectorXd after = predict(fitted, records, pb.plans, pb.obs);

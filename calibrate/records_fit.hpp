@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/straggler_prior.hpp"
 #include "calibrate/validation.hpp"
 #include "model/machine_profile.hpp"
 
@@ -28,13 +29,6 @@ struct RecordsFit {
   std::vector<std::string> notes;     // parameters the records cannot fit, and what would
 };
 
-// What other machines' fits say of a parameter one GPU count cannot fit: their median, and their
-// spread in log space (the prior's width).
-struct SpreadPrior {
-  double value = 0, log_sd = 0;
-  std::string source;
-};
-
 // Every candidate (compute efficiency per math family, inference factor, a validation pass's fixed
 // part where the runs validate two or more shares of the held-out samples a GPU, kernel overhead, allreduce
 // bandwidth efficiency and latency, memory-bound efficiency, decode, file system, page cache and
@@ -43,8 +37,9 @@ struct SpreadPrior {
 // can and the prior holds the rest. A parameter the records do not move is left at its prior; one
 // they narrow less than twofold is kept but reported as bounded, not pinned. `profile` gets the
 // fitted values, recorded through the registry with the records as their source. The wait for the
-// slowest rank (compute.step_time_cv) is fitted where the records train at two or more GPU counts,
-// or where `straggler` gives its prior from other machines.
+// slowest rank (compute.step_time_cv) is fitted where the records train at two or more GPU counts
+// (its source then names their code: straggler_prior), or where `straggler` gives its prior from
+// other machines.
 RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records,
                        const std::optional<SpreadPrior>& straggler = std::nullopt);
 

@@ -13,6 +13,8 @@
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/text_table.hpp"
+#include "model/errors.hpp"
+#include "model/plan_yaml.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"
 
@@ -67,6 +69,26 @@ void print_epochs_fit(const BatchEpochsFit& fit) {
   for (const auto& s : fit.skipped) fmt::print("no epochs to target from {}\n", s);
 }
 
+// The prior of the wait for the slowest rank from the profiles of --straggler-from: those of the
+// records' own code (workload and allreduce library), the others left out and said so.
+std::optional<SpreadPrior> straggler_from(const std::vector<std::string>& files, const std::vector<NamedRecord>& recs) {
+  if (files.empty()) return std::nullopt;
+  std::vector<Plan> plans;
+  for (const auto& r : recs) {
+    if (r.record.plan_spec.empty()) fail_input(r.file, "plan_spec", "the record does not carry the plan it ran, so its code is unknown");
+    plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
+  }
+  const auto code = code_of(plans);
+  if (!code) fail_input(recs.front().file, "plan_spec", "--straggler-from takes one code's spread: give records of one workload and framework");
+  std::vector<std::pair<std::string, MachineProfile>> machines;
+  for (const auto& f : files) machines.emplace_back(f, resolve_profile(f));
+  auto prior = straggler_prior(machines, *code);
+  for (const auto& l : prior.left_out) fmt::print("left out of the wait for the slowest rank: {}\n", l);
+  fmt::print("the wait for the slowest rank from {} machine(s) running {}: step-time spread {:.3g} (x/{:.2f} at one sigma)\n",
+             machines.size() - prior.left_out.size(), *code, prior.value, std::exp(prior.log_sd));
+  return prior;
+}
+
 void calibrate_records(const RecordsArgs& a) {
   const bool builtin = !std::filesystem::exists(a.profile);
   if (builtin && a.out.empty())
@@ -77,14 +99,7 @@ void calibrate_records(const RecordsArgs& a) {
   std::vector<NamedRecord> others;  // read before any fit: a bad file ends the command before it prints one
   for (const auto& f : a.epochs_from)  // a public result log is read as ingest-mllog reads it
     others.push_back({f, std::filesystem::path(f).extension() == ".json" ? load_record_file(f) : load_mllog_file(f)});
-  std::optional<SpreadPrior> straggler;
-  if (!a.straggler_from.empty()) {
-    std::vector<std::pair<std::string, MachineProfile>> machines;
-    for (const auto& f : a.straggler_from) machines.emplace_back(f, resolve_profile(f));
-    straggler = straggler_prior(machines);
-    fmt::print("the wait for the slowest rank from {} machine(s): step-time spread {:.3g} (x/{:.2f} at one sigma)\n", machines.size(),
-               straggler->value, std::exp(straggler->log_sd));
-  }
+  const auto straggler = straggler_from(a.straggler_from, recs);
   MachineProfile fitted = prior;
   // the epochs first (they refuse another workload's records at once), the times second: neither
   // fit moves what the other fits
@@ -112,9 +127,9 @@ void register_calibrate_records(CLI::App& cal) {
                 "times are not fitted")
       ->expected(1, -1);
   c->add_option("--straggler-from", a->straggler_from,
-                "profiles of other machines that calibrate records fitted to runs at two or more GPU counts: the median of their "
-                "step-time spreads is the prior of this machine's wait for the slowest rank, which grows with the ranks and which "
-                "one GPU count cannot fit")
+                "profiles of other machines that calibrate records fitted to runs of the same code (workload and allreduce "
+                "library) at two or more GPU counts: the median of their step-time spreads is the prior of this machine's wait "
+                "for the slowest rank, which grows with the ranks and which one GPU count cannot fit; other code's are left out")
       ->expected(1, -1);
   c->callback([a] { calibrate_records(*a); });
 }

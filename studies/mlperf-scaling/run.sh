@@ -26,8 +26,6 @@ systems | while IFS='|' read -r name bench small large compose ingest small_only
   eval "$M profile compose --name $name $compose --out $d/prior.yaml" > /dev/null
   $M ingest-mllog $ingest $small_only --machine "$d/prior.yaml" --out "$d/small" "$(folder "$small")/$bench"/result_*.txt > "$d/ingest.txt"
   $M ingest-mllog $ingest --machine "$d/prior.yaml" --out "$d/large" "$(folder "$large")/$bench"/result_*.txt >> "$d/ingest.txt"
-  # the library that runs its gradient allreduce, as the plan the ingest wrote says (ddp where it says none)
-  { grep -o -m1 'framework: [a-z]*' "$(ls "$d"/large/*.record.json | head -1)" || echo 'framework: ddp'; } | cut -d' ' -f2 > "$d/framework"
 done
 # every system fitted at both its GPU counts: its wait for the slowest rank, which one count cannot fit
 systems | while IFS='|' read -r name _; do
@@ -37,12 +35,12 @@ done
 systems | while IFS='|' read -r name bench _; do
   d="$OUT/$name"
   # the epochs' growth with the global batch from the other systems of the benchmark (leave one system out)
-  # and the wait for the slowest rank from their fits at both counts
+  # and the wait for the slowest rank from their fits at both counts (calibrate records keeps those
+  # of the same code: the benchmark and its allreduce library)
   others=() spreads=()
   for o in "$OUT"/*/; do
     if [ "$(basename "$o")" != "$name" ] && [ "$(cat "$o/benchmark")" = "$bench" ]; then
-      others+=("$o"small/*.record.json "$o"large/*.record.json)
-      if cmp -s "$o/framework" "$d/framework"; then spreads+=("$o"both.yaml); fi
+      others+=("$o"small/*.record.json "$o"large/*.record.json) spreads+=("$o"both.yaml)
     fi
   done
   extra=()
