@@ -269,14 +269,21 @@ void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
 
 }  // namespace
 
-RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records, const std::optional<SpreadPrior>& straggler) {
+RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records,
+                       const std::vector<std::pair<std::string, MachineProfile>>& straggler_from) {
   if (records.empty()) fail_input("", "records", "give at least one measured record");
   Problem pb{profile, records, {}, observations_of(records), {}, {}};
   for (const auto& r : records) pb.plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
+  RecordsFit out;
+  const auto code = code_of(pb.plans);
+  if (!straggler_from.empty()) {
+    if (!code) fail_input(records.front().file, "plan_spec", "--straggler-from takes one code's spread: give records of one workload and framework");
+    out.straggler = straggler_prior(straggler_from, *code);
+  }
+  const auto& straggler = out.straggler;
   pb.cands = candidates_of(profile, records, pb.plans, pb.obs, straggler);
   pb.measured.resize(pb.obs.size());
   for (size_t i = 0; i < pb.obs.size(); ++i) pb.measured[i] = pb.obs[i].measured;
-  RecordsFit out;
   const bool validates = std::any_of(pb.obs.begin(), pb.obs.end(), [](const Observation& o) { return o.kind == Observation::Kind::eval; });
   auto has = [&](std::string_view tail) {
     return std::any_of(pb.cands.begin(), pb.cands.end(), [&](const Candidate& c) { return c.key.ends_with(tail); });
@@ -308,7 +315,7 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
     if (sd[k] > 0.5 * (cand.prior_sigma > 0 ? cand.prior_sigma : kPriorSigma)) out.bounded.push_back(key);
     out.fitted.push_back({key, value, value * sd[k],
                           held                           ? fmt::format("calibrate records at one GPU count, near {}: {}", straggler->source, fmt::join(out.used, ", "))
-                          : key.ends_with("step_time_cv") ? spread_source(source, code_of(pb.plans))
+                          : key.ends_with("step_time_cv") ? spread_source(source, code)
                                                           : source});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);

@@ -4,6 +4,7 @@
 // through the simulator itself, so the fit and the prediction share every formula.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibrate/straggler_prior.hpp"
@@ -27,6 +28,7 @@ struct RecordsFit {
   std::vector<std::string> used;      // the records the fit used (named as the source of every fitted value)
   std::vector<std::string> warnings;  // what the fit could not do, and what the user may check
   std::vector<std::string> notes;     // parameters the records cannot fit, and what would
+  std::optional<SpreadPrior> straggler;  // the prior of the wait for the slowest rank, where profiles gave one
 };
 
 // Every candidate (compute efficiency per math family, inference factor, a validation pass's fixed
@@ -38,9 +40,9 @@ struct RecordsFit {
 // they narrow less than twofold is kept but reported as bounded, not pinned. `profile` gets the
 // fitted values, recorded through the registry with the records as their source. The wait for the
 // slowest rank (compute.step_time_cv) is fitted where the records train at two or more GPU counts
-// (its source then names their code: straggler_prior), or where `straggler` gives its prior from
-// other machines.
+// (its source then names their code: straggler_prior), or where `straggler_from`, other machines'
+// profiles fitted at two counts, gives its prior from those of the records' code.
 RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records,
-                       const std::optional<SpreadPrior>& straggler = std::nullopt);
+                       const std::vector<std::pair<std::string, MachineProfile>>& straggler_from = {});
 
 }  // namespace mrplan

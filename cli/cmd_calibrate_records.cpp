@@ -13,8 +13,6 @@
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/text_table.hpp"
-#include "model/errors.hpp"
-#include "model/plan_yaml.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"
 
@@ -69,24 +67,12 @@ void print_epochs_fit(const BatchEpochsFit& fit) {
   for (const auto& s : fit.skipped) fmt::print("no epochs to target from {}\n", s);
 }
 
-// The prior of the wait for the slowest rank from the profiles of --straggler-from: those of the
-// records' own code (workload and allreduce library), the others left out and said so.
-std::optional<SpreadPrior> straggler_from(const std::vector<std::string>& files, const std::vector<NamedRecord>& recs) {
-  if (files.empty()) return std::nullopt;
-  std::vector<Plan> plans;
-  for (const auto& r : recs) {
-    if (r.record.plan_spec.empty()) fail_input(r.file, "plan_spec", "the record does not carry the plan it ran, so its code is unknown");
-    plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
-  }
-  const auto code = code_of(plans);
-  if (!code) fail_input(recs.front().file, "plan_spec", "--straggler-from takes one code's spread: give records of one workload and framework");
-  std::vector<std::pair<std::string, MachineProfile>> machines;
-  for (const auto& f : files) machines.emplace_back(f, resolve_profile(f));
-  auto prior = straggler_prior(machines, *code);
-  for (const auto& l : prior.left_out) fmt::print("left out of the wait for the slowest rank: {}\n", l);
-  fmt::print("the wait for the slowest rank from {} machine(s) running {}: step-time spread {:.3g} (x/{:.2f} at one sigma)\n",
-             machines.size() - prior.left_out.size(), *code, prior.value, std::exp(prior.log_sd));
-  return prior;
+// The prior of the wait for the slowest rank that --straggler-from gave, and the profiles it left out.
+void print_straggler_prior(const std::optional<SpreadPrior>& prior, size_t given) {
+  if (!prior) return;
+  for (const auto& l : prior->left_out) fmt::print("left out of the wait for the slowest rank: {}\n", l);
+  fmt::print("the wait for the slowest rank from {} machine(s): {}, step-time spread {:.3g} (x/{:.2f} at one sigma)\n",
+             given - prior->left_out.size(), prior->source, prior->value, std::exp(prior->log_sd));
 }
 
 void calibrate_records(const RecordsArgs& a) {
@@ -99,12 +85,14 @@ void calibrate_records(const RecordsArgs& a) {
   std::vector<NamedRecord> others;  // read before any fit: a bad file ends the command before it prints one
   for (const auto& f : a.epochs_from)  // a public result log is read as ingest-mllog reads it
     others.push_back({f, std::filesystem::path(f).extension() == ".json" ? load_record_file(f) : load_mllog_file(f)});
-  const auto straggler = straggler_from(a.straggler_from, recs);
+  std::vector<std::pair<std::string, MachineProfile>> straggler_from;
+  for (const auto& f : a.straggler_from) straggler_from.emplace_back(f, resolve_profile(f));
   MachineProfile fitted = prior;
   // the epochs first (they refuse another workload's records at once), the times second: neither
   // fit moves what the other fits
   const auto epochs = fit_batch_epochs(fitted, recs, others);
-  const auto fit = fit_records(fitted, recs, straggler);
+  const auto fit = fit_records(fitted, recs, straggler_from);
+  print_straggler_prior(fit.straggler, straggler_from.size());
   print_fit(fit, prior);
   for (const auto& e : epochs) print_epochs_fit(e);
   write_output(a.out.empty() ? a.profile : a.out, profile_to_yaml(fitted), "profile");

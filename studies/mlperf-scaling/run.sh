@@ -44,8 +44,7 @@ systems | while IFS='|' read -r name bench _; do
     fi
   done
   extra=()
-  if [ ${#others[@]} -gt 0 ]; then extra=(--epochs-from "${others[@]}"); fi
-  if [ ${#spreads[@]} -gt 0 ]; then extra+=(--straggler-from "${spreads[@]}"); fi
+  if [ ${#others[@]} -gt 0 ]; then extra=(--epochs-from "${others[@]}" --straggler-from "${spreads[@]}"); fi
   $M calibrate records --profile "$d/prior.yaml" --out "$d/fitted.yaml" "$d"/small/*.record.json "${extra[@]}" > "$d/calibrate.txt"
   first=$(ls "$d"/large/*.record.json | head -1)
   /usr/bin/python3 -c "import json,sys; open(sys.argv[2],'w').write(json.load(open(sys.argv[1]))['plan_spec'])" "$first" "$d/large-plan.yaml"

@@ -113,11 +113,14 @@ TEST(CalibrateRecords, TheWaitForTheSlowestRankNeedsTwoGPUCountsOrAPrior) {
   EXPECT_EQ(one.compute.step_time_cv, 0);
 
   MachineProfile held = prior;
-  const auto near = fit_records(held, {small}, SpreadPrior{0.08, 0.1, "the median of x.yaml", {}});
+  MachineProfile other;  // a machine fitted at two counts of the same code
+  other.compute.step_time_cv = 0.08;
+  other.fitted.push_back({"compute.step_time_cv", 0.08, 0.008, spread_source("calibrate records: x.json, y.json", "cosmoflow-mlperf with ddp")});
+  const auto near = fit_records(held, {small}, {{"x.yaml", other}});
   const auto* given = find(near, "compute.step_time_cv");
   ASSERT_NE(given, nullptr);
   EXPECT_NEAR(given->value, 0.08, 0.01);  // the one count says nothing against it
-  EXPECT_EQ(given->source, "calibrate records at one GPU count, near the median of x.yaml: a.json");
+  EXPECT_EQ(given->source, "calibrate records at one GPU count, near the median of the step-time spreads of cosmoflow-mlperf with ddp fitted in x.yaml: a.json");
 }
 
 namespace {
