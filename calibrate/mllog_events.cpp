@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <optional>
-#include <set>
 #include <sstream>
 
+#include "calibrate/json_strict.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -18,25 +18,15 @@ std::vector<MllogEvent> parse_mllog_events(const std::string& text, const std::s
     const auto pos = line.find(":::MLLOG ");
     if (pos == std::string::npos) continue;
     const auto where = fmt::format("line {}", lineno);
-    nlohmann::json j;
-    std::vector<std::set<std::string>> keys;  // per open object: JSON allows a key twice, a log that does so is ambiguous
-    const nlohmann::json::parser_callback_t unique_keys = [&](int, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
-      if (ev == nlohmann::json::parse_event_t::object_start) keys.emplace_back();
-      if (ev == nlohmann::json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-      if (ev == nlohmann::json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
-        fail_input(file, where, fmt::format("the key '{}' appears twice in one object", parsed.get<std::string>()));
-      return true;
-    };
-    try {
-      j = nlohmann::json::parse(line.substr(pos + 9), unique_keys);
-    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number beyond double
-      fail_input(file, where, std::string("malformed :::MLLOG line: ") + e.what());
-    }
+    const auto j = parse_json_strict(line.substr(pos + 9), file, where, "malformed :::MLLOG line");
     if (!j.is_object() || !j.contains("key") || !j["key"].is_string() || !j.contains("time_ms") || !j["time_ms"].is_number())
       fail_input(file, where, "an :::MLLOG line needs a string 'key' and a number 'time_ms'");
     MllogEvent e;
     e.key = j["key"];
     e.time_ms = j["time_ms"].get<double>();
+    // milliseconds since 1970 (MLPerf logging rules): negative or past the year 2286 is no clock's reading
+    if (!(e.time_ms >= 0 && e.time_ms <= 1e13))
+      fail_input(file, where, fmt::format("time_ms {} is not a time (expected milliseconds since 1970, 0 to 1e13)", e.time_ms));
     e.value = j.value("value", nlohmann::json());
     e.metadata = j.value("metadata", nlohmann::json::object());
     if (!e.metadata.is_object()) e.metadata = nlohmann::json::object();

@@ -115,6 +115,9 @@ void require_epoch(EpochMarks* ep, const MllogEvent& e, const std::string& file)
   if (!ep) fail_input(file, fmt::format("line {}", e.line), fmt::format("'{}' comes before any epoch_start and has no metadata.epoch_num", e.key));
 }
 
+// The keys a quality is logged under (MLPerf HPC rules): a value there that is no number is an error.
+bool quality_key(const std::string& key) { return key == "eval_accuracy" || key == "eval_error" || key == "eval_loss"; }
+
 bool absorb_run(LogFacts& f, const MllogEvent& e, const std::string& file) {
   const auto where = fmt::format("line {}", e.line);
   if (e.key == "run_start") {
@@ -151,10 +154,16 @@ bool absorb_epoch(LogFacts& f, const MllogEvent& e, const std::string& file) {
     auto* ep = epoch_of(f, e, file);
     require_epoch(ep, e, file);
     (e.key == "eval_start" ? ep->eval_start_ms : ep->eval_stop_ms) = e.time_ms;
-  } else if (e.key.rfind("eval_", 0) == 0 && e.key != "eval_samples" && e.value.is_number()) {
+  } else if (e.key.rfind("eval_", 0) == 0 && e.key != "eval_samples" && (e.value.is_number() || quality_key(e.key))) {
     auto* ep = epoch_of(f, e, file);
     if (!ep) return false;  // a setting, not a measurement: kept with the unknown keys
-    ep->evals[e.key] = e.value.get<double>();
+    const auto where = fmt::format("line {}", e.line);
+    if (!e.value.is_number()) fail_input(file, where, fmt::format("{} is {}: expected a number", e.key, e.value.dump()));
+    const double v = e.value.get<double>();
+    // an error or a loss below 0, or an accuracy (a fraction, an IoU) outside [0, 1], measured nothing
+    if (!std::isfinite(v) || ((e.key == "eval_error" || e.key == "eval_loss") && v < 0))
+      fail_input(file, where, fmt::format("{} is {}: expected a finite value of at least 0", e.key, v));
+    ep->evals[e.key] = v;
   } else {
     return false;
   }

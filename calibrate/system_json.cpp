@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "calibrate/json_strict.hpp"
 #include "model/errors.hpp"
 #include "model/text_file.hpp"
 
@@ -180,12 +181,7 @@ void read_host(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescri
 }  // namespace
 
 SystemDescription system_from_json_text(const std::string& text, const std::string& file, const HardwareCatalogue& c) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    fail_input(file, "", std::string("not valid JSON: ") + e.what());
-  }
+  const auto j = parse_json_strict(text, file, "");
   if (!j.is_object()) fail_input(file, "", "expected an MLPerf system description: a JSON object of fields");
   SystemDescription d;
   if (const auto name = field_text(j, "system_name"); !name.empty()) d.request.name = name;

@@ -47,6 +47,7 @@ void jobscript(const JobscriptArgs& a) {
   job.job_name = a.name.empty() ? plan.name.substr(0, plan.name.find('@')) : a.name;
   job.account = a.account, job.out_dir = a.run_out;
   job.plan_file = a.plan;
+  check_job_request(plan, job);  // before the job's name becomes a file name
   if (!std::filesystem::is_regular_file(a.plan) || !a.data.empty()) {  // mrplan run reads a plan file: write the one the job runs
     job.plan_file = (folder / (job.job_name + ".yaml")).string();
     write_output(job.plan_file, plan_to_yaml(plan), "plan");
@@ -82,7 +83,9 @@ void register_jobscript(CLI::App& app) {
   cmd->add_option("--data", a->data, "data folder on the cluster (the plan's data.dir)");
   cmd->add_option("--run-out", a->run_out, "the run's --out folder on the cluster")->capture_default_str();
   cmd->add_option("--name", a->name, "job name (default: the plan's)");
-  cmd->add_option("--samples", a->samples, "Monte Carlo draws for the P90")->capture_default_str();
+  cmd->add_option("--samples", a->samples, "Monte Carlo draws for the P90")
+      ->check(CLI::Range(size_t{0}, kMaxDraws))
+      ->capture_default_str();
   cmd->add_option("--out", a->out, "write the script here (default: print it)");
   cmd->callback([a] { jobscript(*a); });
 }

@@ -319,10 +319,13 @@ void register_optimize(CLI::App& app) {
   cmd->add_option("--budget", o->budget, "GPU-hours or node-hours at the confidence, e.g. 500gpu-h, 40node-h");
   cmd->add_option("--confidence", o->confidence, "the quantile the limits hold at")->capture_default_str();
   cmd->add_option("--top", o->top, "plans to list")->capture_default_str();
-  cmd->add_option("--samples", o->samples, "Monte Carlo draws per listed plan (0: point predictions)")->capture_default_str();
+  cmd->add_option("--samples", o->samples, "Monte Carlo draws per listed plan (0: point predictions)")
+      ->check(CLI::Range(size_t{0}, kMaxDraws))
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the draws")->capture_default_str();
   cmd->add_option("--max-global-batch", o->max_global_batch,
-                  "largest global batch searched (0: none; default: 4x the learning curves' batch where no critical batch is known)");
+                  "largest global batch searched (0: none; default: 4x the learning curves' batch where no critical batch is known)")
+      ->check(CLI::Range(0.0, 2147483647.0));
   cmd->add_option("--machine", o->machine, "override the plans' machine (built-in name or profile YAML)");
   add_plan_edit_options(cmd, o->edits, false);
   cmd->add_option("--out", o->out, "write the chosen plan here as a plan file");

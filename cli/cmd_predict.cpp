@@ -90,6 +90,7 @@ void register_predict(CLI::App& app) {
   add_keep_option(cmd, *keep, "with --gpus: keep the 'global' (strong scaling) or the 'local' batch (weak)");
   cmd->add_flag("--epochs", *per_epoch, "also print every epoch");
   cmd->add_option("--samples", *samples, "Monte Carlo draws of the profile's fitted parameters and the seed (0: the point prediction only)")
+      ->check(CLI::Range(size_t{0}, kMaxDraws))
       ->capture_default_str();
   cmd->add_option("--seed", *seed, "seed of the draws (the same seed gives the same spread)")->capture_default_str();
   add_plan_edit_options(cmd, *edits);

@@ -87,7 +87,9 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--csv", o->csv, "write every sweep point here");
   cmd->add_option("--plot", o->plot, "write a PNG plot here (gnuplot)");
   cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")->check(CLI::Range(1, 4096));
-  cmd->add_option("--samples", o->samples, "Monte Carlo draws: P10/P50/P90 of every point (0: point predictions only)")->capture_default_str();
+  cmd->add_option("--samples", o->samples, "Monte Carlo draws: P10/P50/P90 of every point (0: point predictions only)")
+      ->check(CLI::Range(size_t{0}, kMaxDraws))
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the draws")->capture_default_str();
   add_plan_edit_options(cmd, o->edits);
   cmd->callback([o] {

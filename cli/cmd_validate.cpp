@@ -10,6 +10,7 @@
 #include "calibrate/spread_coverage.hpp"
 #include "calibrate/validation.hpp"
 #include "cli/commands.hpp"
+#include "sim/monte_carlo.hpp"
 #include "cli/output_file.hpp"
 #include "cli/scatter_plot.hpp"
 #include "cli/text_table.hpp"
@@ -94,7 +95,8 @@ void register_validate(CLI::App& app) {
     auto samples = std::make_shared<size_t>(0);
     auto seed = std::make_shared<uint64_t>(1);
     cmd->add_option("--profile", *profile, "machine profile: built-in name or YAML")->required();
-    cmd->add_option("--samples", *samples, "also check each run's time to target against its predicted P10-P90 over this many draws");
+    cmd->add_option("--samples", *samples, "also check each run's time to target against its predicted P10-P90 over this many draws")
+        ->check(CLI::Range(size_t{0}, kMaxDraws));
     cmd->add_option("--seed", *seed, "seed of the draws")->capture_default_str();
     cmd->add_option("records", *files, "measured record.json files")->required();
     cmd->add_option("--csv", *csv, "write record,stage,quantity,measured,predicted,rel_error,used_for_calibration");

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string_view>
 
 #include "model/errors.hpp"
 #include "model/yaml_fields.hpp"
@@ -49,6 +51,36 @@ std::optional<Site> read_site(const std::string& name) {
   s.max_walltime_h = f.non_negative("max_walltime_h", 0);
   s.source = f.text("source");
   return s;
+}
+
+// A value from the user or a plan file as one shell word: bare where every character is one a shell
+// leaves alone, else single-quoted (a quote inside closed, escaped and reopened), so that `$(...)`,
+// backquotes, `;` and spaces stay text (issue 44: no command injected through a job script).
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("_./:=@%+,-").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (plain) return s;
+  std::string q = "'";
+  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// A name that reaches a scheduler directive (#SBATCH -J, -A, -o) or a file name: directives are not
+// shell words, so nothing can be quoted there, and only a safe character set passes.
+void check_name(const std::string& value, const std::string& field) {
+  const bool ok = !value.empty() && value.size() <= 128 && value.front() != '-' && value.front() != '.' &&
+                  std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; });
+  if (!ok)
+    fail_input("", field, fmt::format("'{}' is not a name a batch script can carry: expected 1 to 128 letters, digits, '_', '-' or '.', "
+                                      "not starting with '-' or '.'", printable(value)));
+}
+
+// A path reaches the script as one quoted shell word; a control character (a newline) is refused,
+// since no scheduler or user reads a path with one as meant.
+void check_path(const std::string& value, const std::string& field) {
+  if (std::any_of(value.begin(), value.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+    fail_input("", field, fmt::format("'{}' holds a control character (a newline?): expected a path on one line", printable(value)));
 }
 
 // {nodes} {ranks} {gpus_per_node} filled in
@@ -101,7 +133,8 @@ std::string staging_step(const Plan& plan, const Site& site, const JobRequest& j
                        plan.data_dir.empty()     ? "gives no data.dir"
                        : !job.staged_to ? "a node's share fits no tier"
                                         : "this site has no such place");
-  const std::string copy = fmt::format("bash -c 'mkdir -p {0} && cp -r {1}/. {0}/'", dest, plan.data_dir);
+  // the site's folder in double quotes (its $USER expands on the node), the user's as its own word
+  const std::string copy = fmt::format("bash -c 'mkdir -p \"$1\" && cp -r \"$2\"/. \"$1\"/' stage \"{}\" {}", dest, shell_word(plan.data_dir));
   std::string per_node;
   switch (site.scheduler) {
     case Scheduler::slurm:
@@ -114,7 +147,7 @@ std::string staging_step(const Plan& plan, const Site& site, const JobRequest& j
       per_node = fmt::format("flux run -N {0} -n {0} {1}", nodes, copy);
       break;
   }
-  data_arg = " --data " + dest;
+  data_arg = " --data \"" + dest + "\"";
   return fmt::format("# stage the data into node {} (MLPerf HPC's staging phase; the plan's io.staging)\n{}\n", nvme ? "NVMe" : "memory",
                      per_node);
 }
@@ -130,7 +163,17 @@ Site find_site(const std::string& machine, std::optional<Scheduler> scheduler) {
 
 double requested_time_s(double p90_s) { return std::ceil((1.2 * p90_s + 600.0) / 60.0) * 60.0; }
 
+void check_job_request(const Plan& plan, const JobRequest& job) {
+  check_name(job.job_name, "--name (default: the plan's name)");
+  if (!job.account.empty()) check_name(job.account, "--account");
+  check_path(job.out_dir, "--run-out");
+  check_path(job.plan_file, "plan file");
+  check_path(job.mrplan, "mrplan program");
+  check_path(plan.data_dir, "--data (the plan's data.dir)");
+}
+
 std::string render_jobscript(const Plan& plan, const Site& site, int gpus_per_node, const JobRequest& job) {
+  check_job_request(plan, job);
   int ranks = 0;
   for (const auto& s : plan.stages) ranks = std::max(ranks, s.gpus());
   const int gpn = site.gpus_per_node > 0 ? site.gpus_per_node : gpus_per_node;
@@ -139,10 +182,10 @@ std::string render_jobscript(const Plan& plan, const Site& site, int gpus_per_no
   const std::string staging = staging_step(plan, site, job, nodes, data_arg);
   std::string out = "#!/bin/bash\n" + directives(site, job, nodes, ranks, gpn);
   out += fmt::format("# {} plan '{}' on {} GPUs ({} nodes of {}); written by mrplan jobscript for {} ({})\n", to_string(plan.method),
-                     plan.name, ranks, nodes, gpn, site.name, site.source);
+                     printable(plan.name), ranks, nodes, gpn, site.name, site.source);
   out += "set -euo pipefail\n" + staging;
-  out += fmt::format("{} {} run {} --out {} --device cuda{}\n", fill(site.launch, nodes, ranks, gpn), job.mrplan, job.plan_file,
-                     job.out_dir, data_arg);
+  out += fmt::format("{} {} run {} --out {} --device cuda{}\n", fill(site.launch, nodes, ranks, gpn), shell_word(job.mrplan),
+                     shell_word(job.plan_file), shell_word(job.out_dir), data_arg);
   return out;
 }
 

@@ -33,6 +33,10 @@ struct JobRequest {
   std::optional<TierKind> staged_to;  // where the prediction places a staged dataset (model/io_cost); none: it fits no tier
 };
 
+// Refuses, naming the field, a name that a directive or a file name cannot carry (a safe character
+// set) and a path with a control character; every path reaches the script as one quoted word.
+void check_job_request(const Plan& plan, const JobRequest& job);
+
 // The script: directives (nodes, time, account, name, the site's options), the staging step where
 // the plan stages its data (into node memory, or NVMe where staged_to says), then one rank per GPU.
 std::string render_jobscript(const Plan& plan, const Site& site, int gpus_per_node, const JobRequest& job);

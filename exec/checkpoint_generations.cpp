@@ -84,12 +84,24 @@ CheckpointFacts read_manifest(const std::string& text, const std::string& file, 
 
 bool has_generation(const fs::path& unit) { return !generations(unit).empty(); }
 
+void remove_partial_generations(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> partial;
+  for (auto e = fs::recursive_directory_iterator(dir, ec); !ec && e != fs::recursive_directory_iterator(); e.increment(ec))
+    if (const auto name = e->path().filename().string(); e->is_directory() && name.rfind(".gen-", 0) == 0 && name.find(".tmp") != std::string::npos) {
+      partial.push_back(e->path());
+      e.disable_recursion_pending();
+    }
+  for (const auto& p : partial) fs::remove_all(p, ec);
+}
+
 void publish_generation(const fs::path& unit, const CheckpointFacts& facts, const std::map<std::string, std::string>& files, int keep) {
+  std::error_code ec;
+  remove_partial_generations(unit);
   const auto existing = generations(unit);
   const long next = existing.empty() ? 1 : existing.back().first + 1;
   const fs::path final_dir = unit / fmt::format("gen-{:06d}", next);
   const fs::path tmp = unit / fmt::format(".gen-{:06d}.tmp{}", next, ::getpid());
-  std::error_code ec;
   try {
     fs::create_directories(unit);
     fs::remove_all(tmp, ec);
@@ -112,11 +124,15 @@ void publish_generation(const fs::path& unit, const CheckpointFacts& facts, cons
   for (size_t i = 0; i + static_cast<size_t>(std::max(keep, 1)) < now.size(); ++i) fs::remove_all(now[i].second, ec);
 }
 
-std::optional<Generation> newest_sound_generation(const fs::path& unit, std::vector<std::string>& skipped) {
+std::optional<Generation> newest_sound_generation(const fs::path& unit, std::vector<std::string>& skipped,
+                                                  const std::vector<std::string>& plan_hashes) {
   const auto all = generations(unit);
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     try {
-      return read_generation(it->second);
+      auto g = read_generation(it->second);
+      if (plan_hashes.empty() || std::find(plan_hashes.begin(), plan_hashes.end(), g.facts.plan_hash) != plan_hashes.end()) return g;
+      skipped.push_back(fmt::format("{}: written for another plan (hash {}; this run's {}): copied in from another run?", it->second.string(),
+                                    g.facts.plan_hash, plan_hashes.front()));
     } catch (const InputError& e) {
       skipped.push_back(e.what());
     }

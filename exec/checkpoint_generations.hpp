@@ -27,14 +27,19 @@ struct Generation {
   std::map<std::string, std::string> files;  // name -> bytes, every one checked against the manifest
 };
 
-// Publishes `files` as the next generation under `unit`, then removes all but the newest `keep`.
+// Publishes `files` as the next generation under `unit`, then removes all but the newest `keep`;
+// first it removes what a writer killed mid-publish left (.gen-*.tmp* folders): one writer a unit.
 void publish_generation(const std::filesystem::path& unit, const CheckpointFacts& facts,
                         const std::map<std::string, std::string>& files, int keep);
 
-// The newest generation under `unit` whose manifest and files check out; each one skipped is added
-// to `skipped` as "FOLDER: why". nullopt: none is sound (or there is none).
-std::optional<Generation> newest_sound_generation(const std::filesystem::path& unit, std::vector<std::string>& skipped);
+// The newest generation under `unit` whose manifest and files check out and, where `plan_hashes` is
+// not empty, that was written for one of those plans (one copied in from another run is not); each
+// one skipped is added to `skipped` as "FOLDER: why". nullopt: none is sound (or there is none).
+std::optional<Generation> newest_sound_generation(const std::filesystem::path& unit, std::vector<std::string>& skipped,
+                                                  const std::vector<std::string>& plan_hashes = {});
 bool has_generation(const std::filesystem::path& unit);
+// Removes, anywhere under `dir`, the .gen-*.tmp* folders that writers killed mid-publish left.
+void remove_partial_generations(const std::filesystem::path& dir);
 
 // A manifest's text read back into facts and per-file (bytes, crc); throws InputError naming `file`.
 struct ManifestEntry {

@@ -88,9 +88,9 @@ fs::path Checkpointer::model_unit(size_t stage, size_t model) const {
   return dir_ / fmt::format("stage{}", stage) / fmt::format("model{}", model);
 }
 
-Generation Checkpointer::sound_or_throw(const fs::path& unit) const {
+Generation Checkpointer::sound_or_throw(const fs::path& unit, const std::vector<std::string>& plan_hashes) const {
   std::vector<std::string> skipped;
-  auto g = newest_sound_generation(unit, skipped);
+  auto g = newest_sound_generation(unit, skipped, plan_hashes);
   for (const auto& why : skipped)
     if (report_) fmt::print(stderr, "mrplan: warning: skipping a damaged checkpoint: {}\n", why);
   if (!g) {
@@ -111,8 +111,9 @@ void Checkpointer::save_run(const RunState& s, torch::nn::Module* handed) const 
 }
 
 std::optional<LoadedRun> Checkpointer::load_run() const {
+  if (report_) remove_partial_generations(dir_);
   if (!has_generation(dir_ / "run")) return std::nullopt;
-  auto g = sound_or_throw(dir_ / "run");
+  auto g = sound_or_throw(dir_ / "run", {});
   const auto what = (g.dir / "state.json").string();
   const auto j = parse_json(g.files.at("state.json"), what);
   LoadedRun r;
@@ -162,7 +163,9 @@ bool Checkpointer::has_model(size_t stage, size_t model) const { return has_gene
 
 void Checkpointer::load_model(size_t stage, size_t model, torch::nn::Module& module, torch::optim::Optimizer& opt, ModelProgress& p,
                               int group_rank) const {
-  const auto g = sound_or_throw(model_unit(stage, model));
+  std::vector<std::string> hashes{id_.plan_hash};
+  if (!id_.resumed_plan_hash.empty()) hashes.push_back(id_.resumed_plan_hash);
+  const auto g = sound_or_throw(model_unit(stage, model), hashes);
   const auto file = [&](const std::string& name) -> const std::string& {
     if (!g.files.count(name)) fail_input((g.dir / name).string(), "", "the checkpoint lacks this file");
     return g.files.at(name);

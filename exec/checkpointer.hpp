@@ -39,7 +39,8 @@ struct RunState {
 struct CheckpointIdentity {
   std::string plan_hash;
   int ranks = 1;
-  int keep = 2;  // generations kept per folder
+  int keep = 2;                   // generations kept per folder
+  std::string resumed_plan_hash;  // a resume with --force: the plan the checkpoints were written for
 };
 
 struct LoadedRun {
@@ -57,13 +58,15 @@ class Checkpointer {
 
   // World rank 0: the run's state and, after a stage, what it handed on, as one generation.
   void save_run(const RunState& state, torch::nn::Module* handed) const;
-  std::optional<LoadedRun> load_run() const;  // nullopt: no checkpoint here; throws when all are damaged
+  // nullopt: no checkpoint here; throws when all are damaged. Removes what writers killed mid-publish left.
+  std::optional<LoadedRun> load_run() const;
 
   // Every rank of the model's group calls it (their buffers go to the group's root, which writes).
   void save_model(size_t stage, size_t model, torch::nn::Module& module, torch::optim::Optimizer& opt,
                   const ModelProgress& progress, Communicator& group) const;
   bool has_model(size_t stage, size_t model) const;
-  // Restores module (with this group rank's buffers), optimizer, the CPU generator and the progress.
+  // Restores module (with this group rank's buffers), optimizer, the CPU generator and the progress,
+  // from the newest sound generation written for this run's plan (or the resumed one's).
   void load_model(size_t stage, size_t model, torch::nn::Module& module, torch::optim::Optimizer& opt,
                   ModelProgress& progress, int group_rank) const;
 
@@ -72,7 +75,7 @@ class Checkpointer {
 
  private:
   std::filesystem::path model_unit(size_t stage, size_t model) const;
-  Generation sound_or_throw(const std::filesystem::path& unit) const;
+  Generation sound_or_throw(const std::filesystem::path& unit, const std::vector<std::string>& plan_hashes) const;
   std::filesystem::path dir_;
   CheckpointIdentity id_;
   bool report_;

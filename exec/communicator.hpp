@@ -35,6 +35,10 @@ class Communicator {
 // use and finalises it at exit.
 std::unique_ptr<Communicator> make_mpi_communicator();
 
+// Ends every rank of the job with exit code `code` (MPI_Abort): for an error met by one rank while
+// the others may wait for it in a collective, which would otherwise hold them until the watchdog.
+[[noreturn]] void abort_job(int code);
+
 // `text` on `root` to every rank of `comm` (its length first, then its bytes).
 std::string broadcast_text(Communicator& comm, std::string text, int root);
 

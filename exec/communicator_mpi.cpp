@@ -99,6 +99,13 @@ std::unique_ptr<Communicator> make_mpi_communicator() {
   return std::make_unique<MpiCommunicator>();
 }
 
+void abort_job(int code) {
+  int inited = 0;
+  MPI_Initialized(&inited);
+  if (inited) MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
 std::string broadcast_text(Communicator& comm, std::string text, int root) {
   double n = static_cast<double>(text.size());
   comm.broadcast_bytes(&n, sizeof n, root);

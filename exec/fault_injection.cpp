@@ -25,7 +25,7 @@ FaultSpec parse_fault(const char* text) {
   std::stringstream in(text);
   for (std::string p; std::getline(in, p, ':');) parts.push_back(p);
   static const std::map<std::string, FaultAction> actions{
-      {"kill", FaultAction::kill}, {"stop", FaultAction::stop}, {"enospc", FaultAction::enospc}};
+      {"kill", FaultAction::kill}, {"stop", FaultAction::stop}, {"enospc", FaultAction::enospc}, {"error", FaultAction::error}};
   FaultSpec f;
   try {
     if (parts.size() < 3 || parts.size() > 4 || !actions.count(parts[2])) throw std::invalid_argument("shape");
@@ -34,7 +34,7 @@ FaultSpec parse_fault(const char* text) {
     f.action = actions.at(parts[2]);
     if (parts.size() == 4) f.rank = std::stoi(parts[3]);
   } catch (const std::exception&) {
-    fail_input("MRPLAN_FAULT", "", std::string("expected POINT:N:kill|stop|enospc[:RANK], got '") + text + "'");
+    fail_input("MRPLAN_FAULT", "", std::string("expected POINT:N:kill|stop|enospc|error[:RANK], got '") + text + "'");
   }
   return f;
 }
@@ -55,6 +55,7 @@ FaultAction fault_at(const std::string& point, int rank) {
 void act_on(FaultAction action) {
   if (action == FaultAction::kill) std::raise(SIGKILL);
   if (action == FaultAction::stop) std::raise(SIGSTOP);
+  if (action == FaultAction::error) fail_input("MRPLAN_FAULT", "", "an injected input error (as a bad sample in this rank's shard)");
 }
 
 }  // namespace mrplan

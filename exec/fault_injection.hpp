@@ -6,16 +6,17 @@
 //   MRPLAN_FAULT=before-publish:2:kill         SIGKILL before the second checkpoint's rename
 //   MRPLAN_FAULT=after-publish:1:kill          SIGKILL right after the first checkpoint's rename
 //   MRPLAN_FAULT=step:5:stop:1                 rank 1 stops itself (SIGSTOP) at its fifth step
+//   MRPLAN_FAULT=step:3:error:1                rank 1 meets an input error (as a bad sample) at its third step
 // Unset (always, outside tests): every call is one comparison. Torch-free.
 #include <string>
 
 namespace mrplan {
 
-enum class FaultAction { none, kill, stop, enospc };
+enum class FaultAction { none, kill, stop, enospc, error };
 
 // The action due at this occurrence of `point` on world rank `rank` (counted per process).
 FaultAction fault_at(const std::string& point, int rank = 0);
-// Carries out kill and stop; enospc is the caller's to simulate.
+// Carries out kill, stop and error (throws InputError); enospc is the caller's to simulate.
 void act_on(FaultAction action);
 
 }  // namespace mrplan

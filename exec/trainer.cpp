@@ -20,6 +20,7 @@
 #include "exec/checkpointer.hpp"
 #include "exec/communicator.hpp"
 #include "exec/compute_microbench.hpp"
+#include "exec/data_identity.hpp"
 #include "exec/device_decoder.hpp"
 #include "exec/durable_file.hpp"
 #include "exec/error_once.hpp"
@@ -31,12 +32,14 @@
 #include "exec/resume_checks.hpp"
 #include "exec/run.hpp"
 #include "exec/run_context.hpp"
+#include "exec/run_lock.hpp"
 #include "exec/run_log.hpp"
 #include "model/errors.hpp"
 #include "model/launch_env.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
+#include "model/text_file.hpp"
 #include "model/time_to_target.hpp"
 #include "sim/simulate.hpp"
 
@@ -92,11 +95,23 @@ Record fresh_record(const Plan& plan, const NetworkSpec& spec) {
 // stage's start builds exactly what the uninterrupted run built there.
 uint64_t model_seed(uint64_t seed, size_t stage, size_t model) { return seed * 1000003 + stage * 101 + model; }
 
-// Epochs this rank's models trained in the finished stages (--stop-after counts them).
-int epochs_before(const Plan& plan, const Record& done, int rank) {
-  double e = 0;
+// Epochs one rank's models trained in the finished stages.
+int epochs_of_rank(const Plan& plan, const Record& done, int rank) {
+  size_t e = 0;
   for (size_t i = 0; i < done.stages.size(); ++i) e += done.stages[i].models.at(model_of_rank(plan.stages[i], rank)).per_epoch.size();
   return static_cast<int>(e);
+}
+
+// The run's epoch count a model of stage `si` starts from (--stop-after and checkpoint_every count
+// it): the most any of its ranks trained before. After a fusion its ranks trained different models
+// for different epochs; counted per rank, a periodic checkpoint (a collective) fell on one rank
+// alone and the fine-tune deadlocked (issue 44).
+int epochs_before(const Plan& plan, const Record& done, size_t si, size_t model) {
+  const Stage& st = plan.stages[si];
+  int most = 0;
+  for (int r = first_rank_of(st, model); r < first_rank_of(st, model) + st.models[model].gpus; ++r)
+    most = std::max(most, epochs_of_rank(plan, done, r));
+  return most;
 }
 
 // Every model's record, from the root of its group to every rank.
@@ -198,7 +213,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
   } else {
     if (run.from_previous && handed) initialise_from(*handed, *model);
     broadcast_module(*model, tensors);
-    prog.total_epochs = epochs_before(plan, state.record, ctx.rank);
+    prog.total_epochs = epochs_before(plan, state.record, si, j);
     prog.record = start_model_record(ctx, job, *model, nccl != nullptr);
   }
   const bool done = !prog.record.stop_reason.empty();  // resumed after it stopped, waiting for the others
@@ -244,17 +259,46 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
 }
 
 // A finished run resumed: what a kill after its last checkpoint kept it from writing (the log's
-// run_stop, the final model, the record) is written now; what it wrote stays as it is.
+// run_stop, the final model, the record) is written now, and a final model or record damaged since
+// (a flipped byte, a truncated file) is written again from the last checkpoint.
 void finish_outputs(const fs::path& out, Record& r, const std::string& final_model_bytes, bool quiet) {
   MlLog log((out / "mllog.txt").string(), true);
   const auto& times = log.times();
-  if (std::none_of(times.begin(), times.end(), [](const LoggedTime& t) { return t.key == "run_stop"; }))
+  if (std::none_of(times.begin(), times.end(), [](const LoggedTime& t) { return t.key == "run_stop"; })) {
+    log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", r.stages.size() + 1));  // the wait since the kill is not trained
     log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
+  }
   r.totals.time_to_target_s = trained_time_s(times);
-  const bool missing = !fs::exists(out / "model.pt") || !fs::exists(out / "record.json");
-  if (!fs::exists(out / "model.pt")) write_atomically(out / "model.pt", final_model_bytes);
-  if (!fs::exists(out / "record.json")) write_atomically(out / "record.json", record_to_json(r));
-  if (!quiet) fmt::print("the run in {} is finished; {}\n", out.string(), missing ? "its final outputs were written from the last checkpoint" : "nothing to resume");
+  std::vector<std::string> rewritten;
+  const auto model = out / "model.pt", record = out / "record.json";
+  if (!fs::exists(model) || read_text_file(model.string(), "the final model") != final_model_bytes) {
+    write_atomically(model, final_model_bytes);
+    rewritten.push_back("model.pt");
+  }
+  bool record_sound = fs::exists(record);
+  try {
+    if (record_sound) record_from_json(read_text_file(record.string(), "the run's record"), record.string());
+  } catch (const InputError&) {
+    record_sound = false;
+  }
+  if (!record_sound) {
+    write_atomically(record, record_to_json(r));
+    rewritten.push_back("record.json");
+  }
+  if (!quiet)
+    fmt::print("the run in {} is finished; {}\n", out.string(),
+               rewritten.empty() ? "nothing to resume"
+                                 : fmt::format("{} missing or damaged: written again from the last checkpoint", fmt::join(rewritten, " and ")));
+}
+
+// A run that fails still ends its log (MLPerf HPC rules: run_stop, aborted), once, by whichever rank
+// reports the error: the log is rank 0's, closed by then.
+void end_log_aborted(const fs::path& mllog) {
+  if (!fs::exists(mllog)) return;
+  MlLog log(mllog.string(), true);
+  const auto& times = log.times();
+  if (std::any_of(times.begin(), times.end(), [](const LoggedTime& t) { return t.key == "run_stop"; })) return;
+  log.event("run_stop", "INTERVAL_END", "null", "{\"status\": \"aborted\"}");
 }
 
 // Plan and data checks that can fail before anything trains.
@@ -356,6 +400,53 @@ void write_run_outputs(const fs::path& out, MlLog& log, Record& r, torch::nn::Mo
              final_model ? fmt::format(", {} and {}", (out / "mllog.txt").string(), (out / "model.pt").string()) : "");
 }
 
+// `what` run on rank 0 alone (a lock, a hash of the data), its answer or its error then the same on
+// every rank, so that the ranks fail alike rather than wait for rank 0 in the next collective.
+template <class What>
+std::string on_rank0_alike(Communicator& world, What what) {
+  std::string answer;
+  bool failed = false;
+  try {
+    answer = what();
+  } catch (const InputError& e) {
+    answer = e.what(), failed = true;
+  }
+  answer = broadcast_text(world, (failed ? "E" : "V") + answer, 0);
+  if (answer.front() == 'E') throw InputError(answer.substr(1));
+  return answer.substr(1);
+}
+
+// The run continues where it was written: a resume into another folder would write a record and a
+// log that begin mid-run (no run_start, a time to target of 0).
+void check_resume_folder(const fs::path& out, const std::string& resume_dir) {
+  std::error_code ec;
+  if (!fs::exists(resume_dir, ec)) fail_input(resume_dir, "", "no such run folder to resume (--resume)");
+  if (!fs::exists(out, ec) || !fs::equivalent(out, resume_dir, ec))
+    fail_input("", "--out", fmt::format("'{}' is not the folder being resumed ('{}'): a resume continues the run in its own folder "
+                                        "(copy the folder first to branch a run)", out.string(), resume_dir));
+}
+
+// The folders the plan's models read, one per resolution, in the plan's order.
+std::vector<std::string> data_folders(const Plan& plan, const std::string& data_dir) {
+  std::vector<std::string> folders;
+  for (const auto& st : plan.stages)
+    for (const auto& m : st.models)
+      if (const auto f = (fs::path(data_dir) / fmt::format("res{}", m.resolution)).string(); std::find(folders.begin(), folders.end(), f) == folders.end())
+        folders.push_back(f);
+  return folders;
+}
+
+// A resume trains on with the seed and the data the run began with: another would change the data
+// order or the samples mid-run while the Record names the first (issue 44).
+void check_same_inputs(const Record& r, const RunOptions& o, const std::string& data_dir, const std::string& data_id) {
+  const auto& p = r.provenance;
+  if (p.contains("seed") && p.at("seed") != std::to_string(o.seed))
+    fail_input("", "--seed", fmt::format("{}, but the run being resumed began with --seed {}: resume with that seed", o.seed, p.at("seed")));
+  if (p.contains("data_identity") && p.at("data_identity") != data_id)
+    fail_input(data_dir, "", fmt::format("holds other data than the run began with ({}, identity {}; now {}): resume with that data",
+                                         p.contains("data_dir") ? p.at("data_dir") : "its data folder", p.at("data_identity"), data_id));
+}
+
 Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const int rank = world.rank(), ranks = world.size();
   // a launcher whose tasks MPI does not see would train the plan once per task, each alone
@@ -374,20 +465,28 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const auto own_profile = o.profile_file.empty() ? std::nullopt : std::optional(load_profile_file(o.profile_file));
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
   const bool resuming = !o.resume_dir.empty();
+  if (resuming) check_resume_folder(out, o.resume_dir);
   if (rank == 0) fs::create_directories(out);
   world.barrier();
+  std::optional<RunLock> lock;  // rank 0's, for the run's life
+  on_rank0_alike(world, [&] {
+    if (rank == 0) lock.emplace(out);
+    return std::string();
+  });
   if (!resuming) claim_out_dir(out, o.overwrite, world);
   const std::string plan_yaml = plan_to_yaml(plan);
-  const CheckpointIdentity id{plan_hash(plan_yaml), ranks, o.keep_checkpoints};
+  const CheckpointIdentity id{plan_hash(plan_yaml), ranks, o.keep_checkpoints, ""};
   const Checkpointer checkpoints(out / "checkpoints", id, rank == 0);
   const Checkpointer resume_from(fs::path(o.resume_dir) / "checkpoints", id, rank == 0);
 
   RunState state{0, fresh_record(plan, spec)};
   std::optional<LoadedRun> loaded;
+  std::optional<Checkpointer> resumed_models;  // model checkpoints of the plan resumed (or, with --force, of the one before)
   if (resuming) {
     loaded = resume_from.load_run();
     if (!loaded) fail_input(resume_from.dir().string(), "", "no checkpoint to resume from");
     state = resumable_state(plan, plan_yaml, *loaded, ranks, o.force);
+    resumed_models.emplace(resume_from.dir(), CheckpointIdentity{id.plan_hash, ranks, o.keep_checkpoints, loaded->facts.plan_hash}, rank == 0);
     if (state.stage >= plan.stages.size()) {  // finished: nothing left to train
       add_totals(plan, state.record, false);
       if (rank == 0) finish_outputs(out, state.record, loaded->handoff_bytes, o.quiet);
@@ -395,17 +494,24 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
       return state.record;
     }
   }
+  const std::string data_dir = resolve_data_dir(plan, o);
+  const std::string data_id = on_rank0_alike(world, [&] { return rank == 0 ? data_identity(data_folders(plan, data_dir)) : ""; });
+  if (resuming) check_same_inputs(state.record, o, data_dir, data_id);
+  const RunFacts facts = run_facts(world, dev, o.seed);
+  if (state.record.provenance.empty()) {  // a resume keeps the run's
+    state.record.provenance = provenance(facts, dev, o);
+    state.record.provenance["data_dir"] = fs::absolute(data_dir).lexically_normal().string();
+    state.record.provenance["data_identity"] = data_id;
+  }
   if (!state.record.device_matmul_flops_per_s) state.record.device_matmul_flops_per_s = matmul_probe(world, dev);  // kept on resume
   if (!resuming && rank == 0) checkpoints.save_run(state, nullptr);  // a run killed in its first stage resumes from here
   // the probe's buffers go back to the kernel, so that every rank's first stage starts on the heap
   // a fresh process has, as model/startup_cost predicts it
   release_free_heap();
   MlLog log(rank == 0 ? (out / "mllog.txt").string() : "", resuming);
-  const RunFacts facts = run_facts(world, dev, o.seed);
-  if (state.record.provenance.empty()) state.record.provenance = provenance(facts, dev, o);  // a resume keeps the run's
   if (!resuming) log_run_header(log, plan, spec.name, facts);
   else log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", state.stage + 1));  // the time since the kill is not trained
-  RunContext ctx{plan,   o,   world, dev, spec, layout_for(spec.name), resolve_data_dir(plan, o), out, checkpoints.dir(), log,
+  RunContext ctx{plan,   o,   world, dev, spec, layout_for(spec.name), data_dir, out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks, nullptr, epoch_work(plan, spec)};
   const Codec stored = stored_codec(ctx, state.stage);
   const char* codec = codec_name(stored);
@@ -435,9 +541,9 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const size_t first = state.stage;
   try {
     for (size_t si = first; si < plan.stages.size() && !killed; ++si)
-      killed = !run_stage(ctx, si, state, handed, checkpoints, resuming && si == first ? &resume_from : nullptr);
-  } catch (...) {  // a run that fails still ends its log (MLPerf HPC rules: run_stop, aborted)
-    if (rank == 0) log.event("run_stop", "INTERVAL_END", "null", "{\"status\": \"aborted\"}");
+      killed = !run_stage(ctx, si, state, handed, checkpoints, resuming && si == first ? &*resumed_models : nullptr);
+  } catch (...) {  // the log's run_stop is written by the rank that reports the error (run_plan)
+    log = MlLog("", false);
     throw;
   }
   auto& r = state.record;
@@ -459,9 +565,16 @@ Record run_plan(const Plan& plan, const RunOptions& o) {
     return train_plan(*world, plan, o);
   } catch (const std::exception& e) {  // printed once however many ranks met it (exec/error_once)
     const bool input = dynamic_cast<const InputError*>(&e) || dynamic_cast<const std::filesystem::filesystem_error*>(&e);
+    const int code = input ? 2 : 1;
     const auto out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
-    if (world->size() > 1 && !first_to_report(out / "heartbeats", token, e.what(), world->rank())) throw ReportedByAnotherRank{input ? 2 : 1};
-    throw;
+    const auto claims = out / "heartbeats";
+    if (world->size() > 1 && !first_to_report(claims, token, e.what(), world->rank())) throw ReportedByAnotherRank{code};
+    if (world->size() == 1 || first_to_report(claims, token, "run_stop", world->rank())) end_log_aborted(out / "mllog.txt");
+    if (world->size() == 1) throw;
+    // the other ranks may be waiting for this one in a collective: end them all now, not at the watchdog
+    fmt::print(stderr, "mrplan: {}error: {} (rank {} of {}; ending every rank)\n", input ? "" : "internal ", e.what(), world->rank(), world->size());
+    std::fflush(stderr);
+    abort_job(code);
   }
 }
 

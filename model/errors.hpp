@@ -15,6 +15,10 @@ struct ReportedByAnotherRank {
   int code = 2;
 };
 
+// A user's text as a message can show it: control characters and bytes past ASCII as \xNN, so that
+// a newline or a byte that is not UTF-8 in a value cannot break the message (or its JSON).
+std::string printable(const std::string& text);
+
 // "FILE: KEY: MESSAGE" — the shape every input error takes.
 [[noreturn]] void fail_input(const std::string& file, const std::string& key, const std::string& message);
 

@@ -1,6 +1,9 @@
 #include "model/plan_yaml.hpp"
 #include "model/yaml_number.hpp"
 
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <fmt/format.h>
 
 #include "model/errors.hpp"
@@ -151,6 +154,27 @@ TrainingDefaults read_training(const YamlFields& f, const TrainingDefaults& d) {
   return t;
 }
 
+// The validation metrics the execution backend reports (exec/objective) and MLPerf HPC's quality
+// keys (its rules: CosmoFlow's eval_error falls, DeepCAM's eval_accuracy rises), with their direction.
+struct KnownMetric {
+  const char* name;
+  bool maximize;
+};
+constexpr KnownMetric kKnownMetrics[] = {{"val_mse", false},   {"val_mae", false},   {"val_loss", false},     {"val_iou", true},
+                                         {"eval_error", false}, {"eval_loss", false}, {"eval_accuracy", true}};
+
+std::optional<KnownMetric> known_metric(const std::string& name) {
+  for (const auto& m : kKnownMetrics)
+    if (name == m.name) return m;
+  return std::nullopt;
+}
+
+std::string known_metric_list() {
+  std::string out;
+  for (const auto& m : kKnownMetrics) out += (out.empty() ? "" : ", ") + std::string(m.name);
+  return out;
+}
+
 // The keys of one model, shared by the one-model shorthand (on the stage) and the models: list.
 ModelRun read_model(const YamlFields& f, const TrainingDefaults& defaults) {
   ModelRun m;
@@ -172,6 +196,10 @@ ModelRun read_model(const YamlFields& f, const TrainingDefaults& defaults) {
       fail_input(f.file(), f.key_path("global_batch"), fmt::format("global batch {} is not a multiple of {} GPUs", gb, m.gpus));
     m.local_batch = static_cast<int>(gb / m.gpus);
   }
+  // the global batch is an int everywhere after this: a product past it would wrap negative (issue 44)
+  if (const int64_t global = int64_t{m.gpus} * m.local_batch; global > std::numeric_limits<int>::max())
+    fail_input(f.file(), f.key_path("local_batch"), fmt::format("{} GPUs x local batch {} = {} samples a step is out of range (at most {})",
+                                                                m.gpus, m.local_batch, global, std::numeric_limits<int>::max()));
   const auto t = read_training(f, defaults);
   m.optimizer = t.optimizer, m.learning_rate = t.learning_rate, m.warmup_epochs = t.warmup_epochs, m.lr_decay = t.lr_decay;
   m.stop = read_stop(f.child("stop"));
@@ -278,9 +306,16 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   t.only({"metric", "value", "goal", "precise_bn_batches"});
   p.target_metric = t.text("metric");
   p.target_value = t.number("value");
-  const auto goal = t.text("goal", "minimize");
+  const auto known = known_metric(p.target_metric);
+  if (!known && p.target_metric.rfind("eval_", 0) != 0)
+    fail_input(file, "target.metric", fmt::format("'{}' is no metric mrplan knows: expected {} (or an MLPerf log's eval_* key)",
+                                                  printable(p.target_metric), known_metric_list()));
+  const auto goal = t.text("goal", known && known->maximize ? "maximize" : "minimize");
   if (goal != "minimize" && goal != "maximize") fail_input(file, "target.goal", "expected minimize or maximize");
   p.maximize = goal == "maximize";
+  if (known && known->maximize != p.maximize)
+    fail_input(file, "target.goal", fmt::format("{}, but {} is {}: its goal is {}", goal, p.target_metric,
+                                                known->maximize ? "a score" : "an error", known->maximize ? "maximize" : "minimize"));
   if (!p.maximize && p.target_value < 0)  // errors and losses are >= 0
     fail_input(file, "target.value", fmt::format("{} is below 0: a minimised {} can never reach it", p.target_value, p.target_metric));
   p.precise_bn_batches = t.int32("precise_bn_batches", 0);
@@ -467,7 +502,7 @@ void check_plan_against_machine(const Plan& p, const MachineProfile& m) {
     for (size_t j = 0; j < s.models.size(); ++j) {
       const auto& mr = s.models[j];
       const auto mkey = s.models.size() == 1 ? fmt::format("stages[{}]", i) : fmt::format("stages[{}].models[{}]", i, j);
-      if (mr.gpus * mr.local_batch > p.train_samples)
+      if (int64_t{mr.gpus} * mr.local_batch > p.train_samples)
         fail_input(p.source_file, mkey + ".local_batch",
                    fmt::format("global batch {} exceeds the {} training samples", mr.gpus * mr.local_batch, p.train_samples));
     }

@@ -1,5 +1,6 @@
 #include "model/text_file.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +9,8 @@
 namespace mrplan {
 
 std::string read_text_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail_input(path, "", "is a folder: expected " + what);
   std::ifstream in(path);
   if (!in) fail_input(path, "", "cannot open " + what);
   std::stringstream ss;

@@ -135,10 +135,41 @@ bool YamlFields::boolean(const char* key, bool fallback) const {
     fail_input(file_, key_path(key), "expected true or false");
   }
 }
+namespace {
+
+// Whole UTF-8 sequences (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF) and no
+// control character but a tab: a name goes into JSON records, logs and batch scripts.
+bool clean_text(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    const int n = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;  // bytes that follow
+    if (n < 0 || i + n >= s.size()) return false;
+    uint32_t cp = c & (0x3f >> n);
+    for (int k = 1; k <= n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff))) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string YamlFields::text(const char* key) const {
   YAML::Node n = get(key);
   if (!n.IsScalar()) fail_input(file_, key_path(key), "expected a string");
-  return n.as<std::string>();
+  auto s = n.as<std::string>();
+  if (!clean_text(s))
+    fail_input(file_, key_path(key), fmt::format("'{}' is not text: expected UTF-8 without control characters", printable(s)));
+  return s;
 }
 std::string YamlFields::text(const char* key, const std::string& fallback) const {
   return has(key) ? text(key) : fallback;
@@ -179,9 +210,20 @@ std::vector<std::string> YamlFields::texts(const char* key) const {
   return out;
 }
 
+namespace {
+
+// One document a file: a second (after `---`) would be dropped unread, so it is refused.
+YAML::Node only_document(const std::vector<YAML::Node>& docs, const std::string& file) {
+  if (docs.size() > 1)
+    fail_input(file, "", fmt::format("holds {} YAML documents (separated by ---): expected one", docs.size()));
+  return docs.empty() ? YAML::Node() : docs.front();
+}
+
+}  // namespace
+
 YAML::Node parse_yaml_text(const std::string& text, const std::string& file) {
   try {
-    return YAML::Load(text);
+    return only_document(YAML::LoadAll(text), file);
   } catch (const YAML::Exception& e) {
     fail_input(file, fmt::format("line {}", e.mark.line + 1), "not valid YAML: " + e.msg);
   }
@@ -189,8 +231,9 @@ YAML::Node parse_yaml_text(const std::string& text, const std::string& file) {
 
 YAML::Node load_yaml_file(const std::string& path) {
   if (!std::filesystem::exists(path)) fail_input(path, "", "file not found");
+  if (std::filesystem::is_directory(path)) fail_input(path, "", "is a folder: expected a YAML file");
   try {
-    return YAML::LoadFile(path);
+    return only_document(YAML::LoadAllFromFile(path), path);
   } catch (const YAML::Exception& e) {
     fail_input(path, fmt::format("line {}", e.mark.line + 1), "not valid YAML: " + e.msg);
   }

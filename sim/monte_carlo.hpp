@@ -47,6 +47,10 @@ Spread plan_spread(const Plan& plan, const ProfileDraws& draws, std::optional<do
 // Every sweep point's spread: the sweep run again under each draw (points in the same order).
 void add_sweep_spread(std::vector<SweepPoint>& points, const Plan& plan, const ProfileDraws& draws, const SweepSpec& spec, unsigned threads);
 
+// The most draws a spread takes: P10/P90 settle within a percent long before, and each draw keeps a
+// record, so a mistyped count (4294967296, -1) is refused rather than filling memory (issue 44).
+inline constexpr size_t kMaxDraws = 100000;
+
 // The record's spread over `samples` draws from `seed`; what the draws assume goes to its warnings.
 void add_spread(Record& record, const Plan& plan, const MachineProfile& machine, size_t samples, uint64_t seed);
 

@@ -54,7 +54,7 @@ expect_error "builtin:cosmoflow-mrt@frontier: machine: unknown built-in machine 
 expect_error "workload_options.size 30 or 33 works at resolutions 3" workload cosmoflow-mrt --resolution 3 --size 32
 mkdir -p "$tmp/loop" && ln -sfn "$tmp/loop/b" "$tmp/loop/a" && ln -sfn "$tmp/loop/a" "$tmp/loop/b"
 expect_error "$tmp/loop/a" predict "$tmp/loop/a"
-printf 'name: x\nworkload: cosmoflow-mrt\nmachine: summit\ndataset: {train_samples: 100}\ntarget: {metric: m, value: 1}\nstages:\n  - {gpus: 4, local_batch: 2, stop: {target: true}, colour: red}\n' > "$tmp/bad.yaml"
+printf 'name: x\nworkload: cosmoflow-mrt\nmachine: summit\ndataset: {train_samples: 100}\ntarget: {metric: val_mse, value: 1}\nstages:\n  - {gpus: 4, local_batch: 2, stop: {target: true}, colour: red}\n' > "$tmp/bad.yaml"
 expect_error "bad.yaml: stages[0].colour: unknown key" predict "$tmp/bad.yaml"
 sed -i 's/, colour: red//; s/gpus: 4/gpus: -4/' "$tmp/bad.yaml"
 expect_error "stages[0].gpus: must be >= 1" predict "$tmp/bad.yaml"
@@ -127,13 +127,30 @@ done
 grep -q "data: {dir: /scratch/c}" "$tmp/js/cosmoflow-mlperf.yaml" || fail "jobscript writes the plan the job runs"
 "$MRPLAN" plan cosmoflow-mrt@summit | sed 's/staging: none/staging: nvme/' > "$tmp/js/s.yaml"
 "$MRPLAN" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --out "$tmp/js/summit.sh" 2> /dev/null > /dev/null
-for line in "#BSUB -nnodes 6" "#BSUB -W 0:30" "jsrun -n 6 -r1 -a1 -c1 bash -c 'mkdir -p /mnt/bb/\$USER/mrplan && cp -r /gpfs/c/. /mnt/bb/\$USER/mrplan/'"; do
+for line in "#BSUB -nnodes 6" "#BSUB -W 0:30" "jsrun -n 6 -r1 -a1 -c1 bash -c 'mkdir -p \"\$1\" && cp -r \"\$2\"/. \"\$1\"/' stage \"/mnt/bb/\$USER/mrplan\" /gpfs/c"; do
   grep -qxF -- "$line" "$tmp/js/summit.sh" || fail "summit job script lacks: $line"
 done
-grep -q "^jsrun -n 32 -r6 -a1 -c7 -g1 -bpacked:7 mrplan run .* --data /mnt/bb/\$USER/mrplan$" "$tmp/js/summit.sh" || fail "summit runs on the staged data"
+grep -q "^jsrun -n 32 -r6 -a1 -c7 -g1 -bpacked:7 mrplan run .* --data \"/mnt/bb/\$USER/mrplan\"$" "$tmp/js/summit.sh" || fail "summit runs on the staged data"
 "$MRPLAN" jobscript deepcam-mlperf@perlmutter --scheduler flux --time 90m --out "$tmp/js/f.sh" 2> /dev/null > /dev/null
 grep -qxF "flux run -N 64 -n 256 --gpus-per-task=1 mrplan run $tmp/js/deepcam-mlperf.yaml --out out/run --device cuda" "$tmp/js/f.sh" \
   && grep -qxF "#FLUX: -t 90m" "$tmp/js/f.sh" || fail "flux job script"
+
+# nothing a user or a shared plan file says becomes a command or a directive in the script (issue 44)
+expect_error "--account: 'm1\\x0aecho injected' is not a name a batch script can carry" jobscript cosmoflow-mlperf@perlmutter --time 1h --account $'m1\necho injected'
+expect_error "--name (default: the plan's name): '\$(touch x)' is not a name" jobscript cosmoflow-mlperf@perlmutter --time 1h --name '$(touch x)'
+expect_error "--run-out: 'out\\x0a#SBATCH -A other' holds a control character" jobscript cosmoflow-mlperf@perlmutter --time 1h --run-out $'out\n#SBATCH -A other'
+sed 's/^name: .*/name: ..\/..\/escaped/' "$tmp/js/s.yaml" > "$tmp/js/evil.yaml"
+expect_error "'../../escaped' is not a name" jobscript "$tmp/js/evil.yaml" --data /d --time 1h --out "$tmp/js/evil.sh"
+[[ ! -e "$tmp/escaped.yaml" && ! -e "$tmp/js/evil.sh" ]] || fail "jobscript wrote outside its folder"
+mkdir -p "$tmp/js/bin" "$tmp/js/run"
+"$MRPLAN" jobscript "$tmp/js/s.yaml" --data "$tmp/js/my data \$(touch $tmp/js/pwned1)" --run-out "out/\`touch $tmp/js/pwned2\`; touch $tmp/js/pwned3" \
+  --time 1h --out "$tmp/js/quoted.sh" 2> /dev/null > /dev/null
+bash -n "$tmp/js/quoted.sh" || fail "the quoted job script is not valid bash"
+for sh in pm summit f quoted; do shellcheck -S warning "$tmp/js/$sh.sh" || fail "shellcheck: $sh.sh"; done
+printf '#!/bin/sh\nexit 0\n' > "$tmp/js/bin/jsrun"; chmod +x "$tmp/js/bin/jsrun"
+(cd "$tmp/js/run" && USER=ci PATH="$tmp/js/bin:$PATH" bash "$tmp/js/quoted.sh") || fail "the quoted job script did not run under a stub jsrun"
+[[ ! -e "$tmp/js/pwned1" && ! -e "$tmp/js/pwned2" && ! -e "$tmp/js/pwned3" ]] || fail "a value in a job script ran as a command"
+grep -qF -- "--out 'out/\`touch $tmp/js/pwned2\`; touch $tmp/js/pwned3'" "$tmp/js/quoted.sh" || fail "--run-out quoted: $(tail -1 "$tmp/js/quoted.sh")"
 
 # a profile from hardware parts, predicted with at once
 "$MRPLAN" profile compose --gpu H100-SXM5-80GB --gpus-per-node 8 --node-network "8x NDR" --intra NVSwitch3 --cpu "2x Xeon-8480C" \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fault injection on two ranks (ctest label `faults`): a rank that stalls ends the job with a
 # message naming it; a rank killed during an MRMF fusion stage or an MRT run resumes to the
-# uninterrupted run's parameters and per-epoch metrics (batch-norm statistics are per rank).
+# uninterrupted run's parameters and per-epoch metrics (batch-norm statistics are per rank); an error on
+# one rank ends every rank.
 set -uo pipefail
 MPIEXEC="$1"; MRPLAN="$2"
 tmp=$(mktemp -d)
@@ -70,4 +71,15 @@ timeout 120 "$MPIEXEC" -np 2 "$MRPLAN" run "$tmp/mrt.yaml" --out "$tmp/nodata" -
 sed 's/stop: {epochs: 2}}/stop: {epochs: 2}, learning_rate: 1.0e+12}/' "$tmp/mrt.yaml" > "$tmp/diverges.yaml"
 run "$tmp/diverges.yaml" --out "$tmp/diverges" > "$tmp/diverges.txt" 2>&1 && fail "a diverging run succeeded"
 [ "$(grep -c "mrplan: error: stage 'coarse' epoch 1 iteration .*: the loss is" "$tmp/diverges.txt")" -eq 1 ] || fail "divergence, not reported once: $(cat "$tmp/diverges.txt")"
-echo "rank faults: 6 cases, all good"
+# an error that one rank meets alone (a bad sample in its shard) ends every rank at once, naming the
+# rank, with the log ended (run_stop aborted): the other rank waits in a collective for it (issue 44)
+start=$SECONDS
+MRPLAN_FAULT="step:3:error:1" timeout 120 "$MPIEXEC" -np 2 "$MRPLAN" run "$tmp/mrmf.yaml" --out "$tmp/one-rank" --threads 1 --quiet \
+  > "$tmp/one-rank.txt" 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "an error on one rank: exit $rc (124: the job hung): $(cat "$tmp/one-rank.txt")"
+(( SECONDS - start < 60 )) || fail "an error on one rank took $((SECONDS - start)) s to end the job"
+grep -q "mrplan: error: MRPLAN_FAULT: an injected input error .* (rank 1 of 2; ending every rank)" "$tmp/one-rank.txt" \
+  || fail "an error on one rank, not named: $(cat "$tmp/one-rank.txt")"
+[ "$(grep -c '"key": "run_stop"' "$tmp/one-rank/mllog.txt")" -eq 1 ] && grep -q '"key": "run_stop".*"aborted"' "$tmp/one-rank/mllog.txt" \
+  || fail "an error on one rank: the log does not end with one run_stop aborted"
+echo "rank faults: 7 cases, all good"

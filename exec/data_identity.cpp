@@ -1,0 +1,66 @@
+#include "exec/data_identity.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+
+#include "model/errors.hpp"
+
+namespace mrplan {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// FNV-1a, 64 bits (Fowler, Noll, Vo): a stable hash that needs no library.
+struct Fnv1a {
+  uint64_t h = 14695981039346656037ull;
+  void add(const void* data, size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  }
+  void add(const std::string& s) { add(s.data(), s.size() + 1); }  // with its end, so "ab","c" != "a","bc"
+};
+
+void add_file(Fnv1a& hash, const fs::path& file, uintmax_t size) {
+  constexpr int kSlices = 16;
+  constexpr uintmax_t kSlice = 4096;
+  hash.add(&size, sizeof size);
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail_input(file.string(), "", "cannot be read");
+  std::string buf(kSlice, '\0');
+  for (int k = 0; k < kSlices; ++k) {
+    const uintmax_t at = size <= kSlice ? 0 : (size - kSlice) * k / (kSlices - 1);
+    in.seekg(static_cast<std::streamoff>(at));
+    in.read(buf.data(), static_cast<std::streamsize>(std::min(kSlice, size)));
+    hash.add(buf.data(), static_cast<size_t>(in.gcount()));
+    in.clear();
+    if (size <= kSlice) break;
+  }
+}
+
+}  // namespace
+
+std::string data_identity(const std::vector<std::string>& folders) {
+  Fnv1a hash;
+  for (const auto& folder : folders) {
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec)) fail_input(folder, "", "data folder not found");
+    std::vector<std::pair<std::string, uintmax_t>> files;
+    for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+      if (it->is_regular_file()) files.emplace_back(fs::relative(it->path(), folder).string(), it->file_size());
+    if (ec) fail_input(folder, "", fmt::format("cannot be listed: {}", ec.message()));
+    std::sort(files.begin(), files.end());
+    hash.add(fmt::format("{} files", files.size()));
+    for (const auto& [name, size] : files) {
+      hash.add(name);
+      add_file(hash, fs::path(folder) / name, size);
+    }
+  }
+  return fmt::format("fnv1a64:{:016x}", hash.h);
+}
+
+}  // namespace mrplan

@@ -1,0 +1,103 @@
+// Issue 44's reproducers that need no process of their own: counts that wrapped, a second YAML
+// document read as nothing, metrics that changed nothing, impossible times and qualities in MLPerf
+// logs, a key given twice in a system description, and values that would have run as commands in a
+// job script. Each is refused with a message naming the file (or option) and the key.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "calibrate/mllog_events.hpp"
+#include "calibrate/mllog_ingest.hpp"
+#include "calibrate/system_json.hpp"
+#include "cli/jobscript.hpp"
+#include "model/errors.hpp"
+#include "model/hardware_catalogue.hpp"
+#include "model/plan_yaml.hpp"
+#include "sim/builtin_plans.hpp"
+#include "tests/support/error_of.hpp"
+
+using namespace mrplan;
+using mrplan::testing::error_of;
+
+namespace {
+
+std::string plan_text() { return plan_to_yaml(builtin_plan("cosmoflow-mrt@summit")); }
+std::string plan_error(const std::string& from, const std::string& to) {
+  auto t = plan_text();
+  const auto at = t.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  t.replace(at, from.size(), to);
+  return error_of([&] { plan_from_yaml_text(t, "p.yaml"); });
+}
+
+std::string mllog_line(double time_ms, const std::string& key, const std::string& value) {
+  return fmt::format(":::MLLOG {{\"namespace\": \"\", \"time_ms\": {}, \"event_type\": \"POINT_IN_TIME\", \"key\": \"{}\", \"value\": {}, "
+                     "\"metadata\": {{\"epoch_num\": 1}}}}\n",
+                     time_ms, key, value);
+}
+
+}  // namespace
+
+TEST(BoundedInputs, AGlobalBatchPastAnIntIsRefusedNotWrapped) {
+  EXPECT_EQ(plan_error("local_batch: 8", "local_batch: 2147483647"),
+            "p.yaml: stages[0].local_batch: 32 GPUs x local batch 2147483647 = 68719476704 samples a step is out of range (at most "
+            "2147483647)");
+}
+
+TEST(BoundedInputs, OneYamlDocumentAFile) {
+  EXPECT_EQ(error_of([] { plan_from_yaml_text(plan_text() + "---\nname: second\n", "p.yaml"); }),
+            "p.yaml: holds 2 YAML documents (separated by ---): expected one");
+}
+
+TEST(BoundedInputs, ATargetMetricMustBeKnownAndItsGoalItsDirection) {
+  EXPECT_NE(plan_error("metric: val_mse", "metric: val_banana").find("p.yaml: target.metric: 'val_banana' is no metric mrplan knows"),
+            std::string::npos);
+  EXPECT_EQ(plan_error("goal: minimize", "goal: maximize"), "p.yaml: target.goal: maximize, but val_mse is an error: its goal is minimize");
+  // an MLPerf log's own quality key passes with the goal the log gives it
+  EXPECT_EQ(plan_error("metric: val_mse", "metric: eval_top5"), "<no error>");
+}
+
+TEST(BoundedInputs, NamesAreTextWithoutControlCharacters) {
+  EXPECT_EQ(plan_error("name: cosmoflow-mrt@summit", "name: \"a\\u0007b\""),
+            "p.yaml: name: 'a\\x07b' is not text: expected UTF-8 without control characters");
+  EXPECT_EQ(plan_error("name: cosmoflow-mrt@summit", "name: \"caf\\u00e9\""), "<no error>");
+  EXPECT_EQ(printable("a\nb\xff"), "a\\x0ab\\xff");
+}
+
+TEST(BoundedInputs, MlperfLogsWithImpossibleTimesOrQualitiesAreRefusedWithTheLine) {
+  EXPECT_EQ(error_of([] { parse_mllog_events(mllog_line(-5, "run_start", "null"), "r.txt"); }),
+            "r.txt: line 1: time_ms -5 is not a time (expected milliseconds since 1970, 0 to 1e13)");
+  EXPECT_EQ(error_of([] { parse_mllog_events(mllog_line(1e305, "run_start", "null"), "r.txt"); }),
+            "r.txt: line 1: time_ms 1e+305 is not a time (expected milliseconds since 1970, 0 to 1e13)");
+  const std::string head = mllog_line(1, "run_start", "null") + mllog_line(2, "epoch_start", "null");
+  EXPECT_EQ(error_of([&] { record_from_mllog(head + mllog_line(3, "eval_error", "-5"), "r.txt"); }),
+            "r.txt: line 3: eval_error is -5: expected a finite value of at least 0");
+  EXPECT_EQ(error_of([&] { record_from_mllog(head + mllog_line(3, "eval_accuracy", "\"0.9\""), "r.txt"); }),
+            "r.txt: line 3: eval_accuracy is \"0.9\": expected a number");
+}
+
+TEST(BoundedInputs, ASystemDescriptionWithAKeyTwiceIsRefused) {
+  EXPECT_EQ(error_of([] {
+              system_from_json_text(R"({"accelerator_model_name": "A100", "accelerator_model_name": "V100"})", "s.json", builtin_catalogue());
+            }),
+            "s.json: the key 'accelerator_model_name' appears twice in one object");
+}
+
+TEST(BoundedInputs, AJobScriptCarriesNoCommandFromItsValues) {
+  const Plan plan = builtin_plan("cosmoflow-mrt@summit");
+  JobRequest job;
+  job.plan_file = "plans/my plan.yaml", job.out_dir = "out/$(touch x)", job.job_name = "cosmo", job.time_limit_s = 3600;
+  const auto script = render_jobscript(plan, find_site("summit", std::nullopt), 6, job);
+  EXPECT_NE(script.find(" mrplan run 'plans/my plan.yaml' --out 'out/$(touch x)' --device cuda"), std::string::npos) << script;
+  job.out_dir = "it's";
+  EXPECT_NE(render_jobscript(plan, find_site("summit", std::nullopt), 6, job).find("--out 'it'\\''s'"), std::string::npos);
+  job.account = "m1\necho injected";
+  EXPECT_EQ(error_of([&] { render_jobscript(plan, find_site("summit", std::nullopt), 6, job); }),
+            "--account: 'm1\\x0aecho injected' is not a name a batch script can carry: expected 1 to 128 letters, digits, '_', '-' or "
+            "'.', not starting with '-' or '.'");
+  job.account = "", job.job_name = "../up";
+  EXPECT_NE(error_of([&] { render_jobscript(plan, find_site("summit", std::nullopt), 6, job); }).find("--name (default: the plan's name): '../up'"),
+            std::string::npos);
+  job.job_name = "cosmo", job.out_dir = "a\nb";
+  EXPECT_NE(error_of([&] { render_jobscript(plan, find_site("summit", std::nullopt), 6, job); }).find("--run-out: 'a\\x0ab' holds a control character"),
+            std::string::npos);
+}
