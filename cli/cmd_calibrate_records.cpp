@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "calibrate/batch_epochs_fit.hpp"
 #include "calibrate/mllog_ingest.hpp"
@@ -81,7 +82,16 @@ void calibrate_records(const RecordsArgs& a) {
     throw CLI::ValidationError("--out", fmt::format("'{}' is a built-in profile: give --out FILE.yaml for the fitted copy", a.profile));
   const MachineProfile prior = resolve_profile(a.profile);
   std::vector<NamedRecord> recs;
-  for (const auto& f : a.records) recs.push_back({f, load_record_file(f)});
+  std::map<std::string, std::string> seen;  // a record's JSON -> the file it came from
+  for (const auto& f : a.records) {
+    auto r = load_record_file(f);
+    // the same run given twice (the same file, or a copy) would count twice in the fit
+    if (const auto [at, fresh] = seen.emplace(record_to_json(r), f); !fresh) {
+      fmt::print(stderr, "note: {} is the same record as {}: counted once\n", f, at->second);
+      continue;
+    }
+    recs.push_back({f, std::move(r)});
+  }
   std::vector<NamedRecord> others;  // read before any fit: a bad file ends the command before it prints one
   for (const auto& f : a.epochs_from)  // a public result log is read as ingest-mllog reads it
     others.push_back({f, std::filesystem::path(f).extension() == ".json" ? load_record_file(f) : load_mllog_file(f)});

@@ -189,6 +189,11 @@ if [[ -d "$logs" ]]; then
     "$MRPLAN" validate --profile "$tmp/fit.yaml" "$tmp/ing"/*.record.json > "$tmp/val.txt"
     grep -q "result_2.record.json .*epoch_s" "$tmp/val.txt" || fail "validate re-predicts an ingested record"
     expect_error "is a built-in profile: give --out" calibrate records --profile perlmutter "$tmp/ing/result_1.record.json"
+    cp "$tmp/ing/result_1.record.json" "$tmp/copy.record.json"  # the same run twice counts once
+    "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fit1.yaml" "$tmp/ing/result_1.record.json" "$tmp/copy.record.json" \
+      > "$tmp/records1.txt" 2> "$tmp/records1.err"
+    grep -q "copy.record.json is the same record as .*result_1.record.json: counted once" "$tmp/records1.err" && grep -q "fitted from 1 records" "$tmp/records1.txt" \
+      || fail "calibrate records counts a record given twice once: $(cat "$tmp/records1.err")"
     # the smaller run's epochs at its global batch (1024), read straight from its logs, pin how the
     # epochs grow with the batch
     small="$(dirname "$logs")/../perlmutter_10x128x4_ngc21.09_pytorch/deepcam"
