@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/text_table.hpp"
+#include "model/errors.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"
 
@@ -24,7 +25,27 @@ namespace {
 struct RecordsArgs {
   std::string profile, out;
   std::vector<std::string> records, epochs_from, straggler_from;
+  bool force = false;
 };
+
+// The records fitted are runs of the profile's machine: of one machine, and where a run timed its
+// device (mrplan run's matmul probe), within a factor of 20 of the profile's fp32 peak. Records of
+// this 2-core VM fitted into Perlmutter wrote a bandwidth efficiency of 0.0023 for it (issue 44).
+void check_records_of(const std::vector<NamedRecord>& recs, const MachineProfile& profile) {
+  for (const auto& r : recs) {
+    if (r.record.machine != recs.front().record.machine)
+      fail_input(r.file, "machine", fmt::format("'{}', but {} is of '{}': fit one machine's records at a time (--force to mix them)",
+                                                r.record.machine, recs.front().file, recs.front().record.machine));
+    const auto speed = r.record.device_matmul_flops_per_s;
+    const double peak = profile.compute.peak_fp32_flops;
+    if (speed && *speed > 0 && peak > 0 && (*speed < peak / 20 || *speed > peak * 20))
+      fail_input(r.file, "device_matmul_flops_per_s",
+                 fmt::format("its device ran matmuls at {:.3g} TFLOP/s, {:.0f}x {} profile '{}''s fp32 peak of {:.3g} TFLOP/s: a run of another "
+                             "machine (fit it into that machine's profile, or --force)",
+                             *speed / 1e12, *speed < peak ? peak / *speed : *speed / peak, *speed < peak ? "below" : "above", profile.name,
+                             peak / 1e12));
+  }
+}
 
 void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
   TextTable t({"parameter", "prior", "fitted", "std error"});
@@ -97,6 +118,7 @@ void calibrate_records(const RecordsArgs& a) {
     others.push_back({f, std::filesystem::path(f).extension() == ".json" ? load_record_file(f) : load_mllog_file(f)});
   std::vector<std::pair<std::string, MachineProfile>> straggler_from;
   for (const auto& f : a.straggler_from) straggler_from.emplace_back(f, resolve_profile(f));
+  if (!a.force && !recs.empty()) check_records_of(recs, prior);
   MachineProfile fitted = prior;
   // the epochs first (they refuse another workload's records at once), the times second: neither
   // fit moves what the other fits
@@ -129,6 +151,7 @@ void register_calibrate_records(CLI::App& cal) {
                 "library) at two or more GPU counts: the median of their step-time spreads is the prior of this machine's wait "
                 "for the slowest rank, which grows with the ranks and which one GPU count cannot fit; other code's are left out")
       ->expected(1, -1);
+  c->add_flag("--force", a->force, "fit records of several machines, or whose device is far from the profile's, all the same");
   c->callback([a] { calibrate_records(*a); });
 }
 

@@ -124,7 +124,8 @@ std::vector<Plan> search_templates(const std::string& arg, const std::vector<Met
 std::vector<int> parse_int_axis(const std::string& text, const std::string& option, bool doubling) {
   std::vector<int> out;
   auto whole = [&](double v) {
-    if (v != std::floor(v) || v < 1 || v > 1e7) fail_input("command line", option, fmt::format("{} is not a whole number >= 1", v));
+    if (v != std::floor(v) || v < 1) fail_input("command line", option, fmt::format("{} is not a whole number >= 1", v));
+    if (v > 1e7) fail_input("command line", option, fmt::format("{} is out of range (at most 10000000)", v));
     return static_cast<int>(v);
   };
   const auto colons = std::count(text.begin(), text.end(), ':');

@@ -3,11 +3,13 @@
 // each voxel is a 1- or 2-byte key into the sample's own group table. Lossless (bit patterns are
 // kept, -0 and 0 included). The reader's checks and log1p run on the unique values only.
 //
-// Bytes, little-endian: "MLUT", version 1, value key width, group key width (0: no group table,
+// Bytes, little-endian: "MLUT", version 2, value key width, group key width (0: no group table,
 // each voxel keeps one value key per channel), 0, channels (u32), voxels (u64), values (u32),
-// groups (u32); the values as float32 bits; the groups, `channels` value keys each; one key per
-// voxel (a group key, or `channels` value keys).
+// groups (u32), the CRC-32 (zlib's) of every byte after the header (u32; version 1 has none); the
+// values as float32 bits; the groups, `channels` value keys each; one key per voxel (a group key,
+// or `channels` value keys).
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
@@ -22,15 +24,26 @@ namespace mrplan {
 namespace lut {
 
 namespace {
-constexpr uint8_t kVersion = 1;
+constexpr uint8_t kVersion = 2;
+
+uint32_t crc_of(const uint8_t* bytes, size_t size) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (size_t at = 0; at < size;) {  // zlib takes 32-bit lengths
+    const auto n = static_cast<uInt>(std::min<size_t>(size - at, 1u << 30));
+    crc = crc32(crc, bytes + at, n);
+    at += n;
+  }
+  return static_cast<uint32_t>(crc);
+}
 using codec_bytes::get;
 }  // namespace
 
 Header read_header(const uint8_t* b, size_t size, SampleShape shape, const std::string& where) {
   auto bad = [&](const std::string& why) { fail_input(where, "lut", why); };
-  if (size < kHeaderBytes || std::memcmp(b, "MLUT", 4) != 0) bad("not a lookup-table sample (no MLUT header)");
-  if (b[4] != kVersion) bad(fmt::format("lookup-table version {}, this mrplan reads {}", b[4], kVersion));
-  Header h{b[5], b[6], get<uint32_t>(b + 8), get<uint32_t>(b + 20), get<uint32_t>(b + 24), get<uint64_t>(b + 12)};
+  if (size < 28 || std::memcmp(b, "MLUT", 4) != 0) bad("not a lookup-table sample (no MLUT header)");
+  if (b[4] != 1 && b[4] != kVersion) bad(fmt::format("lookup-table version {}, this mrplan reads 1 and {}", b[4], kVersion));
+  Header h{b[5], b[6], get<uint32_t>(b + 8), get<uint32_t>(b + 20), get<uint32_t>(b + 24), get<uint64_t>(b + 12), b[4] == 1 ? 28u : kHeaderBytes};
+  if (size < h.header_bytes) bad("not a lookup-table sample (its header is cut short)");
   const auto width_ok = [](uint8_t w) { return w == 1 || w == 2 || w == 4; };
   if (!width_ok(h.value_key) || (h.group_key && !width_ok(h.group_key))) bad("key widths are not 1, 2 or 4 bytes");
   if (h.channels != shape.channels || h.voxels != static_cast<uint64_t>(shape.voxels))
@@ -38,15 +51,17 @@ Header read_header(const uint8_t* b, size_t size, SampleShape shape, const std::
   const uint64_t n = h.voxels * h.channels;
   if (h.values == 0 || h.values > n || h.groups > h.voxels || (h.group_key != 0) != (h.groups != 0))
     bad(fmt::format("{} values and {} groups for {} voxels", h.values, h.groups, h.voxels));
-  const uint64_t expected = kHeaderBytes + uint64_t{h.values} * 4 +
+  const uint64_t expected = h.header_bytes + uint64_t{h.values} * 4 +
                             (h.group_key ? uint64_t{h.groups} * h.channels * h.value_key + h.voxels * h.group_key : n * h.value_key);
   if (expected != size) bad(fmt::format("{} bytes where its header needs {} (truncated or damaged)", size, expected));
+  if (h.header_bytes == kHeaderBytes && crc_of(b + kHeaderBytes, size - kHeaderBytes) != get<uint32_t>(b + 28))
+    bad("its CRC-32 differs from the one written at encoding (the sample is damaged)");
   return h;
 }
 
 ValueTable value_table(const uint8_t* b, const Header& h, const ValuePipeline& pipe) {
   std::vector<float> values(h.values);
-  std::memcpy(values.data(), b + kHeaderBytes, values.size() * 4);
+  std::memcpy(values.data(), b + h.header_bytes, values.size() * 4);
   if (pipe.check)
     for (float v : values) pipe.check(v);
   if (pipe.log1p) pipe.log1p(values.data(), values.size());
@@ -64,6 +79,7 @@ namespace {
 using lut::Header;
 using lut::kHeaderBytes;
 using lut::kVersion;
+using lut::crc_of;
 
 uint8_t key_width(size_t count) { return count <= 256 ? 1 : count <= 65536 ? 2 : 4; }
 
@@ -108,7 +124,7 @@ std::vector<uint8_t> LutCodec::encode(const float* sample, SampleShape shape) co
   }
   std::vector<uint8_t> out;
   out.insert(out.end(), {'M', 'L', 'U', 'T', kVersion, h.value_key, h.group_key, 0});
-  put(out, h.channels), put(out, h.voxels), put(out, h.values), put(out, h.groups);
+  put(out, h.channels), put(out, h.voxels), put(out, h.values), put(out, h.groups), put(out, uint32_t{0});  // the CRC, below
   for (uint32_t b : values) put(out, b);
   const size_t at = out.size();
   if (h.group_key) {
@@ -124,6 +140,8 @@ std::vector<uint8_t> LutCodec::encode(const float* sample, SampleShape shape) co
     out.resize(at + n * h.value_key);
     for (size_t i = 0; i < n; ++i) put_key(out.data() + at + i * h.value_key, h.value_key, index[i]);
   }
+  const uint32_t crc = crc_of(out.data() + kHeaderBytes, out.size() - kHeaderBytes);
+  std::memcpy(out.data() + 28, &crc, 4);  // little-endian hosts, as put()
   return out;
 }
 

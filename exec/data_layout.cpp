@@ -67,4 +67,11 @@ std::vector<std::string> list_h5_files(const std::string& dir) {
   return files;
 }
 
+void check_codec_fits(Codec codec, const DataLayout& layout, const std::string& workload, const std::string& where) {
+  if (codec == Codec::diff && layout.normalise != Normalise::min_max)
+    fail_input(where, "", fmt::format("the diff codec is DeepCAM's (its decode emits min-max normalised FP16); {} data takes lut, "
+                                      "deflate or raw",
+                                      workload));
+}
+
 }  // namespace mrplan

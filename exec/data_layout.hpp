@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "model/codec.hpp"
+
 namespace mrplan {
 
 enum class Normalise { none, log1p, min_max };
@@ -25,6 +27,10 @@ struct DataLayout {
   int classes = 0;  // segmentation: labels are integers in [0, classes)
   CoarsenOp coarsen = CoarsenOp::mean;
 };
+
+// Refuses `codec` for a layout its decode does not fit: `diff` decodes to min-max normalised FP16
+// (DeepCAM's pipeline, preprocessing paper §IV); CosmoFlow's counts through it train to a NaN loss.
+void check_codec_fits(Codec codec, const DataLayout& layout, const std::string& workload, const std::string& where);
 
 // CosmoFlow as the MRT authors' code reads it: 3Dmap (n, S, S, S, 4) and unitPar (n, 4), log1p.
 // Neuron Inverter: train_frames (n, T, 4) and train_unitStar_par (n, 15); the files also hold

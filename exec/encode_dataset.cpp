@@ -138,6 +138,7 @@ int64_t count_samples(const std::vector<std::string>& files, const DataLayout& l
 
 EncodeReport encode_dataset(const EncodeOptions& o) {
   const DataLayout layout = layout_for(o.workload);
+  check_codec_fits(o.codec, layout, o.workload, "--codec");
   if (o.deflate_level < 1 || o.deflate_level > 9) fail_input("command line", "--level", "expected a deflate level from 1 to 9");
   if (fs::weakly_canonical(o.in_dir) == fs::weakly_canonical(o.out_dir)) fail_input(o.out_dir, "", "is the input folder: encode into another");
   const auto t0 = std::chrono::steady_clock::now();

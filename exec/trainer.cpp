@@ -34,6 +34,7 @@
 #include "exec/run_context.hpp"
 #include "exec/run_lock.hpp"
 #include "exec/run_log.hpp"
+#include "exec/termination.hpp"
 #include "model/errors.hpp"
 #include "model/launch_env.hpp"
 #include "model/method_rules.hpp"
@@ -379,6 +380,7 @@ std::map<std::string, std::string> provenance(const RunFacts& f, const torch::De
 Codec stored_codec(const RunContext& ctx, size_t stage) {
   const auto first_data = fs::path(ctx.data_dir) / fmt::format("res{}", ctx.plan.stages[stage].models[0].resolution);
   const Codec stored = folder_codec(first_data.string(), ctx.layout);
+  check_codec_fits(stored, ctx.layout, ctx.spec.name, first_data.string());
   if (ctx.plan.codec != Codec::raw && stored != ctx.plan.codec)  // what was predicted is not what would run
     fail_input(first_data.string(), "", fmt::format("is stored {} but the plan reads io.codec {}: `mrplan encode` the data or change the plan",
                                                     codec_name(stored), codec_name(ctx.plan.codec)));
@@ -528,6 +530,9 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
     const auto predicted = simulate(plan, *own_profile).totals;
     fmt::print("predicted with {}: {} {:.1f} s\n", o.profile_file, predicted.reached_target ? "time to target" : "trained", predicted.time_to_target_s);
   }
+  say_when_terminated(rank, fmt::format("mrplan: the job was ended from outside (a time limit, a cancel or Ctrl-C); its checkpoints are in "
+                                        "{}: go on with mrplan run {} --out {} --resume {}\n",
+                                        checkpoints.dir().string(), plan.source_file, out.string(), out.string()));
   Watchdog watchdog(o.watchdog_s, rank, ranks, out / "heartbeats");
   watchdog.set_last_checkpoint(checkpoints.last_good());
   ctx.watchdog = &watchdog;

@@ -13,16 +13,26 @@ namespace mrplan {
 
 namespace {
 
+// Element and parameter counts stay at most 2^53, where a double still counts them exactly; past it
+// a size or a width is no network, and int64 products would wrap (`--size 2e9` gave negative
+// parameters, issue 44). Products are taken in 128 bits and checked.
+constexpr int64_t kMaxCount = int64_t{1} << 53;
+int64_t bounded(__int128 v) {
+  if (v > kMaxCount)
+    fail_input("", "workload", "a layer would count more than 2^53 elements or parameters: its input size or width is out of range");
+  return static_cast<int64_t>(v);
+}
+
 int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
-  int64_t p = 1;
-  for (size_t i = from; i < v.size(); ++i) p *= v[i];
-  return p;
+  __int128 p = 1;
+  for (size_t i = from; i < v.size(); ++i) p = bounded(p * v[i]);
+  return static_cast<int64_t>(p);
 }
 
 int64_t ipow(int64_t base, int exp) {
-  int64_t r = 1;
-  for (int i = 0; i < exp; ++i) r *= base;
-  return r;
+  __int128 r = 1;
+  for (int i = 0; i < exp; ++i) r = bounded(r * base);
+  return static_cast<int64_t>(r);
 }
 
 struct Builder {
@@ -86,7 +96,7 @@ struct Builder {
         const int64_t taps = ipow(op.kernel, rank);
         y[0] = c_out;
         for (int a = 1; a <= rank; ++a) y[a] = window_out(op, x[a], op.kernel);
-        l.params = c_out * (c_in / groups) * taps + (op.bias ? c_out : 0);
+        l.params = bounded(static_cast<__int128>(c_out) * (c_in / groups) * taps + (op.bias ? c_out : 0));
         l.param_tensors = op.bias ? 2 : 1;
         // MACs x 2 per output element (e.g. Goodfellow et al. ch. 9); backward = dgrad + wgrad.
         l.fwd_flops = 2.0 * static_cast<double>(c_in / groups) * taps * static_cast<double>(product(y)) * batch;
@@ -102,7 +112,7 @@ struct Builder {
         // PyTorch ConvTranspose: (in-1)*s - 2p + d(k-1) + output_padding + 1
         for (int a = 1; a <= rank; ++a)
           y[a] = (x[a] - 1) * op.stride - 2 * pad + op.dilation * (op.kernel - 1) + op.output_padding + 1;
-        l.params = c_in * op.filters * taps + (op.bias ? op.filters : 0);
+        l.params = bounded(static_cast<__int128>(c_in) * op.filters * taps + (op.bias ? op.filters : 0));
         l.param_tensors = op.bias ? 2 : 1;
         l.fwd_flops = 2.0 * static_cast<double>(c_in) * op.filters * taps * static_cast<double>(product(x, 1)) * batch;
         l.bwd_flops = 2.0 * l.fwd_flops;
@@ -153,7 +163,7 @@ struct Builder {
         const int64_t f_in = product(x);
         y = {op.filters};
         l.spatial_rank = 0;
-        l.params = f_in * op.filters + (op.bias ? op.filters : 0);
+        l.params = bounded(static_cast<__int128>(f_in) * op.filters + (op.bias ? op.filters : 0));
         l.param_tensors = op.bias ? 2 : 1;
         l.fwd_flops = 2.0 * static_cast<double>(f_in) * op.filters * batch;
         l.bwd_flops = 2.0 * l.fwd_flops;

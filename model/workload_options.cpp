@@ -19,7 +19,8 @@ bool width_scales(const Op& op) {
 }  // namespace
 
 NetworkSpec with_options(NetworkSpec spec, const WorkloadOptions& options, const std::string& where) {
-  if (options.width <= 0) fail_input(where, "width", "must be > 0");
+  // a thousandfold the published filters is past any GPU's memory; beyond it the counts wrap
+  if (!(options.width > 0 && options.width <= 1024)) fail_input(where, "width", fmt::format("{} is out of range (above 0, at most 1024)", options.width));
   if (options.size < 0) fail_input(where, "size", "must be >= 1 (or 0: the workload's own)");
   if (options.size > 0 && !spec.input_spatial.empty()) {
     const int64_t own = spec.input_spatial[0];

@@ -8,7 +8,7 @@ PACKAGES=(
   libeigen3-dev libboost-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox libopenblas0-pthread
-  libtorch-dev libhdf5-dev libopenmpi-dev openmpi-bin libfftw3-dev
+  libtorch-dev libhdf5-dev zlib1g-dev libopenmpi-dev openmpi-bin libfftw3-dev
   clang libclang-rt-14-dev
 )
 

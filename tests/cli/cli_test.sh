@@ -189,6 +189,13 @@ if [[ -d "$logs" ]]; then
     "$MRPLAN" validate --profile "$tmp/fit.yaml" "$tmp/ing"/*.record.json > "$tmp/val.txt"
     grep -q "result_2.record.json .*epoch_s" "$tmp/val.txt" || fail "validate re-predicts an ingested record"
     expect_error "is a built-in profile: give --out" calibrate records --profile perlmutter "$tmp/ing/result_1.record.json"
+    sed 's/"machine": "[^"]*"/"machine": "my-laptop"/' "$tmp/ing/result_1.record.json" > "$tmp/other.record.json"
+    expect_error "other.record.json: machine: 'my-laptop', but $tmp/ing/result_1.record.json is of" calibrate records --profile perlmutter \
+      --out "$tmp/fit4.yaml" "$tmp/ing/result_1.record.json" "$tmp/other.record.json"
+    # a run timed on this VM's CPU (50 GFLOP/s) is no Perlmutter run
+    sed 's/"machine": \("[^"]*"\),/"machine": \1, "device_matmul_flops_per_s": 5e10,/' "$tmp/ing/result_1.record.json" > "$tmp/cpu.record.json"
+    expect_error "cpu.record.json: device_matmul_flops_per_s: its device ran matmuls at 0.05 TFLOP/s, 390x below profile 'perlmutter''s" \
+      calibrate records --profile perlmutter --out "$tmp/fit5.yaml" "$tmp/cpu.record.json"
     cp "$tmp/ing/result_1.record.json" "$tmp/copy.record.json"  # the same run twice counts once
     "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fit1.yaml" "$tmp/ing/result_1.record.json" "$tmp/copy.record.json" \
       > "$tmp/records1.txt" 2> "$tmp/records1.err"

@@ -31,4 +31,6 @@ grep -q '"data_codec": "lut"' "$tmp/run/record.json" || fail "the record names t
 err=$("$MRPLAN" encode "$tmp/data" "$tmp/x" --codec zstd 2>&1); [ $? -ne 0 ] && grep -q "zstd" <<< "$err" || fail "unknown codec: $err"
 err=$("$MRPLAN" encode "$tmp/nothing" "$tmp/x" 2>&1); [ $? -eq 2 ] && grep -q "nothing: not a folder" <<< "$err" || fail "missing input: $err"
 err=$("$MRPLAN" encode "$tmp/lut" "$tmp/x" 2>&1); [ $? -eq 2 ] && grep -q "is already encoded (lut)" <<< "$err" || fail "encoding twice: $err"
+err=$("$MRPLAN" encode "$tmp/data" "$tmp/y" --codec diff 2>&1); [ $? -eq 2 ] && grep -q "the diff codec is DeepCAM's" <<< "$err" \
+  && [ ! -d "$tmp/y" ] || fail "diff on CosmoFlow data: $err"
 echo "encode: all checks passed"

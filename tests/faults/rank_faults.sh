@@ -82,4 +82,12 @@ grep -q "mrplan: error: MRPLAN_FAULT: an injected input error .* (rank 1 of 2; e
   || fail "an error on one rank, not named: $(cat "$tmp/one-rank.txt")"
 [ "$(grep -c '"key": "run_stop"' "$tmp/one-rank/mllog.txt")" -eq 1 ] && grep -q '"key": "run_stop".*"aborted"' "$tmp/one-rank/mllog.txt" \
   || fail "an error on one rank: the log does not end with one run_stop aborted"
-echo "rank faults: 7 cases, all good"
+# the job ended from outside (SIGTERM to the launcher: a time limit, a cancel) says so and how to go on
+sed 's/stop: {epochs: 3}}/stop: {epochs: 200}}/' "$tmp/mrt.yaml" > "$tmp/long.yaml"
+"$MPIEXEC" -np 2 "$MRPLAN" run "$tmp/long.yaml" --out "$tmp/term" --threads 1 --quiet > "$tmp/term.txt" 2>&1 &
+launcher=$!
+for _ in $(seq 100); do grep -q '"key": "epoch_start"' "$tmp/term/mllog.txt" 2> /dev/null && break; sleep 0.2; done
+kill -TERM $launcher; wait $launcher
+grep -q "mrplan: the job was ended from outside (a time limit, a cancel or Ctrl-C); its checkpoints are in .*: go on with mrplan run .* --resume $tmp/term" \
+  "$tmp/term.txt" || fail "SIGTERM: nothing said: $(cat "$tmp/term.txt")"
+echo "rank faults: 8 cases, all good"

@@ -10,7 +10,9 @@
 #include "calibrate/system_json.hpp"
 #include "cli/jobscript.hpp"
 #include "model/errors.hpp"
+#include "model/builtin_workloads.hpp"
 #include "model/hardware_catalogue.hpp"
+#include "model/layer_table.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "tests/support/error_of.hpp"
@@ -100,4 +102,11 @@ TEST(BoundedInputs, AJobScriptCarriesNoCommandFromItsValues) {
   job.job_name = "cosmo", job.out_dir = "a\nb";
   EXPECT_NE(error_of([&] { render_jobscript(plan, find_site("summit", std::nullopt), 6, job); }).find("--run-out: 'a\\x0ab' holds a control character"),
             std::string::npos);
+}
+
+TEST(BoundedInputs, ANetworkPastCountsADoubleHoldsIsRefused) {
+  EXPECT_EQ(error_of([] { builtin_workload("cosmoflow-mrt", {.size = 0, .width = 1e9}); }),
+            "cosmoflow-mrt: width: 1000000000 is out of range (above 0, at most 1024)");
+  EXPECT_EQ(error_of([] { resolve(builtin_workload("cosmoflow-mrt", {.size = 2000000000, .width = 1}), {2000000000, 2000000000, 2000000000}, 1); }),
+            "workload: a layer would count more than 2^53 elements or parameters: its input size or width is out of range");
 }

@@ -106,7 +106,7 @@ TEST(WorkloadOptions, SizeLeavesOutTheOpsItCannotAffordAndWidthScalesConvolution
   EXPECT_EQ(op_named(dc, "conv1").filters, 4);
   EXPECT_EQ(op_named(dc, "block3.skip").filters, 91);  // lround(728 / 8)
   EXPECT_EQ(op_named(dc, "last_deconv").filters, 3);   // the classes: fixed_filters
-  EXPECT_NE(error_of([] { builtin_workload("deepcam", {.size = 0, .width = 0}); }).find("deepcam: width: must be > 0"), std::string::npos);
+  EXPECT_NE(error_of([] { builtin_workload("deepcam", {.size = 0, .width = 0}); }).find("deepcam: width: 0 is out of range (above 0, at most 1024)"), std::string::npos);
   EXPECT_NE(error_of([] { builtin_workload("deepcam", {.size = 2'000'000'000}); }).find("deepcam: size: 2000000000 gives an input extent outside"),
             std::string::npos);
 }
