@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <regex>
 #include <set>
+#include <string_view>
 
 #include "model/errors.hpp"
+#include "model/text_file.hpp"
 
 namespace mrplan {
 
@@ -212,18 +215,37 @@ std::vector<std::string> YamlFields::texts(const char* key) const {
 
 namespace {
 
-// One document a file: a second (after `---`) would be dropped unread, so it is refused.
-YAML::Node only_document(const std::vector<YAML::Node>& docs, const std::string& file) {
-  if (docs.size() > 1)
-    fail_input(file, "", fmt::format("holds {} YAML documents (separated by ---): expected one", docs.size()));
-  return docs.empty() ? YAML::Node() : docs.front();
+// One document a file: a second (after a `---` or `...` line) would be dropped unread, so it is
+// refused. Found in the text: yaml-cpp's LoadAll can loop for ever on damaged input (found by
+// tests/fuzz/plan_yaml_fuzz), and Load reads the first document only.
+void only_document(const std::string& text, const std::string& file) {
+  bool content = false, ended = false;
+  size_t line_no = 0;
+  for (size_t at = 0; at < text.size(); ++line_no) {
+    const size_t eol = std::min(text.find('\n', at), text.size());
+    const std::string_view line(text.data() + at, eol - at);
+    at = eol + 1;
+    const bool marker = (line.rfind("---", 0) == 0 || line.rfind("...", 0) == 0) && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+    const auto first = line.find_first_not_of(" \t\r");
+    const bool blank = first == std::string_view::npos || line[first] == '#' || (line[0] == '%' && !content);
+    if (marker) {
+      if (content) ended = true;
+      const auto rest = line.substr(3).find_first_not_of(" \t\r");
+      if (rest == std::string_view::npos || line[3 + rest] == '#') continue;
+    } else if (blank) {
+      continue;
+    }
+    if (ended) fail_input(file, fmt::format("line {}", line_no + 1), "a second YAML document (after --- or ...): expected one a file");
+    content = true;
+  }
 }
 
 }  // namespace
 
 YAML::Node parse_yaml_text(const std::string& text, const std::string& file) {
+  only_document(text, file);
   try {
-    return only_document(YAML::LoadAll(text), file);
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     fail_input(file, fmt::format("line {}", e.mark.line + 1), "not valid YAML: " + e.msg);
   }
@@ -232,11 +254,7 @@ YAML::Node parse_yaml_text(const std::string& text, const std::string& file) {
 YAML::Node load_yaml_file(const std::string& path) {
   if (!std::filesystem::exists(path)) fail_input(path, "", "file not found");
   if (std::filesystem::is_directory(path)) fail_input(path, "", "is a folder: expected a YAML file");
-  try {
-    return only_document(YAML::LoadAllFromFile(path), path);
-  } catch (const YAML::Exception& e) {
-    fail_input(path, fmt::format("line {}", e.mark.line + 1), "not valid YAML: " + e.msg);
-  }
+  return parse_yaml_text(read_text_file(path, "YAML file"), path);
 }
 
 }  // namespace mrplan

@@ -40,8 +40,7 @@ Lexed lex(const std::string& line) {
     } else if (c == '"') {  // the site's folders: $USER expands there, and nothing else may appear
       for (++i; i < line.size() && line[i] != '"'; ++i)
         if (line[i] == '`' || line[i] == '\\' || (line[i] == '$' && line.compare(i, 5, "$USER") != 0)) out.syntax += line[i];
-    } else if (c == '\\') {
-      out.syntax += c;
+    } else if (c == '\\') {  // the next character as itself: quoting, as in '\''
       ++i;
     } else if (std::string_view(";&|`$()<>*?[]{}~!#").find(c) != std::string_view::npos) {
       out.syntax += c;
@@ -52,7 +51,9 @@ Lexed lex(const std::string& line) {
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out(1);
-  for (const char c : text) c == '\n' ? out.emplace_back() : out.back().push_back(c);
+  for (const char c : text)
+    if (c == '\n') out.emplace_back();
+    else out.back().push_back(c);
   return out;
 }
 
@@ -75,7 +76,9 @@ std::string render(const std::vector<std::string>& f, bool as_x) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return mrplan::fuzz::accept_or_refuse(data, size, [](const std::string& text) {
     std::vector<std::string> f(1);
-    for (const char c : text) c == '\0' ? f.emplace_back() : f.back().push_back(c);
+    for (const char c : text)
+      if (c == '\0') f.emplace_back();
+      else f.back().push_back(c);
     f.resize(7);
     if (f[0].empty() || f[5].empty()) return;  // a job always has a name; the reference needs one too
     const auto script = render(f, false);

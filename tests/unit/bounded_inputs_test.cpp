@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "calibrate/mllog_events.hpp"
 #include "calibrate/mllog_ingest.hpp"
 #include "calibrate/system_json.hpp"
@@ -46,8 +48,12 @@ TEST(BoundedInputs, AGlobalBatchPastAnIntIsRefusedNotWrapped) {
 }
 
 TEST(BoundedInputs, OneYamlDocumentAFile) {
+  const auto text = plan_text();
+  const auto lines = std::count(text.begin(), text.end(), '\n');
   EXPECT_EQ(error_of([] { plan_from_yaml_text(plan_text() + "---\nname: second\n", "p.yaml"); }),
-            "p.yaml: holds 2 YAML documents (separated by ---): expected one");
+            fmt::format("p.yaml: line {}: a second YAML document (after --- or ...): expected one a file", lines + 2));
+  // a document marker before the one document, and comments after its end, are one document
+  EXPECT_EQ(error_of([] { plan_from_yaml_text("%YAML 1.2\n---\n" + plan_text() + "...\n# the end\n", "p.yaml"); }), "<no error>");
 }
 
 TEST(BoundedInputs, ATargetMetricMustBeKnownAndItsGoalItsDirection) {
