@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "exec/sample_store.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -61,6 +62,26 @@ std::string data_identity(const std::vector<std::string>& folders) {
     }
   }
   return fmt::format("fnv1a64:{:016x}", hash.h);
+}
+
+void check_same_samples(const std::vector<std::string>& folders, const DataLayout& layout) {
+  if (folders.size() < 2) return;
+  const SampleStore first(folders.front(), layout);
+  std::vector<float> want(static_cast<size_t>(first.label_size())), got(want.size());
+  for (size_t k = 1; k < folders.size(); ++k) {
+    const SampleStore other(folders[k], layout);
+    if (other.size() != first.size())
+      fail_input(folders[k], "", fmt::format("holds {} samples, {} holds {}: the resolutions of one dataset hold the same samples "
+                                             "(mrplan coarsen makes them)", other.size(), folders.front(), first.size()));
+    if (layout.task != Task::regression || other.label_size() != first.label_size()) continue;
+    for (const int64_t id : {int64_t{0}, first.size() / 2, first.size() - 1}) {
+      first.read_labels(id, want.data());
+      other.read_labels(id, got.data());
+      if (want != got)
+        fail_input(folders[k], "", fmt::format("sample {}'s labels differ from {}'s: a coarse copy of another dataset? (mrplan coarsen "
+                                               "makes one from the dense folder)", id, folders.front()));
+    }
+  }
 }
 
 }  // namespace mrplan

@@ -12,4 +12,11 @@ namespace mrplan {
 // InputError naming a folder that cannot be read.
 std::string data_identity(const std::vector<std::string>& folders);
 
+// The resolutions of one dataset: every folder holds as many samples as the first, and where a
+// sample's labels do not scale with the resolution (regression: CosmoFlow's, Neuron Inverter's
+// parameters), the first, middle and last samples' labels equal the first folder's. A coarse copy of
+// another dataset (other labels) was trained on without a word (issue 44). InputError naming it.
+struct DataLayout;
+void check_same_samples(const std::vector<std::string>& folders, const DataLayout& layout);
+
 }  // namespace mrplan

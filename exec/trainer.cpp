@@ -497,7 +497,13 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
     }
   }
   const std::string data_dir = resolve_data_dir(plan, o);
-  const std::string data_id = on_rank0_alike(world, [&] { return rank == 0 ? data_identity(data_folders(plan, data_dir)) : ""; });
+  const std::string data_id = on_rank0_alike(world, [&] {
+    if (rank != 0) return std::string();
+    const auto folders = data_folders(plan, data_dir);
+    auto id = data_identity(folders);  // first: it names a missing folder
+    check_same_samples(folders, layout_for(spec.name));
+    return id;
+  });
   if (resuming) check_same_inputs(state.record, o, data_dir, data_id);
   const RunFacts facts = run_facts(world, dev, o.seed);
   if (state.record.provenance.empty()) {  // a resume keeps the run's

@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 
 #include "exec/data_identity.hpp"
+#include "exec/data_layout.hpp"
 #include "exec/run_lock.hpp"
 #include "tests/support/error_of.hpp"
+#include "tests/support/scratch_data.hpp"
 
 using namespace mrplan;
 using mrplan::testing::error_of;
@@ -63,5 +65,24 @@ TEST(DataIdentity, AnotherDatasetDiffersAndTheSameOneMovedDoesNot) {
   EXPECT_EQ(data_identity({(dir / "two/res1").string()}), id);
   EXPECT_NE(data_identity({(dir / "three/res1").string()}), id);
   EXPECT_EQ(error_of([&] { data_identity({(dir / "none").string()}); }), (dir / "none").string() + ": data folder not found");
+  fs::remove_all(dir);
+}
+
+TEST(DataIdentity, TheResolutionsOfOneDatasetHoldTheSameSamples) {
+  const auto dir = scratch("resolutions");
+  DatagenOptions o;
+  o.samples = 12, o.size = 8, o.samples_per_file = 4, o.threads = 1;
+  mrplan::testing::make_two_resolutions(dir / "a", o);
+  o.seed = 2;
+  mrplan::testing::make_two_resolutions(dir / "b", o);  // another dataset: other labels
+  o.seed = 1, o.samples = 8;
+  mrplan::testing::make_two_resolutions(dir / "c", o);  // fewer samples
+  const auto layout = layout_for("cosmoflow-mrt");
+  auto f = [&](const char* set, const char* res) { return (dir / set / res).string(); };
+  EXPECT_EQ(error_of([&] { check_same_samples({f("a", "res2"), f("a", "res1")}, layout); }), "<no error>");
+  EXPECT_NE(error_of([&] { check_same_samples({f("b", "res2"), f("a", "res1")}, layout); }).find("sample 0's labels differ from"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { check_same_samples({f("c", "res2"), f("a", "res1")}, layout); }).find("holds 12 samples, "),
+            std::string::npos);
   fs::remove_all(dir);
 }
