@@ -8,6 +8,7 @@
 #include "cli/jobscript.hpp"
 #include "cli/optimize_args.hpp"
 #include "cli/output_file.hpp"
+#include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/simulate.hpp"
@@ -17,9 +18,35 @@ namespace mrplan {
 namespace {
 
 struct JobscriptArgs {
-  std::string plan, scheduler, machine, account, time, out, run_out = "out/run", name, data;
+  std::string plan, scheduler, machine, account, time, out, run_out = "out/run", name, data, mrplan, env_file;
   size_t samples = 200;
+  bool overwrite = false;
 };
+
+// A file the command would write over (the script, the plan beside it): a user's edits are lost.
+void refuse_overwrite(const std::string& path, const std::string& what, bool overwrite) {
+  if (!overwrite && std::filesystem::exists(path))
+    fail_input(path, "", fmt::format("exists: the {} would be written over (your edits lost): --overwrite to replace it", what));
+}
+
+// A plan whose model does not fit its GPU's memory would fail at its first step, after the queue.
+void check_fits(const PreparedPlan& prepared, const MachineProfile& m) {
+  const Record r = simulate(prepared, m);
+  for (const auto& st : r.stages)
+    for (const auto& model : st.models)
+      if (!model.memory_fits)
+        fail_input(prepared.plan.source_file.empty() ? prepared.plan.name : prepared.plan.source_file,
+                   fmt::format("stages.{}{}", st.name, st.models.size() > 1 ? "." + model.name : ""),
+                   fmt::format("needs {:.1f} GB per GPU, {}'s GPUs have {:.0f} GB: a smaller local batch, or more GPUs", model.memory_bytes / 1e9,
+                               m.name, model.memory_capacity_bytes / 1e9));
+}
+
+// This program by absolute path: the job runs it wherever the batch node's PATH leads.
+std::string this_program() {
+  std::error_code ec;
+  const auto self = std::filesystem::canonical("/proc/self/exe", ec);
+  return ec ? "mrplan" : self.string();
+}
 
 // The limit to ask for: the user's, or the prediction's P90 with a margin.
 double time_limit_s(const PreparedPlan& prepared, const MachineProfile& m, const JobscriptArgs& a, std::string& why) {
@@ -47,13 +74,21 @@ void jobscript(const JobscriptArgs& a) {
   job.job_name = a.name.empty() ? plan.name.substr(0, plan.name.find('@')) : a.name;
   job.account = a.account, job.out_dir = a.run_out;
   job.plan_file = a.plan;
-  check_job_request(plan, job);  // before the job's name becomes a file name
-  if (!std::filesystem::is_regular_file(a.plan) || !a.data.empty()) {  // mrplan run reads a plan file: write the one the job runs
-    job.plan_file = (folder / (job.job_name + ".yaml")).string();
-    write_output(job.plan_file, plan_to_yaml(plan), "plan");
+  job.mrplan = a.mrplan.empty() ? this_program() : a.mrplan;
+  job.env_file = a.env_file;
+  check_job_request(plan, site, job);  // before the job's name becomes a file name
+  const auto prepared = prepare(plan, machine);
+  check_fits(prepared, machine);
+  const bool own_plan_file = !std::filesystem::is_regular_file(a.plan) || !a.data.empty();
+  if (own_plan_file) job.plan_file = (folder / (job.job_name + ".yaml")).string();
+  const std::string plan_file_here = job.plan_file;
+  job.plan_file = std::filesystem::absolute(job.plan_file).lexically_normal().string();  // the job may start elsewhere
+  if (!a.out.empty()) refuse_overwrite(a.out, "job script", a.overwrite);
+  if (own_plan_file) {  // mrplan run reads a plan file: write the one the job runs
+    refuse_overwrite(plan_file_here, "plan file beside the script", a.overwrite);
+    write_output(plan_file_here, plan_to_yaml(plan), "plan");
   }
   std::string why;
-  const auto prepared = prepare(plan, machine);
   job.time_limit_s = time_limit_s(prepared, machine, a, why);
   // the full-resolution dataset, the largest the plan reads
   if (plan.staging != Staging::none) job.staged_to = prepared.stages.back().models.back().placement.staged;
@@ -67,6 +102,7 @@ void jobscript(const JobscriptArgs& a) {
                site.name, site.max_walltime_h);
   if (plan.staging != Staging::none && plan.data_dir.empty())
     fmt::print(stderr, "warning: the plan stages its data but names no data folder: give --data DIR\n");
+  for (const auto& limit : gpu_limits(plan)) fmt::print(stderr, "warning: known limit: {}\n", limit);
 }
 
 }  // namespace
@@ -87,6 +123,9 @@ void register_jobscript(CLI::App& app) {
       ->check(CLI::Range(size_t{0}, kMaxDraws))
       ->capture_default_str();
   cmd->add_option("--out", a->out, "write the script here (default: print it)");
+  cmd->add_flag("--overwrite", a->overwrite, "replace the script and the plan file beside it where they exist (refused otherwise)");
+  cmd->add_option("--mrplan", a->mrplan, "the mrplan program on the cluster (default: this one, by absolute path)");
+  cmd->add_option("--env-file", a->env_file, "a file the job sources first: the environment mrplan was built in (modules, spack)");
   cmd->callback([a] { jobscript(*a); });
 }
 

@@ -1,10 +1,13 @@
 #include "cli/jobscript.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <set>
 #include <string_view>
 
 #include "model/errors.hpp"
@@ -39,7 +42,8 @@ std::optional<Site> read_site(const std::string& name) {
   static const YAML::Node root = YAML::Load(kSitesYaml);
   if (!root[name]) return std::nullopt;
   const YamlFields f(root[name], "data/sites.yaml", name);
-  f.only({"scheduler", "gpus_per_node", "options", "launch", "memory_dir", "nvme_dir", "max_walltime_h", "source"});
+  f.only({"scheduler", "gpus_per_node", "options", "launch", "memory_dir", "nvme_dir", "max_walltime_h", "modules", "account_required",
+          "source"});
   Site s;
   s.name = name;
   s.scheduler = scheduler_of(f);
@@ -49,6 +53,8 @@ std::optional<Site> read_site(const std::string& name) {
   s.memory_dir = f.text("memory_dir", "");
   s.nvme_dir = f.text("nvme_dir", "");
   s.max_walltime_h = f.non_negative("max_walltime_h", 0);
+  if (f.has("modules")) s.modules = f.texts("modules");
+  s.account_required = f.has("account_required") && f.node()["account_required"].as<bool>();
   s.source = f.text("source");
   return s;
 }
@@ -122,8 +128,10 @@ std::string directives(const Site& site, const JobRequest& job, int nodes, int r
   return out;
 }
 
-// One task per node copies the data folder into node memory or NVMe before training.
-// The executor holds no dataset in GPU memory: device memory is staged into node memory.
+// One task per node copies the data folder into node memory or NVMe before training, and removes
+// it when the job ends (an EXIT trap: a failed or finished run alike). Every sample file is read by
+// ranks of every node (the loader interleaves ids over the ranks), so a node's copy is the whole
+// folder. The executor holds no dataset in GPU memory: device memory is staged into node memory.
 std::string staging_step(const Plan& plan, const Site& site, const JobRequest& job, int nodes, std::string& data_arg) {
   if (plan.staging == Staging::none) return "";
   const bool nvme = job.staged_to == TierKind::nvme && !site.nvme_dir.empty();
@@ -133,26 +141,70 @@ std::string staging_step(const Plan& plan, const Site& site, const JobRequest& j
                        plan.data_dir.empty()     ? "gives no data.dir"
                        : !job.staged_to ? "a node's share fits no tier"
                                         : "this site has no such place");
-  // the site's folder in double quotes (its $USER expands on the node), the user's as its own word
-  const std::string copy = fmt::format("bash -c 'mkdir -p \"$1\" && cp -r \"$2\"/. \"$1\"/' stage \"{}\" {}", dest, shell_word(plan.data_dir));
   std::string per_node;
   switch (site.scheduler) {
     case Scheduler::slurm:
-      per_node = fmt::format("srun -N {} --ntasks-per-node=1 {}", nodes, copy);
+      per_node = fmt::format("srun -N {} --ntasks-per-node=1", nodes);
       break;
     case Scheduler::lsf:
-      per_node = fmt::format("jsrun -n {} -r1 -a1 -c1 {}", nodes, copy);
+      per_node = fmt::format("jsrun -n {} -r1 -a1 -c1", nodes);
       break;
     case Scheduler::flux:
-      per_node = fmt::format("flux run -N {0} -n {0} {1}", nodes, copy);
+      per_node = fmt::format("flux run -N {0} -n {0}", nodes);
       break;
   }
-  data_arg = " --data \"" + dest + "\"";
-  return fmt::format("# stage the data into node {} (MLPerf HPC's staging phase; the plan's io.staging)\n{}\n", nvme ? "NVMe" : "memory",
-                     per_node);
+  data_arg = " --data \"$STAGED\"";
+  // the site's folder in double quotes (its $USER expands on the node), the data as the job's $DATA
+  return fmt::format("# stage the data into node {} (MLPerf HPC's staging phase; the plan's io.staging), removed at the end\n"
+                     "STAGED=\"{}\"\n"
+                     "trap '{} rm -rf \"$STAGED\"' EXIT\n"
+                     "{} bash -c 'mkdir -p \"$1\" && cp -r \"$2\"/. \"$1\"/' stage \"$STAGED\" \"$DATA\"\n",
+                     nvme ? "NVMe" : "memory", dest, per_node, per_node);
+}
+
+// The environment the build used (the site's modules, the user's file), then the program and the
+// data by absolute path.
+std::string environment_step(const Site& site, const JobRequest& job) {
+  std::string out;
+  if (!site.modules.empty()) out += fmt::format("module load {}\n", fmt::join(site.modules, " "));
+  if (!job.env_file.empty()) out += fmt::format(". {}\n", shell_word(job.env_file));
+  return out + fmt::format("MRPLAN={}\n", shell_word(job.mrplan));
+}
+
+// Every resolution folder the plan reads, before the launch: res1 must be there, a coarse one is
+// made from it where missing (mrplan coarsen, the workload's own operation), so that the job does
+// not fail minutes in.
+std::string data_step(const Plan& plan, const JobRequest& job) {
+  if (plan.data_dir.empty()) return "# the plan names no data folder (data.dir, or --data): mrplan run reads the one it is given\n";
+  std::filesystem::path dir = plan.data_dir;
+  if (dir.is_relative() && !std::filesystem::path(job.plan_file).parent_path().empty())  // as mrplan run resolves it
+    dir = std::filesystem::path(job.plan_file).parent_path() / dir;
+  std::set<int> resolutions;
+  for (const auto& st : plan.stages)
+    for (const auto& m : st.models) resolutions.insert(m.resolution);
+  std::string out = fmt::format("DATA={}\n[ -d \"$DATA/res1\" ] || {{ echo \"mrplan job: $DATA/res1 (the dense data) is missing\" >&2; exit 2; }}\n",
+                                shell_word(dir.string()));
+  for (const int r : resolutions)
+    if (r > 1)
+      out += fmt::format("[ -d \"$DATA/res{0}\" ] || \"$MRPLAN\" coarsen \"$DATA/res1\" \"$DATA/res{0}\" --factor {0} --workload {1}\n", r,
+                         shell_word(plan.workload));
+  return out;
 }
 
 }  // namespace
+
+// What the executor cannot do on a GPU yet (docs/execution.md), from the plan's structure.
+std::vector<std::string> gpu_limits(const Plan& plan) {
+  std::vector<std::string> out;
+  for (size_t i = 1; i < plan.stages.size(); ++i) {
+    const auto& h = plan.stages[i - 1].handoff;
+    const bool transfer = h.kind == Handoff::Kind::transfer &&
+                          std::any_of(plan.stages[i].models.begin(), plan.stages[i].models.end(), [](const ModelRun& m) { return m.from_previous; });
+    if (transfer && out.empty()) out.push_back("a stage that starts from the one before ends in a crash on a GPU at its switch (MRT; docs/execution.md)");
+    if (h.kind == Handoff::Kind::fuse && out.size() < 2) out.push_back("a fusion stage has never run on a GPU (MRMF; docs/execution.md)");
+  }
+  return out;
+}
 
 Site find_site(const std::string& machine, std::optional<Scheduler> scheduler) {
   if (auto s = read_site(machine); s && (!scheduler || s->scheduler == *scheduler)) return *s;
@@ -163,9 +215,12 @@ Site find_site(const std::string& machine, std::optional<Scheduler> scheduler) {
 
 double requested_time_s(double p90_s) { return std::ceil((1.2 * p90_s + 600.0) / 60.0) * 60.0; }
 
-void check_job_request(const Plan& plan, const JobRequest& job) {
+void check_job_request(const Plan& plan, const Site& site, const JobRequest& job) {
   check_name(job.job_name, "--name (default: the plan's name)");
   if (!job.account.empty()) check_name(job.account, "--account");
+  if (job.account.empty() && site.account_required)
+    fail_input("", "--account", fmt::format("{} charges every job to a project: give --account PROJECT ({})", site.name, site.source));
+  check_path(job.env_file, "--env-file");
   check_path(job.out_dir, "--run-out");
   check_path(job.plan_file, "plan file");
   check_path(job.mrplan, "mrplan program");
@@ -173,7 +228,7 @@ void check_job_request(const Plan& plan, const JobRequest& job) {
 }
 
 std::string render_jobscript(const Plan& plan, const Site& site, int gpus_per_node, const JobRequest& job) {
-  check_job_request(plan, job);
+  check_job_request(plan, site, job);
   int ranks = 0;
   for (const auto& s : plan.stages) ranks = std::max(ranks, s.gpus());
   const int gpn = site.gpus_per_node > 0 ? site.gpus_per_node : gpus_per_node;
@@ -183,8 +238,10 @@ std::string render_jobscript(const Plan& plan, const Site& site, int gpus_per_no
   std::string out = "#!/bin/bash\n" + directives(site, job, nodes, ranks, gpn);
   out += fmt::format("# {} plan '{}' on {} GPUs ({} nodes of {}); written by mrplan jobscript for {} ({})\n", to_string(plan.method),
                      printable(plan.name), ranks, nodes, gpn, site.name, site.source);
-  out += "set -euo pipefail\n" + staging;
-  out += fmt::format("{} {} run {} --out {} --device cuda{}\n", fill(site.launch, nodes, ranks, gpn), shell_word(job.mrplan),
+  for (const auto& limit : gpu_limits(plan)) out += "# known limit: " + limit + "\n";
+  out += "set -euo pipefail\n" + environment_step(site, job) + data_step(plan, job) + staging;
+  // MRPLAN_DEVICE=cpu runs the same script on CPUs (tests/cli/jobscript_run.sh)
+  out += fmt::format("{} \"$MRPLAN\" run {} --out {} --device \"${{MRPLAN_DEVICE:-cuda}}\"{}\n", fill(site.launch, nodes, ranks, gpn),
                      shell_word(job.plan_file), shell_word(job.out_dir), data_arg);
   return out;
 }

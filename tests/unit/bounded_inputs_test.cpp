@@ -91,22 +91,23 @@ TEST(BoundedInputs, ASystemDescriptionWithAKeyTwiceIsRefused) {
 }
 
 TEST(BoundedInputs, AJobScriptCarriesNoCommandFromItsValues) {
-  const Plan plan = builtin_plan("cosmoflow-mrt@summit");
+  const Plan plan = builtin_plan("cosmoflow-mrt@perlmutter");
   JobRequest job;
   job.plan_file = "plans/my plan.yaml", job.out_dir = "out/$(touch x)", job.job_name = "cosmo", job.time_limit_s = 3600;
-  const auto script = render_jobscript(plan, find_site("summit", std::nullopt), 6, job);
-  EXPECT_NE(script.find(" mrplan run 'plans/my plan.yaml' --out 'out/$(touch x)' --device cuda"), std::string::npos) << script;
+  const auto script = render_jobscript(plan, find_site("perlmutter", std::nullopt), 4, job);
+  EXPECT_NE(script.find(" \"$MRPLAN\" run 'plans/my plan.yaml' --out 'out/$(touch x)' --device \"${MRPLAN_DEVICE:-cuda}\""), std::string::npos)
+      << script;
   job.out_dir = "it's";
-  EXPECT_NE(render_jobscript(plan, find_site("summit", std::nullopt), 6, job).find("--out 'it'\\''s'"), std::string::npos);
+  EXPECT_NE(render_jobscript(plan, find_site("perlmutter", std::nullopt), 4, job).find("--out 'it'\\''s'"), std::string::npos);
   job.account = "m1\necho injected";
-  EXPECT_EQ(error_of([&] { render_jobscript(plan, find_site("summit", std::nullopt), 6, job); }),
+  EXPECT_EQ(error_of([&] { render_jobscript(plan, find_site("perlmutter", std::nullopt), 4, job); }),
             "--account: 'm1\\x0aecho injected' is not a name a batch script can carry: expected 1 to 128 letters, digits, '_', '-' or "
             "'.', not starting with '-' or '.'");
   job.account = "", job.job_name = "../up";
-  EXPECT_NE(error_of([&] { render_jobscript(plan, find_site("summit", std::nullopt), 6, job); }).find("--name (default: the plan's name): '../up'"),
+  EXPECT_NE(error_of([&] { render_jobscript(plan, find_site("perlmutter", std::nullopt), 4, job); }).find("--name (default: the plan's name): '../up'"),
             std::string::npos);
   job.job_name = "cosmo", job.out_dir = "a\nb";
-  EXPECT_NE(error_of([&] { render_jobscript(plan, find_site("summit", std::nullopt), 6, job); }).find("--run-out: 'a\\x0ab' holds a control character"),
+  EXPECT_NE(error_of([&] { render_jobscript(plan, find_site("perlmutter", std::nullopt), 4, job); }).find("--run-out: 'a\\x0ab' holds a control character"),
             std::string::npos);
 }
 
