@@ -110,7 +110,7 @@ void jobscript(const JobscriptArgs& a) {
 void register_jobscript(CLI::App& app) {
   auto* cmd = app.add_subcommand("jobscript", "Write a Slurm, LSF or Flux batch script that runs a plan on its machine");
   auto a = std::make_shared<JobscriptArgs>();
-  cmd->add_option("plan", a->plan, "plan YAML file or built-in APP@MACHINE")->required();
+  cmd->add_option("plan", a->plan, "plan YAML file, built-in APP@MACHINE or a Record (.json)")->required();
   cmd->add_option("--scheduler", a->scheduler, "slurm, lsf or flux (default: the machine's)")
       ->check(CLI::IsMember({"slurm", "lsf", "flux"}));
   cmd->add_option("--machine", a->machine, "machine (built-in or profile YAML) whose site conventions and prediction to use");

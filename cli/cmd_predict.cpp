@@ -83,7 +83,7 @@ void register_predict(CLI::App& app) {
   auto samples = std::make_shared<size_t>(200);
   auto seed = std::make_shared<uint64_t>(1);
   auto edits = std::make_shared<PlanEdits>();
-  cmd->add_option("plan", *plan, "plan YAML file or built-in APP@MACHINE (e.g. cosmoflow-mrt@summit)")->required();
+  cmd->add_option("plan", *plan, "plan YAML file, built-in APP@MACHINE (e.g. cosmoflow-mrt@summit) or a Record (.json: the plan it ran)")->required();
   cmd->add_option("--json", *json, "write the predicted Record as JSON here");
   cmd->add_option("--machine", *machine, "override the plan's machine (built-in name or profile YAML)");
   cmd->add_option("--gpus", *gpus, "move every stage to this many GPUs")->check(CLI::Range(1, 1 << 24));

@@ -76,7 +76,7 @@ void register_sweep(CLI::App& app) {
     PlanEdits edits;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("plan", o->plan, "plan YAML file or built-in APP@MACHINE")->capture_default_str();
+  cmd->add_option("plan", o->plan, "plan YAML file, built-in APP@MACHINE or a Record (.json)")->capture_default_str();
   cmd->add_option("--switch", o->switches,
                   "MRT: coarse epochs before the switch; MRMF: epochs of each fusion stage's lower-resolution model (FROM:TO:STEP or A,B,C)")
       ->capture_default_str();

@@ -5,12 +5,18 @@
 #include "calibrate/paper_calibration.hpp"
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
+#include "model/record.hpp"
 #include "model/yaml_overrides.hpp"
 #include "sim/builtin_plans.hpp"
 
 namespace mrplan {
 
 Plan load_plan(const std::string& arg) {
+  if (arg.ends_with(".json")) {  // a Record, ingested or measured: the plan it ran
+    const Record r = load_record_file(arg);
+    if (r.plan_spec.empty()) fail_input(arg, "plan_spec", "this record holds no plan (a record written before plans were kept)");
+    return plan_from_yaml_text(r.plan_spec, arg);
+  }
   if (std::filesystem::exists(arg) || arg.ends_with(".yaml") || arg.ends_with(".yml")) return load_plan_file(arg);
   return builtin_plan(arg);
 }

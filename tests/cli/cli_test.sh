@@ -191,6 +191,8 @@ if [[ -d "$logs" ]]; then
   "$MRPLAN" ingest-mllog --machine perlmutter --out "$tmp/ing" "$logs"/result_1.txt "$logs"/result_2.txt > "$tmp/ingest.txt"
   grep -q "deepcam on 2048 GPUs, global batch 2048 (local 1)" "$tmp/ingest.txt" || fail "ingest-mllog summary"
   grep -q "plan: batch norm pooled over 2 ranks (batchnorm_group_size)" "$tmp/ingest.txt" || fail "ingest-mllog: the log's settings"
+  "$MRPLAN" predict "$tmp/ing/result_1.record.json" --gpus 1024 --samples 0 > "$tmp/rec-predict.txt" \
+    && grep -q "^dense .* 1024 " "$tmp/rec-predict.txt" && grep -q "^time to target" "$tmp/rec-predict.txt" || fail "predict takes a Record's plan"
   if "$MRPLAN" calibrate --help > /dev/null 2>&1; then
     "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fit.yaml" "$tmp/ing/result_1.record.json" > "$tmp/records.txt"
     grep -q "compute.efficiency.conv2d" "$tmp/records.txt" && grep -q "calibrate records: .*result_1.record.json" "$tmp/fit.yaml" \
