@@ -146,7 +146,23 @@ void read_network(const nlohmann::json& j, const HardwareCatalogue& c, SystemDes
   d.request.node_network = fmt::format("{}x {}", *adapters, kind);
 }
 
-// The GPUs' link inside a node: their generation's NVSwitch or NVLink, where the description says one.
+// The NVLink generation a description names ("NVLink-3", "NVLink2", "NVLINK 3.0", "NVLINK Gen4"),
+// 0 where it names none.
+int named_nvlink_generation(const std::string& text) {
+  const auto w = words_of(text);
+  auto digits = [](const std::string& s, size_t from) {
+    return from < s.size() && std::all_of(s.begin() + static_cast<long>(from), s.end(), ::isdigit) ? std::stoi(s.substr(from)) : 0;
+  };
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (w[i].rfind("NVLINK", 0) != 0) continue;
+    if (w[i].size() > 6) return digits(w[i], 6);
+    if (i + 1 < w.size()) return w[i + 1].rfind("GEN", 0) == 0 ? digits(w[i + 1], 3) : digits(w[i + 1], 0);
+  }
+  return 0;
+}
+
+// The GPUs' link inside a node: their generation's NVSwitch or NVLink, where the description says one
+// and names no other generation than the catalogue gives the GPU (an unknown one is not read as it).
 void read_intra(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {
   const auto text = field_text(j, "accelerator_interconnect");
   const bool switched = mentions(text, "NVSWITCH");
@@ -155,8 +171,14 @@ void read_intra(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescr
   } else if ((switched || mentions(text, "NVLINK")) && !d.request.gpu.empty()) {
     const GpuSpec& gpu = c.gpu(d.request.gpu);
     d.request.intra = switched && !gpu.nvswitch.empty() ? gpu.nvswitch : gpu.nvlink;
-    if (d.request.intra.empty())
+    const int named = named_nvlink_generation(text);
+    if (d.request.intra.empty()) {
       d.unread["--intra"] = fmt::format("accelerator_interconnect '{}': the catalogue gives the {} no NVLink", text, d.request.gpu);
+    } else if (named > 0 && gpu.nvlink != fmt::format("NVLink{}", named)) {
+      d.unread["--intra"] = fmt::format("accelerator_interconnect '{}' names NVLink {}, but the catalogue's {} has {}", text, named,
+                                        d.request.gpu, gpu.nvlink.empty() ? "none" : gpu.nvlink);
+      d.request.intra.clear();
+    }
   } else if (std::string why; (d.request.intra = match_part(c.links, "accelerator_interconnect", text, why, text)).empty()) {
     d.unread["--intra"] = why;
   }

@@ -117,3 +117,14 @@ TEST(BoundedInputs, ANetworkPastCountsADoubleHoldsIsRefused) {
   EXPECT_EQ(error_of([] { resolve(builtin_workload("cosmoflow-mrt", {.size = 2000000000, .width = 1}), {2000000000, 2000000000, 2000000000}, 1); }),
             "workload: a layer would count more than 2^53 elements or parameters: its input size or width is out of range");
 }
+
+TEST(BoundedInputs, AnInterconnectOfAnotherGenerationIsNotReadAsTheGpusOwn) {
+  const auto d = system_from_json_text(R"({"accelerator_model_name": "NVIDIA A100-SXM4-40GB", "accelerator_interconnect": "NVLink 7.0"})",
+                                       "s.json", builtin_catalogue());
+  ASSERT_TRUE(d.unread.count("--intra"));
+  EXPECT_EQ(d.unread.at("--intra"), "accelerator_interconnect 'NVLink 7.0' names NVLink 7, but the catalogue's A100-SXM4-40GB has NVLink3");
+  EXPECT_TRUE(d.request.intra.empty());
+  const auto ok = system_from_json_text(R"({"accelerator_model_name": "NVIDIA A100-SXM4-40GB", "accelerator_interconnect": "NVLink-3"})",
+                                        "s.json", builtin_catalogue());
+  EXPECT_EQ(ok.request.intra, "NVLink3");
+}
