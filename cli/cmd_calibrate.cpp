@@ -6,6 +6,7 @@
 
 #include "calibrate/allreduce_fit.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/profile_file.hpp"
 #include "exec/allreduce_microbench.hpp"
 #include "model/profile_yaml.hpp"
@@ -30,10 +31,9 @@ void calibrate_allreduce(const AllreduceArgs& a) {
   if (mpi->size() < 2 && root)
     fmt::print("note: one rank moves nothing; launch 2 or more ranks (mpirun -np 2, srun -n 2, jsrun, flux run) for a fit (timings follow anyway)\n");
   const auto rows = run_allreduce_bench(comm, *mpi, a.bench, [&](int done, int total) {
-    if (root) fmt::print(stderr, "\rallreduce {}/{} sizes", done, total), std::fflush(stderr);
+    if (root) print_progress("allreduce", static_cast<size_t>(done), static_cast<size_t>(total), "sizes");
   });
   if (!root) return;
-  fmt::print(stderr, "\n");
   fmt::print("allreduce over {} ranks ({}), median of up to {} repeats\n", mpi->size(), nccl ? "NCCL" : "MPI", a.bench.repeats);
   fmt::print("{:>12} {:>8} {:>12} {:>12} {:>12}\n", "bytes", "repeats", "time_us", "algbw_GB/s", "busbw_GB/s");
   std::vector<AllreduceTiming> timings;

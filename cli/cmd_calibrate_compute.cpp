@@ -10,6 +10,7 @@
 
 #include "calibrate/startup_fit.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/profile_file.hpp"
 #include "cli/roofline_plot.hpp"
 #include "exec/compute_microbench.hpp"
@@ -35,9 +36,8 @@ void calibrate_compute(ComputeArgs a) {
   fmt::print("device peaks ({} threads): {:.1f} GFLOP/s ({}), {:.2f} GB/s ({})\n", a.bench.threads,
              peaks.matmul_flops_per_s / 1e9, peaks.matmul_shape, peaks.copy_Bps / 1e9, peaks.copy_shape);
   const auto timings = time_workload_ops(a.bench, [](int done, int total) {
-    fmt::print(stderr, "\rtiming ops and steps: {}/{} (configurations x rounds)", done, total), std::fflush(stderr);
+    print_progress("timing ops and steps", static_cast<size_t>(done), static_cast<size_t>(total), "(configurations x rounds)");
   });
-  fmt::print(stderr, "\n");
   if (!timings.round_s.empty()) {
     const auto [lo, hi] = std::minmax_element(timings.round_s.begin(), timings.round_s.end());
     double total_s = 0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cli/commands.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/profile_file.hpp"
 #include "exec/device_decoder.hpp"
 #include "exec/io_microbench.hpp"
@@ -19,8 +20,8 @@ struct IoArgs {
 };
 
 void calibrate_io(const IoArgs& a) {
-  const auto m = measure_io(a.bench, [](const std::string& s) { fmt::print(stderr, "\r{:<40}", s), std::fflush(stderr); });
-  fmt::print(stderr, "\n");
+  const auto m = measure_io(a.bench, [](const std::string& s) { print_status(s); });
+  end_status();
   const auto fit = fit_io(m);
   fmt::print("cold reads ({}): {} reads\n", m.tier_name, m.cold.size());
   fmt::print("  per-file latency {:.3f} +- {:.3f} ms, bandwidth {:.3f} +- {:.3f} GB/s, R^2 on log time {:.3f}\n",

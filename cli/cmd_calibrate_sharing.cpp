@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/profile_file.hpp"
 #include "exec/communicator.hpp"
 #include "exec/compute_microbench.hpp"
@@ -29,10 +30,9 @@ void calibrate_sharing(SharingArgs a) {
     return;
   }
   const auto timings = time_node_sharing(a.bench, nccl ? *nccl : *mpi, *mpi, [&](int done, int total) {
-    if (root) fmt::print(stderr, "\rsharing: {}/{} steps", done, total), std::fflush(stderr);
+    if (root) print_progress("sharing", static_cast<size_t>(done), static_cast<size_t>(total), "steps");
   });
   if (!root) return;
-  fmt::print(stderr, "\n");
   fmt::print("a step's compute alone and with {} ranks stepping at once ({}, gradients averaged over {})\n", mpi->size(),
              a.bench.device, nccl ? "NCCL" : "MPI");
   const auto fit = fit_node_sharing(timings);

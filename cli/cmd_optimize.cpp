@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/front_plot.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/inputs.hpp"
@@ -244,7 +245,7 @@ void optimize(const OptimizeOpts& o) {
   auto result = search_plans(
       space, machine, limits, *objective, keep, part, o.threads,
       [&](size_t d, size_t n) {
-        if (root && isatty(2)) fmt::print(stderr, "\roptimize: {}/{} configurations{}", d, n, d == n ? "\n" : "");
+        if (root) print_progress("optimize", d, n, "configurations");
       },
       csv ? CandidateSink([&](const std::vector<Candidate>& cs) {
         for (const auto& c : cs) *csv << csv_line(space, c);

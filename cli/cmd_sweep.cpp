@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/output_file.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/inputs.hpp"
@@ -110,8 +111,7 @@ void register_sweep(CLI::App& app) {
                spec.gpus.size(), spec.low_fractions.empty() ? "" : fmt::format(" x {} splits", spec.low_fractions.size()), o->threads);
     const auto t0 = std::chrono::steady_clock::now();
     auto pts = run_sweep(plan, machine, spec, o->threads, [](size_t d, size_t n) {
-      fmt::print(stderr, "\rsweep: {}/{} points", d, n);
-      if (d == n) fmt::print(stderr, "\n");
+      print_progress("sweep", d, n, "points");
     });
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::vector<std::string> notes;
