@@ -247,7 +247,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
   }
   state.record.stages.push_back(sr);
   state.stage = si + 1;
-  if (ctx.rank == 0 && !o.quiet) fmt::print("{}\n", stage_end_line(plan, si, sr));
+  if (ctx.rank == 0) fmt::print("{}\n", stage_end_line(plan, si, sr));
   if (ctx.rank == 0) checkpoints.save_run(state, &*handed);
   world.barrier();
   ctx.watchdog->set_last_checkpoint(checkpoints.last_good());
@@ -262,7 +262,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
 // A finished run resumed: what a kill after its last checkpoint kept it from writing (the log's
 // run_stop, the final model, the record) is written now, and a final model or record damaged since
 // (a flipped byte, a truncated file) is written again from the last checkpoint.
-void finish_outputs(const fs::path& out, Record& r, const std::string& final_model_bytes, bool quiet) {
+void finish_outputs(const fs::path& out, Record& r, const std::string& final_model_bytes) {
   MlLog log((out / "mllog.txt").string(), true);
   const auto& times = log.times();
   if (std::none_of(times.begin(), times.end(), [](const LoggedTime& t) { return t.key == "run_stop"; })) {
@@ -286,8 +286,7 @@ void finish_outputs(const fs::path& out, Record& r, const std::string& final_mod
     write_atomically(record, record_to_json(r));
     rewritten.push_back("record.json");
   }
-  if (!quiet)
-    fmt::print("the run in {} is finished; {}\n", out.string(),
+  fmt::print("the run in {} is finished; {}\n", out.string(),
                rewritten.empty() ? "nothing to resume"
                                  : fmt::format("{} missing or damaged: written again from the last checkpoint", fmt::join(rewritten, " and ")));
 }
@@ -389,14 +388,13 @@ Codec stored_codec(const RunContext& ctx, size_t stage) {
 
 // Rank 0 at the end: the log's run_stop, the one time to target, the final model (`final_model`:
 // nullptr for a run stopped as if killed), the Record.
-void write_run_outputs(const fs::path& out, MlLog& log, Record& r, torch::nn::Module* final_model, bool quiet) {
+void write_run_outputs(const fs::path& out, MlLog& log, Record& r, torch::nn::Module* final_model) {
   // exactly once per run, resumed or not (MLPerf HPC rules: success or aborted); a stop as if
   // killed writes none, so that the resumed run's is the one
   if (final_model) log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
   r.totals.time_to_target_s = trained_time_s(log.times());  // as ingest-mllog reads it from the log (model/time_to_target)
   if (final_model) write_atomically(out / "model.pt", module_to_bytes(*final_model));
   write_atomically(out / "record.json", record_to_json(r));
-  if (quiet) return;
   print_summary(r);
   fmt::print("wrote {}{}\n", (out / "record.json").string(),
              final_model ? fmt::format(", {} and {}", (out / "mllog.txt").string(), (out / "model.pt").string()) : "");
@@ -491,7 +489,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
     resumed_models.emplace(resume_from.dir(), CheckpointIdentity{id.plan_hash, ranks, o.keep_checkpoints, loaded->facts.plan_hash}, rank == 0);
     if (state.stage >= plan.stages.size()) {  // finished: nothing left to train
       add_totals(plan, state.record, false);
-      if (rank == 0) finish_outputs(out, state.record, loaded->handoff_bytes, o.quiet);
+      if (rank == 0) finish_outputs(out, state.record, loaded->handoff_bytes);
       world.barrier();
       return state.record;
     }
@@ -529,10 +527,10 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
     if (plan.decoder == DecoderPlace::device && !ctx.decoder)  // a CPU run has no device to decode on
       state.record.warnings.push_back("io.decoder: device: this run has no GPU, so its samples are decoded on the host");
   }
-  if (rank == 0 && !o.quiet)
+  if (rank == 0)
     fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,
                ranks, facts.platform, dev.str(), threads, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");
-  if (rank == 0 && !o.quiet && own_profile) {
+  if (rank == 0 && own_profile) {
     const auto predicted = simulate(plan, *own_profile).totals;
     fmt::print("predicted with {}: {} {:.1f} s\n", o.profile_file, predicted.reached_target ? "time to target" : "trained", predicted.time_to_target_s);
   }
@@ -561,7 +559,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   if (killed)
     r.warnings.push_back(fmt::format("stopped after {} epochs (--stop-after); resume with --resume", o.stop_after_epochs));
   add_totals(plan, r, killed);
-  if (rank == 0) write_run_outputs(out, log, r, killed ? nullptr : &*handed, o.quiet);
+  if (rank == 0) write_run_outputs(out, log, r, killed ? nullptr : &*handed);
   world.barrier();  // every rank returns once the outputs are there
   return r;
 }
