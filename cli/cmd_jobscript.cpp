@@ -30,12 +30,11 @@ void refuse_overwrite(const std::string& path, const std::string& what, bool ove
 }
 
 // A plan whose model does not fit its GPU's memory would fail at its first step, after the queue.
-void check_fits(const PreparedPlan& prepared, const MachineProfile& m) {
-  const Record r = simulate(prepared, m);
+void check_fits(const Record& r, const Plan& plan, const MachineProfile& m) {
   for (const auto& st : r.stages)
     for (const auto& model : st.models)
       if (!model.memory_fits)
-        fail_input(prepared.plan.source_file.empty() ? prepared.plan.name : prepared.plan.source_file,
+        fail_input(plan.source_file.empty() ? plan.name : plan.source_file,
                    fmt::format("stages.{}{}", st.name, st.models.size() > 1 ? "." + model.name : ""),
                    fmt::format("needs {:.1f} GB per GPU, {}'s GPUs have {:.0f} GB: a smaller local batch, or more GPUs", model.memory_bytes / 1e9,
                                m.name, model.memory_capacity_bytes / 1e9));
@@ -48,14 +47,12 @@ std::string this_program() {
   return ec ? "mrplan" : self.string();
 }
 
-// The limit to ask for: the user's, or the prediction's P90 with a margin.
-double time_limit_s(const PreparedPlan& prepared, const MachineProfile& m, const JobscriptArgs& a, std::string& why) {
+// The limit to ask for: the user's, or the prediction's P90 with a margin (`r`: the point prediction).
+double time_limit_s(Record r, const Plan& plan, const MachineProfile& m, const JobscriptArgs& a, std::string& why) {
   if (!a.time.empty()) {
     why = "as asked";
     return parse_duration_s(a.time, "--time");
   }
-  const Plan& plan = prepared.plan;
-  Record r = simulate(prepared, m);
   add_spread(r, plan, m, a.samples, 1);
   const double p90 = r.spread ? r.spread->time_to_target_s.p90 : r.totals.time_to_target_s;
   why = fmt::format("the predicted P90 {:.2f} h with 20% and 10 min added", p90 / 3600);
@@ -78,7 +75,8 @@ void jobscript(const JobscriptArgs& a) {
   job.env_file = a.env_file;
   check_job_request(plan, site, job);  // before the job's name becomes a file name
   const auto prepared = prepare(plan, machine);
-  check_fits(prepared, machine);
+  const Record predicted = simulate(prepared, machine);
+  check_fits(predicted, plan, machine);
   const bool own_plan_file = !std::filesystem::is_regular_file(a.plan) || !a.data.empty();
   if (own_plan_file) job.plan_file = (folder / (job.job_name + ".yaml")).string();
   const std::string plan_file_here = job.plan_file;
@@ -89,7 +87,7 @@ void jobscript(const JobscriptArgs& a) {
     write_output(plan_file_here, plan_to_yaml(plan), "plan");
   }
   std::string why;
-  job.time_limit_s = time_limit_s(prepared, machine, a, why);
+  job.time_limit_s = time_limit_s(predicted, plan, machine, a, why);
   // the full-resolution dataset, the largest the plan reads
   if (plan.staging != Staging::none) job.staged_to = prepared.stages.back().models.back().placement.staged;
   const auto script = render_jobscript(plan, site, machine.gpus_per_node, job);

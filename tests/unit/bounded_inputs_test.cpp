@@ -18,20 +18,14 @@
 #include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "tests/support/error_of.hpp"
+#include "tests/support/plan_edit.hpp"
 
 using namespace mrplan;
 using mrplan::testing::error_of;
+using mrplan::testing::plan_error;
+using mrplan::testing::plan_text;
 
 namespace {
-
-std::string plan_text() { return plan_to_yaml(builtin_plan("cosmoflow-mrt@summit")); }
-std::string plan_error(const std::string& from, const std::string& to) {
-  auto t = plan_text();
-  const auto at = t.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  t.replace(at, from.size(), to);
-  return error_of([&] { plan_from_yaml_text(t, "p.yaml"); });
-}
 
 std::string mllog_line(double time_ms, const std::string& key, const std::string& value) {
   return fmt::format(":::MLLOG {{\"namespace\": \"\", \"time_ms\": {}, \"event_type\": \"POINT_IN_TIME\", \"key\": \"{}\", \"value\": {}, "

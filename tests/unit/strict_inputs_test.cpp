@@ -16,23 +16,16 @@
 #include "sim/builtin_plans.hpp"
 #include "sim/sweep.hpp"
 #include "tests/support/error_of.hpp"
+#include "tests/support/plan_edit.hpp"
 
 using namespace mrplan;
 using mrplan::testing::error_of;
+using mrplan::testing::plan_error;
+using mrplan::testing::plan_text;
+using mrplan::testing::plan_with;
 
 namespace {
 
-std::string plan_text() { return plan_to_yaml(builtin_plan("cosmoflow-mrt@summit")); }
-// The built-in plan with the first match of `from` replaced.
-std::string plan_with(const std::string& from, const std::string& to) {
-  auto t = plan_text();
-  const auto at = t.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return t.replace(at, from.size(), to);
-}
-std::string plan_error(const std::string& from, const std::string& to) {
-  return error_of([&] { plan_from_yaml_text(plan_with(from, to), "p.yaml"); });
-}
 std::string profile_error(const std::string& from, const std::string& to) {
   auto t = profile_to_yaml(resolve_profile("summit"));
   const auto at = t.find(from);
