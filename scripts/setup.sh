@@ -9,7 +9,7 @@ PACKAGES=(
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox libopenblas0-pthread
   libtorch-dev libhdf5-dev zlib1g-dev libopenmpi-dev openmpi-bin libfftw3-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev shellcheck
 )
 
 # A cluster without root or without apt: the dependencies come from its modules or Spack
