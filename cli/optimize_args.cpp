@@ -77,7 +77,7 @@ std::vector<Plan> with_data_paths(const std::vector<Plan>& templates, const std:
         Plan p = t;
         std::vector<std::string> label;
         if (s) p.staging = *s, label.push_back(fmt::format("staging {}", to_string(*s)));
-        if (c) p.codec = c->first, p.decoder = c->second, label.push_back(fmt::format("{}:{}", codec_name(c->first), decoder_place_name(c->second)));
+        if (c) p.codec = c->first, p.codec_named = true, p.decoder = c->second, label.push_back(fmt::format("{}:{}", codec_name(c->first), decoder_place_name(c->second)));
         try {
           check_data_path(p, "command line");
         } catch (const InputError& e) {

@@ -380,7 +380,7 @@ Codec stored_codec(const RunContext& ctx, size_t stage) {
   const auto first_data = fs::path(ctx.data_dir) / fmt::format("res{}", ctx.plan.stages[stage].models[0].resolution);
   const Codec stored = folder_codec(first_data.string(), ctx.layout);
   check_codec_fits(stored, ctx.layout, ctx.spec.name, first_data.string());
-  if (ctx.plan.codec != Codec::raw && stored != ctx.plan.codec)  // what was predicted is not what would run
+  if ((ctx.plan.codec != Codec::raw || ctx.plan.codec_named) && stored != ctx.plan.codec)  // what was predicted is not what would run
     fail_input(first_data.string(), "", fmt::format("is stored {} but the plan reads io.codec {}: `mrplan encode` the data or change the plan",
                                                     codec_name(stored), codec_name(ctx.plan.codec)));
   return stored;

@@ -108,6 +108,7 @@ struct Plan {
   CommFramework framework = CommFramework::ddp;
   Staging staging = Staging::none;
   Codec codec = Codec::raw;                    // how the samples are stored (`mrplan encode`)
+  bool codec_named = false;                    // io.codec written in the plan: the data must match it, raw included
   DecoderPlace decoder = DecoderPlace::host;   // where a codec decodes them
   bool h2d_overlapped = true;      // the input pipeline also prefetches to the GPU (tf.data); false: a
                                    // synchronous copy per step (PyTorch .to(device) on pageable memory)

@@ -343,6 +343,7 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
     p.h2d_overlapped = io.boolean("h2d_overlapped", true);
     p.persistent_workers = io.boolean("persistent_workers", true);
     p.codec = codec_from_name(io.text("codec", "raw"), fmt::format("{}: {}", file, io.key_path("codec")));
+    p.codec_named = io.has("codec");
     p.decoder = decoder_place_from_name(io.text("decoder", "host"), fmt::format("{}: {}", file, io.key_path("decoder")));
     check_data_path(p, file);
   }
@@ -465,7 +466,7 @@ std::string plan_to_yaml(const Plan& p) {
     << YAML::Value << to_string(p.staging) << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped;
   if (!p.persistent_workers)  // written only when set: a plan's text (and hash) stays as before
     e << YAML::Key << "persistent_workers" << YAML::Value << false;
-  if (p.codec != Codec::raw)  // written only when set: a raw plan's text (and hash) stays as before
+  if (p.codec != Codec::raw || p.codec_named)  // written only when set: a raw plan's text (and hash) stays as before
     e << YAML::Key << "codec" << YAML::Value << codec_name(p.codec) << YAML::Key << "decoder" << YAML::Value << decoder_place_name(p.decoder);
   e << YAML::EndMap;
   if (!p.data_dir.empty())

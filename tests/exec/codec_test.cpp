@@ -256,6 +256,23 @@ TEST_F(EncodedData, TrainingOnTheEncodedCopyGivesTheSameLosses) {
   EXPECT_EQ(raw, losses("lut"));
 }
 
+TEST_F(EncodedData, APlanNamingAnotherCodecThanTheDataIsRefusedRawIncluded) {
+  const auto yaml = mrplan::testing::tiny_plan_yaml({.method = "baseline", .train_samples = 16, .validation_samples = 4},
+                                                     "  - {name: dense, resolution: 1, gpus: 1, local_batch: 4, stop: {epochs: 1}}\n");
+  auto run_on_lut = [&](const std::string& io, const std::string& out) {
+    Plan p = plan_from_yaml_text(yaml + io, "tiny.yaml");
+    p.data_dir = (dir / "lut").string();
+    RunOptions o;
+    o.out_dir = (dir / out).string(), o.threads = 1, o.quiet = true;
+    return error_of([&] { run_plan(p, o); });
+  };
+  EXPECT_NE(run_on_lut("io: {codec: raw}\n", "named-raw").find("is stored lut but the plan reads io.codec raw"), std::string::npos);
+  EXPECT_EQ(run_on_lut("", "unnamed"), "<no error>");  // no io.codec: the data is read as it is stored
+  Plan named = plan_from_yaml_text(yaml + "io: {codec: raw}\n", "tiny.yaml");
+  EXPECT_TRUE(plan_from_yaml_text(plan_to_yaml(named), "again.yaml").codec_named);  // the refusal survives a written plan
+  EXPECT_FALSE(plan_from_yaml_text(plan_to_yaml(plan_from_yaml_text(yaml, "t.yaml")), "again.yaml").codec_named);
+}
+
 TEST(DiffCodec, RoundsToHalfPrecisionAsFp16Does) {
   EXPECT_EQ(round_to_half(1.f / 3.f), 0.333251953125f);
   EXPECT_EQ(round_to_half(65504.f), 65504.f);

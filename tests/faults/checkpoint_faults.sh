@@ -54,6 +54,19 @@ for fault in checkpoint-write:1 checkpoint-write:4 checkpoint-write:9 checkpoint
   same_as_straight "$out" "kill at $fault"
   cases=$((cases + 1))
 done
+# a kill mid-epoch after a checkpoint, then 6 s in the queue: the wait is not trained time
+out="$tmp/queued"
+MRPLAN_FAULT="step:18:kill" run --out "$out" > /dev/null 2>&1
+sleep 6
+finish "$out" "kill then a wait"
+same_as_straight "$out" "kill then a wait"
+/usr/bin/python3 - "$out" <<'PY' || fail "the queue wait was counted in time to target"
+import json, sys
+times = [json.loads(l.split(":::MLLOG ", 1)[1])["time_ms"] for l in open(sys.argv[1] + "/mllog.txt") if ":::MLLOG" in l]
+ttt = json.load(open(sys.argv[1] + "/record.json"))["totals"]["time_to_target_s"]
+sys.exit(0 if (max(times) - min(times)) / 1000 - ttt > 5 else 1)
+PY
+cases=$((cases + 1))
 # a full disk at a write: an error naming the file, no temporaries, the previous checkpoint resumes
 out="$tmp/enospc"
 MRPLAN_FAULT=checkpoint-write:8:enospc run --out "$out" > "$tmp/enospc.txt" 2>&1
