@@ -22,7 +22,7 @@ namespace {
 // crosses the run's target (its epochs at the reference batch, factor 1).
 struct Run {
   const NamedRecord* named = nullptr;
-  std::string machine;
+  size_t system = 0;  // index into Problem::systems
   int batch = 0;
   double epochs = 0, curve_epochs = 0;
 };
@@ -37,28 +37,53 @@ std::string unusable(const Record& r) {
   return "";
 }
 
+// A system's slots in the parameter vector (-1: none).
+struct System {
+  std::string machine;
+  std::set<int> batches;
+  int runs = 0;
+  Eigen::Index u = -1, w = -1;  // its effect on log f, and on log B_crit
+};
+
+// The spreads' floors (log space): integer epochs alone spread a run by a few percent, and a spread
+// estimated at 0 from three systems would let one system's effect stand unshrunk.
+constexpr double kMinSeedSd = 0.03, kMinSystemSd = 0.02, kMinCriticalSd = 0.05;
+
 struct Problem {
   ConvergenceParams base;
   std::vector<Run> runs;
-  bool fit_critical = false;  // the runs span two or more global batches
+  std::vector<System> systems;  // [0]: the fitted records' own (perhaps without runs)
+  bool fit_critical = false;    // the runs span two or more global batches
+  bool effects = false;         // two or more systems have runs: per-system effects
+  double seed_sd = 0.1, system_sd = 0.3, critical_sd = 0.5;
+  bool pin_one_batch_w = false;  // the unshrunk first pass: a system at one batch keeps w = 0
+  Eigen::Index size = 0;  // theta: [log B_crit,] log f, then the systems' u and w
 
-  // theta: [log critical batch,] log factor
-  ConvergenceParams params(const Eigen::VectorXd& theta) const {
+  Eigen::Index factor_index() const { return fit_critical ? 1 : 0; }
+  // only where the critical batch is fitted (a system's own effect needs two batches, so the runs span two)
+  double log_critical(const Eigen::VectorXd& t, const System& s) const { return t[0] + (s.w >= 0 ? t[s.w] : 0); }
+  double log_factor(const Eigen::VectorXd& t, const System& s) const { return t[factor_index()] + (s.u >= 0 ? t[s.u] : 0); }
+  ConvergenceParams params(const Eigen::VectorXd& t, const System& s) const {
     ConvergenceParams q = base;
     q.seed_epoch_factor = 1;
-    if (fit_critical) q.critical_batch = std::exp(theta[0]);
-    q.epoch_factor = std::exp(theta[theta.size() - 1]);
+    if (fit_critical) q.critical_batch = std::exp(log_critical(t, s));
+    q.epoch_factor = std::exp(log_factor(t, s));
     return q;
   }
   // the crossing epoch the simulator predicts for a run (it stops at the next whole epoch)
-  double predicted(const Eigen::VectorXd& theta, const Run& r) const {
-    return r.curve_epochs * epoch_scale_for_batch(params(theta), r.batch);
+  double predicted(const Eigen::VectorXd& t, const Run& r) const {
+    return r.curve_epochs * epoch_scale_for_batch(params(t, systems[r.system]), r.batch);
   }
-  // a run stops at the first whole epoch past the crossing: on average half an epoch after it
-  Eigen::VectorXd residuals(const Eigen::VectorXd& theta) const {
-    Eigen::VectorXd out(static_cast<Eigen::Index>(runs.size()));
-    for (size_t i = 0; i < runs.size(); ++i)
-      out[static_cast<Eigen::Index>(i)] = std::log(predicted(theta, runs[i])) - std::log(runs[i].epochs - 0.5);
+  // a run stops at the first whole epoch past the crossing: on average half an epoch after it. Each
+  // residual in units of its spread; the effects' priors as residuals of their own (MAP).
+  Eigen::VectorXd residuals(const Eigen::VectorXd& t) const {
+    Eigen::VectorXd out(static_cast<Eigen::Index>(runs.size()) + size - factor_index() - 1);
+    Eigen::Index k = 0;
+    for (const auto& r : runs) out[k++] = (std::log(predicted(t, r)) - std::log(r.epochs - 0.5)) / seed_sd;
+    for (const auto& s : systems) {
+      if (s.u >= 0) out[k++] = t[s.u] / system_sd;
+      if (s.w >= 0) out[k++] = t[s.w] / (pin_one_batch_w && s.batches.size() < 2 ? 1e-4 : critical_sd);
+    }
     return out;
   }
 };
@@ -68,18 +93,18 @@ Eigen::VectorXd start_of(const Problem& pb) {
   std::vector<double> batches;
   for (const auto& r : pb.runs) batches.push_back(r.batch);
   const double critical = pb.base.critical_batch > 0 ? pb.base.critical_batch : median(batches);
-  Eigen::VectorXd theta = Eigen::VectorXd::Zero(pb.fit_critical ? 2 : 1);
+  Eigen::VectorXd theta = Eigen::VectorXd::Zero(pb.size);
   if (pb.fit_critical) theta[0] = std::log(critical);
   std::vector<double> ratio;
   for (const auto& r : pb.runs) ratio.push_back((r.epochs - 0.5) / pb.predicted(theta, r));
-  theta[theta.size() - 1] = std::log(median(ratio));
+  theta[pb.factor_index()] = std::log(median(ratio));
   return theta;
 }
 
-// The workload's runs, the profile's own first, and what was skipped.
+// The workload's runs, the profile's own first (system 0), the others by machine, and what was skipped.
 Problem gather(const ConvergenceParams& cv, const std::string& workload, const std::vector<NamedRecord>& own,
                const std::vector<NamedRecord>& others, BatchEpochsFit& fit) {
-  Problem pb{cv, {}, false};
+  Problem pb{cv, {}, {{"(fitted)", {}, 0}}};
   auto add = [&](const NamedRecord& n, const std::string& machine) {
     if (n.record.workload != workload) return;
     if (const auto why = unusable(n.record); !why.empty()) return fit.skipped.push_back(fmt::format("{}: {}", n.file, why));
@@ -87,8 +112,11 @@ Problem gather(const ConvergenceParams& cv, const std::string& workload, const s
     if (!crossing || *crossing <= 0)
       return fit.skipped.push_back(fmt::format("{}: the profile's dense curve for {} never reaches its target {}", n.file, workload,
                                                n.record.target_value));
+    auto at = std::find_if(pb.systems.begin(), pb.systems.end(), [&](const System& s) { return s.machine == machine; });
+    if (at == pb.systems.end()) at = pb.systems.insert(pb.systems.end(), System{machine, {}, 0});
     const auto& s = n.record.stages[0];
-    pb.runs.push_back({&n, machine, s.global_batch, s.models[0].epochs, *crossing});
+    at->batches.insert(s.global_batch), ++at->runs;
+    pb.runs.push_back({&n, static_cast<size_t>(at - pb.systems.begin()), s.global_batch, s.models[0].epochs, *crossing});
   };
   for (const auto& n : own) add(n, "(fitted)");
   for (const auto& n : others) {
@@ -98,7 +126,74 @@ Problem gather(const ConvergenceParams& cv, const std::string& workload, const s
   std::set<int> batches;
   for (const auto& r : pb.runs) batches.insert(r.batch);
   pb.fit_critical = batches.size() > 1;
+  pb.effects = std::count_if(pb.systems.begin(), pb.systems.end(), [](const System& s) { return s.runs > 0; }) >= 2;
+  pb.size = pb.fit_critical ? 2 : 1;
+  if (pb.effects)
+    for (auto& s : pb.systems) {
+      if (s.runs > 0) s.u = pb.size++;
+      // one batch cannot tell u from w: the prior splits its deviation between them (fit_with_spreads)
+      if (pb.fit_critical && s.runs > 0) s.w = pb.size++;
+    }
   return pb;
+}
+
+// The spreads by moments (DerSimonian & Laird 1986, "Meta-analysis in clinical trials"): the
+// systems' effects fitted unshrunk first (flat priors), the seeds' spread from the runs about their
+// own system's curve, the between-system spreads from the effects' variance less what the seeds
+// alone give a system of n runs (sigma^2 / n); then the MAP fit with those spreads. One pass: a
+// spread re-estimated from shrunk effects only shrinks further.
+FitResult fit_with_spreads(Problem& pb) {
+  auto solve = [&](const Eigen::VectorXd& start) {
+    return levenberg_marquardt([&](const Eigen::VectorXd& t) { return pb.residuals(t); }, start,
+                               Eigen::VectorXd::Zero(pb.residuals(start).size()), 200);
+  };
+  constexpr double kFlat = 10;
+  if (pb.effects) pb.system_sd = pb.critical_sd = kFlat, pb.pin_one_batch_w = true;
+  FitResult f = solve(start_of(pb));
+  pb.pin_one_batch_w = false;
+  double rss = 0;
+  for (const auto& r : pb.runs) rss += std::pow(std::log(pb.predicted(f.params, r)) - std::log(r.epochs - 0.5), 2);
+  const auto pinned = std::count_if(pb.systems.begin(), pb.systems.end(), [](const System& s) { return s.w >= 0 && s.batches.size() < 2; });
+  const double dof = static_cast<double>(pb.runs.size()) - static_cast<double>(pb.size - pinned);
+  if (dof >= 1) pb.seed_sd = std::max(kMinSeedSd, std::sqrt(rss / dof));
+  if (!pb.effects) return f;
+  std::vector<double> u, w, noise;
+  for (const auto& s : pb.systems) {
+    if (s.u >= 0) u.push_back(f.params[s.u]), noise.push_back(pb.seed_sd * pb.seed_sd / s.runs);
+    if (s.w >= 0 && s.batches.size() > 1) w.push_back(f.params[s.w]);
+  }
+  auto between = [](const std::vector<double>& x, double noise2, double floor, double fallback) {
+    if (x.size() < 2) return fallback;
+    double mean = 0, ss = 0;
+    for (double v : x) mean += v / static_cast<double>(x.size());
+    for (double v : x) ss += (v - mean) * (v - mean);
+    return std::max(floor, std::sqrt(std::max(0.0, ss / static_cast<double>(x.size() - 1) - noise2)));
+  };
+  double noise2 = 0;
+  for (double v : noise) noise2 += v / static_cast<double>(noise.size());
+  pb.system_sd = between(u, noise2, kMinSystemSd, kMinSystemSd);
+  pb.critical_sd = between(w, 0.0, kMinCriticalSd, 0.5);  // two batches of three runs pin a system's own well
+  return solve(f.params);
+}
+
+// The effects' posterior sd (log space) from the fit: its standard error without the rss scaling.
+double posterior_sd(const Problem& pb, const FitResult& f, Eigen::Index i, double prior_sd) {
+  if (i < 0) return prior_sd;
+  const auto m = static_cast<double>(pb.residuals(f.params).size()), p = static_cast<double>(pb.size);
+  const double scale2 = m > p ? f.rss / (m - p) : 1.0;
+  return std::isfinite(f.std_errors[i]) ? std::min(f.std_errors[i] / std::sqrt(scale2), prior_sd) : prior_sd;
+}
+
+void describe_systems(const Problem& pb, const FitResult& f, BatchEpochsFit& fit) {
+  fit.population_factor = std::exp(f.params[pb.factor_index()]);
+  fit.population_critical = pb.fit_critical ? std::exp(f.params[0]) : pb.base.critical_batch;
+  fit.seed_sd = pb.seed_sd, fit.system_sd = pb.effects ? pb.system_sd : 0, fit.critical_sd = pb.effects ? pb.critical_sd : 0;
+  if (!pb.effects) return;
+  for (const auto& s : pb.systems) {
+    const double n = s.runs / (pb.seed_sd * pb.seed_sd), prior = 1 / (pb.system_sd * pb.system_sd);
+    fit.systems.push_back({s.machine, s.runs, static_cast<int>(s.batches.size()), s.u >= 0 ? std::exp(f.params[s.u]) : 1.0,
+                           s.w >= 0 ? std::exp(pb.log_critical(f.params, s)) : 0.0, prior / (n + prior)});
+  }
 }
 
 BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload, const std::vector<NamedRecord>& own,
@@ -113,7 +208,7 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
                                        workload));
     return fit;
   }
-  const Problem pb = gather(cv->second, workload, own, others, fit);
+  Problem pb = gather(cv->second, workload, own, others, fit);
   if (pb.runs.empty()) {
     fit.at_prior.push_back(prefix + "epoch_factor (no run reached its target)");
     return fit;
@@ -121,28 +216,44 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
   if (!pb.fit_critical)
     fit.at_prior.push_back(prefix + "critical_batch (the runs share one global batch: how the epochs grow with the batch "
                                      "needs runs at two; --epochs-from adds other machines')");
-  const Eigen::VectorXd obs = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(pb.runs.size()));
-  const auto f = levenberg_marquardt([&](const Eigen::VectorXd& t) { return pb.residuals(t); }, start_of(pb), obs, 200);
+  const FitResult f = fit_with_spreads(pb);
+  describe_systems(pb, f, fit);
+  const System& mine = pb.systems[0];
   std::vector<std::string> files;
   for (const auto& r : pb.runs) files.push_back(r.named->file);
   const std::string source = fmt::format("calibrate records, epochs to target: {}", fmt::join(files, ", "));
-  auto add = [&](const std::string& key, Eigen::Index k) {
-    const double value = std::exp(f.params[k]);
-    fit.fitted.push_back({prefix + key, value, value * f.std_errors[k], source});
-  };
-  if (pb.fit_critical) add("critical_batch", 0);
-  add("epoch_factor", f.params.size() - 1);
-  // the runs' spread about the curve (seeds, and submissions tuned apart): what one more run may do
-  if (const auto dof = static_cast<double>(pb.runs.size() - static_cast<size_t>(f.params.size())); dof >= 1) {
-    const double cv = std::min(1.0, std::sqrt(f.rss / dof));
-    fit.fitted.push_back({prefix + "seed_epochs_cv", cv, cv / std::sqrt(2 * dof), source + " (the runs' spread about the fit)"});
+  const std::string whose = !pb.effects ? "" : mine.runs > 0 ? fmt::format(" (this system's effect from its {} run(s))", mine.runs)
+                                                             : " (a system without runs: the population's)";
+  const auto scale2 = [&] {
+    const auto m = static_cast<double>(pb.residuals(f.params).size()), p = static_cast<double>(pb.size);
+    return m > p ? f.rss / (m - p) : 1.0;
+  }();
+  // the population's uncertainty in the factor and critical batch; the system's own in the seed spread
+  const double u_sd = pb.effects ? posterior_sd(pb, f, mine.u, pb.system_sd) : 0.0;
+  if (pb.fit_critical) {
+    const double value = std::exp(pb.log_critical(f.params, mine));
+    const double pop_sd = std::isfinite(f.std_errors[0]) ? f.std_errors[0] / std::sqrt(pb.effects ? scale2 : 1.0) : f.std_errors[0];
+    const double sd = mine.w >= 0 ? posterior_sd(pb, f, mine.w, pb.critical_sd) : std::hypot(pop_sd, pb.effects ? pb.critical_sd : 0.0);
+    fit.fitted.push_back({prefix + "critical_batch", value, value * sd, source + whose});
+  }
+  const Eigen::Index fi = pb.factor_index();
+  const double factor = std::exp(pb.log_factor(f.params, mine));
+  const double factor_sd = std::isfinite(f.std_errors[fi]) ? f.std_errors[fi] / std::sqrt(pb.effects ? scale2 : 1.0) : f.std_errors[fi];
+  fit.fitted.push_back({prefix + "epoch_factor", factor, factor * factor_sd, source + whose});
+  // the spread one more run may show: a seed's, and how well the system's own effect is known
+  if (pb.effects || static_cast<double>(pb.runs.size()) - static_cast<double>(pb.size) >= 1) {
+    const double spread = std::min(1.0, std::hypot(pb.seed_sd, u_sd));
+    const double dof = std::max(1.0, static_cast<double>(pb.runs.size()) - static_cast<double>(pb.systems.size()));
+    fit.fitted.push_back({prefix + "seed_epochs_cv", spread, spread / std::sqrt(2 * dof),
+                          source + (pb.effects ? " (a seed's spread within a system, and this system's effect's uncertainty)"
+                                               : " (the runs' spread about the fit)")});
   }
   for (const auto& p : fit.fitted) {
     set_parameter(profile, p.key, p.value);
     record_fit(profile, p);
   }
   for (const auto& r : pb.runs)
-    fit.observations.push_back({r.named->file, r.machine, r.batch, r.epochs, std::ceil(pb.predicted(f.params, r) - 1e-9)});
+    fit.observations.push_back({r.named->file, pb.systems[r.system].machine, r.batch, r.epochs, std::ceil(pb.predicted(f.params, r) - 1e-9)});
   return fit;
 }
 
@@ -153,6 +264,9 @@ std::vector<BatchEpochsFit> fit_batch_epochs(MachineProfile& profile, const std:
   std::vector<std::string> workloads;
   for (const auto& n : own)
     if (std::find(workloads.begin(), workloads.end(), n.record.workload) == workloads.end()) workloads.push_back(n.record.workload);
+  for (const auto& n : others)  // without runs of its own, a system is fitted the population's curves
+    if (own.empty() && std::find(workloads.begin(), workloads.end(), n.record.workload) == workloads.end())
+      workloads.push_back(n.record.workload);
   for (const auto& n : others)
     if (std::find(workloads.begin(), workloads.end(), n.record.workload) == workloads.end())
       fail_input(n.file, "workload",

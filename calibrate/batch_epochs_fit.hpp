@@ -2,10 +2,12 @@
 // `calibrate records`, epochs to target: how many epochs a workload needs at a global batch, from
 // measured baseline runs that reached their target, E(B) = f · E_curve · (1 + B/B_crit) /
 // (1 + B_ref/B_crit) (McCandlish et al. 2018, "An Empirical Model of Large-Batch Training", eq. 2.11
-// in epochs): model/learning_curve's epoch_scale_for_batch. One factor and one critical batch for
-// every run given, whatever its machine: the MLPerf HPC rules let each submission retune its
-// hyper-parameters at its batch, so a run's epochs say what the workload needs at that batch, not
-// what one machine's runs need at every batch (docs/validation/mlperf-scaling.md).
+// in epochs): model/learning_curve's epoch_scale_for_batch. A population curve (f, B_crit) for every
+// run given, and per system (the fitted records' own, and each other machine's) a random effect on
+// log f, and on log B_crit where the system's runs span two global batches, each pulled toward the
+// population by how much evidence the system has (empirical Bayes; docs/cost-models.md, "Epochs to
+// target across systems"): a system with runs is predicted from its own effect, a new one from the
+// population's with the between-system spread in its band.
 #include <string>
 #include <vector>
 
@@ -20,6 +22,15 @@ struct EpochsObservation {
   double measured = 0, fitted = 0;  // epochs to target
 };
 
+// One system's effect on the population curve: its runs, and where its posterior puts it.
+struct SystemEpochs {
+  std::string machine;  // "(fitted)": the records being fitted
+  int runs = 0, batches = 0;
+  double factor = 1;    // exp(u): its epochs over the population's at the same batch
+  double critical = 0;  // its own critical batch (its runs span two batches), else 0: the population's
+  double shrinkage = 0; // how far its factor is pulled to the population's: tau^-2 / (n sigma^-2 + tau^-2)
+};
+
 struct BatchEpochsFit {
   std::string workload;
   // convergence.W.epoch_factor, .critical_batch where pinned, .seed_epochs_cv where the runs outnumber those
@@ -27,6 +38,9 @@ struct BatchEpochsFit {
   std::vector<std::string> at_prior;    // what the records cannot pin, with the reason
   std::vector<EpochsObservation> observations;
   std::vector<std::string> skipped;     // records that give no epochs to target, with the reason
+  // the population and the spreads in log space: seeds (within a system), systems' factors, their critical batches
+  double population_factor = 0, population_critical = 0, seed_sd = 0, system_sd = 0, critical_sd = 0;
+  std::vector<SystemEpochs> systems;  // empty: one system, no effects
 };
 
 // `own`: the records `calibrate records` fits; `others`: records of the same workload from other

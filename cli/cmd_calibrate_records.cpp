@@ -86,6 +86,16 @@ void print_epochs_fit(const BatchEpochsFit& fit) {
       o.add({r.record, r.machine, fmt::format("{}", r.global_batch), fmt::format("{:g}", r.measured), fmt::format("{:g}", r.fitted)});
     fmt::print("\n{}", o.str());
   }
+  if (!fit.systems.empty()) {
+    fmt::print("\npopulation: factor {:.3g}, critical batch {:.0f}; spread of a seed within a system {:.1f}%, between systems "
+               "{:.1f}% (factor) and {:.0f}% (critical batch)\n",
+               fit.population_factor, fit.population_critical, 100 * fit.seed_sd, 100 * fit.system_sd, 100 * fit.critical_sd);
+    TextTable t({"system", "runs", "batches", "factor / population", "own critical batch", "pulled to population"});
+    for (const auto& s : fit.systems)
+      t.add({s.machine, fmt::format("{}", s.runs), fmt::format("{}", s.batches), fmt::format("{:.3f}", s.factor),
+             s.critical > 0 ? fmt::format("{:.0f}", s.critical) : "-", fmt::format("{:.0f}%", 100 * s.shrinkage)});
+    fmt::print("{}", t.str());
+  }
   for (const auto& s : fit.skipped) fmt::print("no epochs to target from {}\n", s);
 }
 

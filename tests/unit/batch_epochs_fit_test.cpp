@@ -111,3 +111,82 @@ TEST(BatchEpochs, SaysWhatItSkipsAndRefusesAnotherWorkload) {
                 .find("c.json: workload: 'cosmoflow-mlperf' is not a workload of the fitted records (deepcam)"),
             std::string::npos);
 }
+
+namespace {
+
+// Three systems at two batches each on the population curve (factor 1, critical batch 700), each
+// shifted by its own factor; `mine`: the fitted system's runs.
+std::vector<NamedRecord> population(const MachineProfile& p, double target) {
+  const auto& cv = p.convergence.at(kWorkload);
+  std::vector<NamedRecord> out;
+  const std::vector<std::pair<std::string, double>> systems = {{"a", 0.8}, {"b", 1.0}, {"c", 1.25}};
+  for (const auto& [name, f] : systems)
+    for (int seed = 0; seed < 3; ++seed) {
+      const double jitter = 1.0 + 0.03 * (seed - 1);  // a seed's spread within a system
+      out.push_back(run(name + std::to_string(seed) + "-small.json", name, 64, 2, epochs_at(cv, target, f * jitter, 700, 128), p));
+      out.push_back(run(name + std::to_string(seed) + "-large.json", name, 512, 4, epochs_at(cv, target, f * jitter, 700, 2048), p));
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST(BatchEpochs, ASystemWithManyRunsKeepsItsOwnFactor) {
+  MachineProfile p = calibrated_builtin_profile("perlmutter");
+  const auto& cv = p.convergence.at(kWorkload);
+  const double target = simulate(builtin_plan("deepcam-mlperf@perlmutter", 64), p).target_value;
+  std::vector<NamedRecord> own;
+  for (int i = 0; i < 9; ++i) own.push_back(run("mine" + std::to_string(i) + ".json", "mine", 64, 2, epochs_at(cv, target, 1.6, 700, 128), p));
+  MachineProfile fitted = p;
+  const auto fits = fit_batch_epochs(fitted, own, population(p, target));
+  ASSERT_EQ(fits.size(), 1u);
+  const auto& f = fits[0];
+  EXPECT_NEAR(f.population_factor, std::pow(0.8 * 1.0 * 1.25 * 1.6, 0.25), 0.06);  // the four systems' geometric mean
+  EXPECT_NEAR(f.population_critical, 700, 70);
+  ASSERT_EQ(f.systems.size(), 4u);
+  EXPECT_EQ(f.systems[0].machine, "(fitted)");
+  EXPECT_LT(f.systems[0].shrinkage, 0.05);  // nine runs against a between-system spread of ~25%: its own
+  EXPECT_NEAR(find(f, "convergence.deepcam.epoch_factor")->value, 1.6, 0.08);
+  EXPECT_NEAR(fitted.convergence.at(kWorkload).epoch_factor, find(f, "convergence.deepcam.epoch_factor")->value, 1e-12);
+  // one batch: the prior splits its deviation between factor and critical batch, and the runs are
+  // reproduced at their batch
+  EXPECT_NEAR(f.systems[0].critical, f.population_critical, 0.1 * f.population_critical);
+  for (const auto& o : f.observations) {
+    if (o.machine == "(fitted)") EXPECT_EQ(o.fitted, std::ceil(o.measured - 0.5)) << o.record;
+  }
+  EXPECT_GT(f.system_sd, 0.15);
+  EXPECT_LT(f.seed_sd, 0.06);
+}
+
+TEST(BatchEpochs, ASystemWithoutRunsGetsThePopulationsFactorAndTheSystemsSpread) {
+  MachineProfile p = calibrated_builtin_profile("perlmutter");
+  const double target = simulate(builtin_plan("deepcam-mlperf@perlmutter", 64), p).target_value;
+  MachineProfile fitted = p;
+  const auto fits = fit_batch_epochs(fitted, {}, population(p, target));
+  ASSERT_EQ(fits.size(), 1u);
+  const auto& f = fits[0];
+  EXPECT_NEAR(find(f, "convergence.deepcam.epoch_factor")->value, f.population_factor, 1e-12);
+  EXPECT_EQ(f.systems[0].runs, 0);
+  EXPECT_DOUBLE_EQ(f.systems[0].shrinkage, 1.0);
+  // a new system's next run spreads as the systems do, not as one system's seeds
+  EXPECT_NEAR(find(f, "convergence.deepcam.seed_epochs_cv")->value, std::hypot(f.seed_sd, f.system_sd), 1e-9);
+  EXPECT_GT(find(f, "convergence.deepcam.critical_batch")->std_error, 0.04 * f.population_critical);
+}
+
+TEST(BatchEpochs, ASystemAtTwoBatchesGetsItsOwnCriticalBatch) {
+  MachineProfile p = calibrated_builtin_profile("perlmutter");
+  const auto& cv = p.convergence.at(kWorkload);
+  const double target = simulate(builtin_plan("deepcam-mlperf@perlmutter", 64), p).target_value;
+  std::vector<NamedRecord> own;
+  for (int i = 0; i < 3; ++i) {
+    own.push_back(run("s" + std::to_string(i) + ".json", "mine", 64, 2, epochs_at(cv, target, 1.0, 3000, 128), p));
+    own.push_back(run("l" + std::to_string(i) + ".json", "mine", 512, 4, epochs_at(cv, target, 1.0, 3000, 2048), p));
+  }
+  MachineProfile fitted = p;
+  const auto f = fit_batch_epochs(fitted, own, population(p, target))[0];
+  EXPECT_GT(f.systems[0].critical, 1500);  // pulled from its runs' 3000 toward the population's 700, most of the way to its own
+  for (const auto& o : f.observations)
+    if (o.machine == "(fitted)") {
+      EXPECT_NEAR(o.fitted, o.measured, 0.15 * o.measured) << o.record;
+    }
+}
