@@ -124,8 +124,16 @@ void calibrate_records(const RecordsArgs& a) {
     recs.push_back({f, std::move(r)});
   }
   std::vector<NamedRecord> others;  // read before any fit: a bad file ends the command before it prints one
-  for (const auto& f : a.epochs_from)  // a public result log is read as ingest-mllog reads it
-    others.push_back({f, std::filesystem::path(f).extension() == ".json" ? load_record_file(f) : load_mllog_file(f)});
+  for (const auto& f : a.epochs_from) {  // a public result log is read as ingest-mllog reads it
+    if (std::filesystem::path(f).extension() == ".json") {
+      others.push_back({f, load_record_file(f)});
+      continue;
+    }
+    // a log's platform key can be wrong (LBNL's v1.0 logs say DGX A100): one system's logs share a folder
+    Record r = load_mllog_file(f);
+    r.machine = std::filesystem::path(f).parent_path().string();
+    others.push_back({f, std::move(r)});
+  }
   std::vector<std::pair<std::string, MachineProfile>> straggler_from;
   for (const auto& f : a.straggler_from) straggler_from.emplace_back(f, resolve_profile(f));
   if (!a.force && !recs.empty()) check_records_of(recs, prior);
@@ -153,8 +161,9 @@ void register_calibrate_records(CLI::App& cal) {
   c->add_option("--out", a->out, "write the fitted profile here");
   c->add_option("--epochs-from", a->epochs_from,
                 "measured records (record.json) or MLPerf result logs of the same workload from other machines: with the fitted "
-                "records', their epochs to target fit one curve of epochs against global batch (the critical batch); their "
-                "times are not fitted")
+                "records', their epochs to target fit a population curve of epochs against global batch (the critical batch), "
+                "each machine's effect on it pulled toward the population by its evidence; the fitted records' machine keeps its own; "
+                "their times are not fitted")
       ->expected(1, -1);
   c->add_option("--straggler-from", a->straggler_from,
                 "profiles of other machines that calibrate records fitted to runs of the same code (workload and allreduce "

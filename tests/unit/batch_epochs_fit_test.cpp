@@ -152,7 +152,9 @@ TEST(BatchEpochs, ASystemWithManyRunsKeepsItsOwnFactor) {
   // reproduced at their batch
   EXPECT_NEAR(f.systems[0].critical, f.population_critical, 0.1 * f.population_critical);
   for (const auto& o : f.observations) {
-    if (o.machine == "(fitted)") EXPECT_EQ(o.fitted, std::ceil(o.measured - 0.5)) << o.record;
+    if (o.machine == "(fitted)") {
+      EXPECT_EQ(o.fitted, std::ceil(o.measured - 0.5)) << o.record;
+    }
   }
   EXPECT_GT(f.system_sd, 0.15);
   EXPECT_LT(f.seed_sd, 0.06);
