@@ -176,12 +176,19 @@ FitResult fit_with_spreads(Problem& pb) {
   return solve(f.params);
 }
 
-// The effects' posterior sd (log space) from the fit: its standard error without the rss scaling.
-double posterior_sd(const Problem& pb, const FitResult& f, Eigen::Index i, double prior_sd) {
-  if (i < 0) return prior_sd;
+// A fitted log parameter's sd. With effects the residuals are whitened by their spreads, so the
+// posterior's covariance is (J'J)^-1 and the fit's rss/dof scaling is taken back out; one curve
+// keeps the fit's standard error. Infinite: the runs do not pin it.
+double log_sd(const Problem& pb, const FitResult& f, Eigen::Index i) {
+  if (!pb.effects || !std::isfinite(f.std_errors[i])) return f.std_errors[i];
   const auto m = static_cast<double>(pb.residuals(f.params).size()), p = static_cast<double>(pb.size);
-  const double scale2 = m > p ? f.rss / (m - p) : 1.0;
-  return std::isfinite(f.std_errors[i]) ? std::min(f.std_errors[i] / std::sqrt(scale2), prior_sd) : prior_sd;
+  return f.std_errors[i] / std::sqrt(m > p ? f.rss / (m - p) : 1.0);
+}
+
+// A system effect's posterior sd, no wider than its prior (which it is where the system has no runs).
+double effect_sd(const Problem& pb, const FitResult& f, Eigen::Index i, double prior_sd) {
+  const double sd = i >= 0 ? log_sd(pb, f, i) : prior_sd;
+  return std::isfinite(sd) ? std::min(sd, prior_sd) : prior_sd;
 }
 
 void describe_systems(const Problem& pb, const FitResult& f, BatchEpochsFit& fit) {
@@ -194,6 +201,30 @@ void describe_systems(const Problem& pb, const FitResult& f, BatchEpochsFit& fit
     fit.systems.push_back({s.machine, s.runs, static_cast<int>(s.batches.size()), s.u >= 0 ? std::exp(f.params[s.u]) : 1.0,
                            s.w >= 0 ? std::exp(pb.log_critical(f.params, s)) : 0.0, prior / (n + prior)});
   }
+}
+
+// The fitted system's own curve: the population's uncertainty in its factor, its own effect's in
+// its critical batch (without runs: the population's and the systems' spread) and in the seed spread.
+std::vector<FittedParameter> system_parameters(const Problem& pb, const FitResult& f, const std::string& prefix, const std::string& source,
+                                               const std::string& whose) {
+  std::vector<FittedParameter> out;
+  const System& mine = pb.systems[0];
+  if (pb.fit_critical) {
+    const double value = std::exp(pb.log_critical(f.params, mine));
+    const double sd = mine.w >= 0 ? effect_sd(pb, f, mine.w, pb.critical_sd) : std::hypot(log_sd(pb, f, 0), pb.effects ? pb.critical_sd : 0.0);
+    out.push_back({prefix + "critical_batch", value, value * sd, source + whose});
+  }
+  const double factor = std::exp(pb.log_factor(f.params, mine));
+  out.push_back({prefix + "epoch_factor", factor, factor * log_sd(pb, f, pb.factor_index()), source + whose});
+  if (pb.effects || static_cast<double>(pb.runs.size()) - static_cast<double>(pb.size) >= 1) {
+    const double u_sd = pb.effects ? effect_sd(pb, f, mine.u, pb.system_sd) : 0.0;
+    const double spread = std::min(1.0, std::hypot(pb.seed_sd, u_sd));
+    const double dof = std::max(1.0, static_cast<double>(pb.runs.size()) - static_cast<double>(pb.systems.size()));
+    out.push_back({prefix + "seed_epochs_cv", spread, spread / std::sqrt(2 * dof),
+                   source + (pb.effects ? " (a seed's spread within a system, and this system's effect's uncertainty)"
+                                        : " (the runs' spread about the fit)")});
+  }
+  return out;
 }
 
 BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload, const std::vector<NamedRecord>& own,
@@ -224,30 +255,7 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
   const std::string source = fmt::format("calibrate records, epochs to target: {}", fmt::join(files, ", "));
   const std::string whose = !pb.effects ? "" : mine.runs > 0 ? fmt::format(" (this system's effect from its {} run(s))", mine.runs)
                                                              : " (a system without runs: the population's)";
-  const auto scale2 = [&] {
-    const auto m = static_cast<double>(pb.residuals(f.params).size()), p = static_cast<double>(pb.size);
-    return m > p ? f.rss / (m - p) : 1.0;
-  }();
-  // the population's uncertainty in the factor and critical batch; the system's own in the seed spread
-  const double u_sd = pb.effects ? posterior_sd(pb, f, mine.u, pb.system_sd) : 0.0;
-  if (pb.fit_critical) {
-    const double value = std::exp(pb.log_critical(f.params, mine));
-    const double pop_sd = std::isfinite(f.std_errors[0]) ? f.std_errors[0] / std::sqrt(pb.effects ? scale2 : 1.0) : f.std_errors[0];
-    const double sd = mine.w >= 0 ? posterior_sd(pb, f, mine.w, pb.critical_sd) : std::hypot(pop_sd, pb.effects ? pb.critical_sd : 0.0);
-    fit.fitted.push_back({prefix + "critical_batch", value, value * sd, source + whose});
-  }
-  const Eigen::Index fi = pb.factor_index();
-  const double factor = std::exp(pb.log_factor(f.params, mine));
-  const double factor_sd = std::isfinite(f.std_errors[fi]) ? f.std_errors[fi] / std::sqrt(pb.effects ? scale2 : 1.0) : f.std_errors[fi];
-  fit.fitted.push_back({prefix + "epoch_factor", factor, factor * factor_sd, source + whose});
-  // the spread one more run may show: a seed's, and how well the system's own effect is known
-  if (pb.effects || static_cast<double>(pb.runs.size()) - static_cast<double>(pb.size) >= 1) {
-    const double spread = std::min(1.0, std::hypot(pb.seed_sd, u_sd));
-    const double dof = std::max(1.0, static_cast<double>(pb.runs.size()) - static_cast<double>(pb.systems.size()));
-    fit.fitted.push_back({prefix + "seed_epochs_cv", spread, spread / std::sqrt(2 * dof),
-                          source + (pb.effects ? " (a seed's spread within a system, and this system's effect's uncertainty)"
-                                               : " (the runs' spread about the fit)")});
-  }
+  fit.fitted = system_parameters(pb, f, prefix, source, whose);
   for (const auto& p : fit.fitted) {
     set_parameter(profile, p.key, p.value);
     record_fit(profile, p);

@@ -2,9 +2,7 @@
 # End-to-end checks of the mrplan command line: outputs exist, errors exit 2 with a message.
 set -euo pipefail
 MRPLAN="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/shell_prelude.sh"
 
 "$MRPLAN" predict cosmoflow-mrt@summit --json "$tmp/r.json" > "$tmp/predict.txt"
 grep -q "time to target" "$tmp/predict.txt" || fail "predict prints no total"

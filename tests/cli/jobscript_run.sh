@@ -6,9 +6,7 @@
 #   tests/cli/jobscript_run.sh MPIEXEC MRPLAN
 set -uo pipefail
 MPIEXEC="$1"; MRPLAN="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/shell_prelude.sh"
 export OMP_NUM_THREADS=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$tmp/bin" "$tmp/submit"
 "$MRPLAN" datagen cosmoflow-mrt --out "$tmp/data/res1" --samples 48 --size 16 --samples-per-file 16 --threads 1 > /dev/null 2>&1 || fail datagen

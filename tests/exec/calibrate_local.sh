@@ -3,9 +3,7 @@
 # fit and writes its fitted parameters (with sources) into a profile that then loads.
 set -euo pipefail
 MRPLAN="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/shell_prelude.sh"
 # 16 samples per file: cold reads of 1 and 16 samples are 16x apart, wide enough that the size
 # term stands out of the open cost and the noise of the other tests running beside this one
 "$MRPLAN" datagen cosmoflow-mrt --out "$tmp/d" --samples 32 --samples-per-file 16 --size 16 --seed 3 > /dev/null 2>&1 || fail "datagen"

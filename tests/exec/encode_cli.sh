@@ -3,9 +3,7 @@
 # codec it reads, and the refusals (unknown codec, missing folder, an already encoded input).
 set -uo pipefail
 MRPLAN="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/shell_prelude.sh"
 export OMP_NUM_THREADS=1
 "$MRPLAN" datagen cosmoflow-mrt --out "$tmp/data/res1" --samples 24 --size 16 --samples-per-file 8 --threads 1 > /dev/null 2>&1 || fail datagen
 "$MRPLAN" coarsen "$tmp/data/res1" "$tmp/data/res2" --op sum --threads 1 > /dev/null 2>&1 || fail coarsen

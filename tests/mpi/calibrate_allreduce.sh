@@ -3,9 +3,7 @@
 # profile, the second keeping what the first wrote.
 set -euo pipefail
 MPIEXEC="$1"; MRPLAN="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/shell_prelude.sh"
 "$MPIEXEC" -np 2 "$MRPLAN" calibrate allreduce --max-bytes 1e6 --repeats 3 --profile "$tmp/p.yaml" --csv "$tmp/a.csv" > "$tmp/out.txt"
 grep -q "ring alpha-beta fit: alpha = " "$tmp/out.txt" || fail "no fit printed: $(cat "$tmp/out.txt")"
 head -1 "$tmp/a.csv" | grep -q "^bytes,ranks,repeats,time_s,algbw_Bps,busbw_Bps$" || fail "CSV header"

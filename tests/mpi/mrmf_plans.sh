@@ -6,9 +6,7 @@
 #   tests/mpi/mrmf_plans.sh MPIEXEC MRPLAN
 set -uo pipefail
 MPIEXEC="$1"; MRPLAN="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/shell_prelude.sh"
 export OMP_NUM_THREADS=1 OMPI_MCA_rmaps_base_oversubscribe=1
 q() { "$MRPLAN" "$@" --threads 1 > /dev/null 2>&1; }
 q datagen cosmoflow-mrt --out "$tmp/cosmo/res1" --samples 48 --size 32 --samples-per-file 16 --seed 1 || fail "datagen cosmoflow"

@@ -2,9 +2,7 @@
 # mrplan optimize spread over three MPI ranks gives one rank's answer: the same table, the same plan.
 set -euo pipefail
 MPIEXEC="$1"; MRPLAN="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/shell_prelude.sh"
 args=(optimize cosmoflow@perlmutter --gpus 4:256 --local-batch 1:16 --switch 5:60:5 --samples 10 --threads 1 --deadline 3h)
 "$MRPLAN" "${args[@]}" --out "$tmp/one.yaml" > "$tmp/one.txt"
 "$MPIEXEC" -np 3 "$MRPLAN" "${args[@]}" --out "$tmp/three.yaml" > "$tmp/three.txt"
