@@ -50,9 +50,12 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
   const std::string host_name = r.host_link.empty() ? gpu.host_link : r.host_link;
   const LinkSpec& host = c.link(host_name);
   const std::string prior = r.prior.empty() ? gpu.fits_from : r.prior;
-  MachineProfile p = calibrated_builtin_profile(prior);
+  // the GPU's fits from the machine fitted to its own runs; the network's and file system's from its
+  // profile before them (another machine's network, cables and file system say little of this one's)
+  MachineProfile p = calibrated_builtin_profile(r.prior.empty() ? before_mlperf(prior) : prior);
   std::erase_if(p.fitted, [](const FittedParameter& f) { return f.key == "hardware"; });  // the prior's own hardware notes
   for (auto& f : p.fitted) f.source = fmt::format("transferred from {} ({})", prior, f.source);
+  if (r.prior.empty()) lend_measured_fits(p, calibrated_builtin_profile(prior));
   p.name = r.name;
   p.description = fmt::format("composed: {}x {} per node, {} inside the node, {}x {} between nodes, {} to the host", r.gpus_per_node, r.gpu,
                               r.intra, count, network, host_name);

@@ -26,12 +26,13 @@ struct BenchmarkFacts {
   const char* plan_family;  // mrplan's built-in `FAMILY-mlperf` plan; empty: no workload for it
   const char* metric_key;
   bool maximize;
+  Precision unlogged_precision;  // a log without precision_mode: its reference code's (CosmoFlow's TensorFlow fp32, DeepCAM's amp)
 };
 constexpr BenchmarkFacts kBenchmarks[] = {
-    {"cosmoflow", "cosmoflow", "eval_error", false},
-    {"deepcam", "deepcam", "eval_accuracy", true},
-    {"oc20", "", "eval_error", false},
-    {"opencatalyst", "", "eval_error", false},
+    {"cosmoflow", "cosmoflow", "eval_error", false, Precision::fp32},
+    {"deepcam", "deepcam", "eval_accuracy", true, Precision::amp},
+    {"oc20", "", "eval_error", false, Precision::fp32},
+    {"opencatalyst", "", "eval_error", false, Precision::fp32},
 };
 const BenchmarkFacts* benchmark_facts(const std::string& name) {
   for (const auto& b : kBenchmarks)
@@ -301,6 +302,11 @@ ModelRecord model_from_marks(const ModelMarks& m, int gpus_default, const std::s
 void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const std::string& file, const MllogOptions& o) {
   const int gpus = r.stages[0].gpus;
   Plan p = builtin_plan(std::string(b.plan_family) + "-mlperf@" + r.machine, gpus);
+  // what the log does not say is not the built-in plan's (LBNL's code: Horovod, amp, DeepCAM's wide
+  // buckets) but DDP's defaults, 25 MB buckets overlapped, and the reference's precision (warned below)
+  const Plan defaults;
+  p.framework = defaults.framework, p.overlap_comm = defaults.overlap_comm, p.bucket_bytes = defaults.bucket_bytes;
+  p.precision = b.unlogged_precision;
   p.name = std::filesystem::path(file).stem().string();
   p.source_file = file;
   auto& m = p.stages[0].models[0];

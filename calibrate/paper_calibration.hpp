@@ -2,7 +2,9 @@
 // Fits the built-in profiles' efficiency, overhead and convergence parameters from the MRT
 // paper's calibration rows only (CosmoFlow 32 GPUs, DeepCAM 64 GPUs); held-out rows never
 // touch a parameter. Machines without rows (Perlmutter, Cori-A100) take the V100 fits, marked as
-// transferred.
+// transferred; then, where the build has the public MLPerf HPC logs, the machines of
+// data/mlperf_fits.yaml are fitted to their own (calibrate/builtin_mlperf_fit) and lend their GPU's
+// fits to built-ins with the same GPU.
 #include <map>
 #include <string>
 
@@ -20,6 +22,18 @@ const MachineProfile& calibrated_builtin_profile(const std::string& name);
 std::string prefitted_profiles_yaml();
 // Makes calibrated_builtin_profile read `yaml_documents` (prefitted_profiles_yaml's text) first.
 void use_prefitted_profiles(const char* yaml_documents);
+// Makes calibrated_builtin_profile fit the machines `fits_yaml` names (data/mlperf_fits.yaml) to
+// their MLPerf HPC logs under `logs_root`, and lend their GPU's fits to built-ins with the same GPU.
+// Each built-in's profile before that stays available as NAME-paper (a leave-one-system-out prior).
+void use_mlperf_logs(const std::string& logs_root, const std::string& fits_yaml, const std::string& fits_file);
+
+// What a machine fitted to its own runs lends another with the same GPU (hardware similarity): the
+// GPU's compute fits, the host's decode rate and the workloads' epochs to target, each with its
+// source; not the network's or the file system's. Replaces what `to` had of them (the V100 fits, for
+// an A100 without runs of its own).
+void lend_measured_fits(MachineProfile& to, const MachineProfile& from);
+// The name of a built-in's profile before its own MLPerf logs (its paper fits and what was lent to it).
+std::string before_mlperf(const std::string& builtin);
 
 // Moves `m`'s compute fits to a GPU with these peaks (model/compute_cost move_to_peaks) and updates
 // the fitted list's saturation work to the moved value.

@@ -192,7 +192,12 @@ FittedValue fit_claim(const PaperClaim& c, StudyProfiles& ps) {
 }  // namespace
 
 PreprocessingStudy preprocessing_paper_study() {
-  return preprocessing_paper_study([](const std::string& name) { return calibrated_builtin_profile(name); });
+  // the paper's own claims, on the profiles its fits made (before any machine's MLPerf logs)
+  return preprocessing_paper_study([](const std::string& name) {
+    MachineProfile p = calibrated_builtin_profile(before_mlperf(name));
+    p.name = name;
+    return p;
+  });
 }
 
 void take_codec_fits(const PreprocessingStudy& s, MachineProfile& m) {

@@ -1,13 +1,25 @@
 // mrplan-fit-builtins: the built-in profiles fitted once, at build time, as YAML documents that the
 // mrplan programs embed (calibrate/paper_calibration use_prefitted_profiles).
+//   mrplan-fit-builtins [MLPERF_LOGS_ROOT MLPERF_FITS_YAML]   (data/mlperf_fits.yaml: machines fitted to their logs)
 #include <fmt/format.h>
 
 #include <exception>
+#include <fstream>
+#include <sstream>
 
 #include "calibrate/paper_calibration.hpp"
 
-int main() {
+int main(int argc, char** argv) {
   try {
+    if (argc == 3) {
+      std::ifstream in(argv[2]);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (!in) throw std::runtime_error(fmt::format("{}: cannot read", argv[2]));
+      mrplan::use_mlperf_logs(argv[1], text.str(), argv[2]);
+    } else if (argc != 1) {
+      throw std::runtime_error("usage: mrplan-fit-builtins [MLPERF_LOGS_ROOT MLPERF_FITS_YAML]");
+    }
     fmt::print("{}\n", mrplan::prefitted_profiles_yaml());
   } catch (const std::exception& e) {
     fmt::print(stderr, "mrplan-fit-builtins: {}\n", e.what());

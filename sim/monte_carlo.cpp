@@ -24,7 +24,7 @@ double truncated_normal(std::mt19937_64& rng, double mean, double sd, double low
 
 }  // namespace
 
-ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed) {
+ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed, DrawSources from) {
   ProfileDraws d;
   d.seed = seed;
   std::vector<std::string> unidentified;
@@ -42,18 +42,19 @@ ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload,
   for (size_t i = 0; i < n; ++i) {
     MachineProfile p = m;
     for (const auto& f : m.fitted) {
-      if (!(f.std_error > 0) || std::isinf(f.std_error)) continue;
+      if (!from.fitted || !(f.std_error > 0) || std::isinf(f.std_error)) continue;
       auto slot = find_parameter(p, f.key);
       if (!slot || !slot->independent) continue;
       const double mean = *slot->values.front() / slot->to_internal;
       const double v = truncated_normal(rng, mean, f.std_error, slot->lower, slot->upper) * slot->to_internal;
       for (double* x : slot->values) *x = v;
     }
-    if (m.compute.run_speed_cv > 0) {  // this run's machine, faster or slower than the calibration's
+    if (from.run_speed && m.compute.run_speed_cv > 0) {  // this run's machine, faster or slower than the calibration's
       const double f = truncated_normal(rng, 1.0, m.compute.run_speed_cv, 0.1, 10.0);
       p.compute.peak_fp32_flops *= f, p.compute.peak_fp16_flops *= f, p.compute.mem_bandwidth_Bps *= f;
     }
     for (auto& [w, cv] : p.convergence) {
+      if (!from.seeds) break;
       const double spread = cv.seed_epochs_cv > 0 ? cv.seed_epochs_cv : kDefaultSeedEpochsCv;
       cv.seed_epoch_factor = truncated_normal(rng, 1.0, spread, 0.1, 10.0);
     }
@@ -107,11 +108,46 @@ void add_sweep_spread(std::vector<SweepPoint>& points, const Plan& plan, const P
   }
 }
 
+namespace {
+
+double width(const Quantiles& q) { return q.p10 > 0 ? q.p90 / q.p10 : 0; }
+
+// "P90/P10 3.7: from the fitted parameters alone 1.3, seeds alone 3.5, run speed alone 1.0 (the
+// widest: seeds, assumed ...)": each source drawn alone with the same seed.
+std::string width_by_source(const Plan& plan, const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed, const Spread& all) {
+  if (n < 10 || width(all.time_to_target_s) <= 0) return "";
+  struct Source {
+    const char* name;
+    DrawSources from;
+    std::string assumed;  // what measures it, where the draws assume it
+  };
+  const auto cv = m.convergence.find(workload);
+  const bool seeds_assumed = cv != m.convergence.end() && cv->second.seed_epochs_cv <= 0;
+  const std::vector<Source> sources = {
+      {"fitted parameters", {true, false, false}, ""},
+      {"seeds", {false, true, false},
+       seeds_assumed ? fmt::format("{:.0f}% assumed: calibrate convergence with records of several seeds measures it", kDefaultSeedEpochsCv * 100) : ""},
+      {"run speed", {false, false, true}, ""}};
+  std::vector<std::string> parts;
+  double widest = 0;
+  const Source* top = nullptr;
+  for (const auto& src : sources) {
+    const double w = width(plan_spread(plan, draw_profiles(m, workload, n, seed, src.from)).time_to_target_s);
+    parts.push_back(fmt::format("{} alone {:.2f}", src.name, w));
+    if (w > widest) widest = w, top = &src;
+  }
+  return fmt::format("P10-P90 width (P90/P10) {:.2f}: {}; the widest: {}{}", width(all.time_to_target_s), fmt::join(parts, ", "), top->name,
+                     top->assumed.empty() ? "" : " (" + top->assumed + ")");
+}
+
+}  // namespace
+
 void add_spread(Record& record, const Plan& plan, const MachineProfile& machine, size_t samples, uint64_t seed) {
   const auto draws = draw_profiles(machine, record.workload, samples, seed);
   const auto s = plan_spread(plan, draws);
   record.spread = RecordSpread{s.time_to_target_s, s.gpu_hours, static_cast<int>(s.samples), static_cast<int>(s.reached), seed};
   for (const auto& n : draws.notes) record.warnings.push_back("spread: " + n);
+  if (const auto why = width_by_source(plan, machine, record.workload, samples, seed, s); !why.empty()) record.warnings.push_back("spread: " + why);
 }
 
 }  // namespace mrplan

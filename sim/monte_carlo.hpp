@@ -24,12 +24,18 @@ struct ProfileDraws {
   uint64_t seed = 0;
 };
 
+// What a draw varies: the fitted parameters within their errors, a seed's epochs to target, the
+// machine's run-to-run speed. All by default; one alone says how much of a band it makes.
+struct DrawSources {
+  bool fitted = true, seeds = true, run_speed = true;
+};
+
 // `n` profiles around `m`, reproducible from `seed`: every fitted parameter with a finite standard
 // error drawn from a normal truncated to its bounds (independently: the fits' covariances are not
 // kept, so a learning curve's shape is not drawn: ParameterSlot::independent), and every workload's
 // epochs scaled by a seed factor drawn from N(1, seed_epochs_cv).
 // Notes name `workload`'s unmeasured seed spread and the parameters no fit identified.
-ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed);
+ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed, DrawSources from = {});
 
 // P10, P50, P90 by linear interpolation between order statistics.
 Quantiles quantiles_of(std::vector<double> values);
@@ -51,7 +57,9 @@ void add_sweep_spread(std::vector<SweepPoint>& points, const Plan& plan, const P
 // record, so a mistyped count (4294967296, -1) is refused rather than filling memory (issue 44).
 inline constexpr size_t kMaxDraws = 100000;
 
-// The record's spread over `samples` draws from `seed`; what the draws assume goes to its warnings.
+// The record's spread over `samples` draws from `seed`; what the draws assume goes to its warnings,
+// with the band's width (P90/P10) that each source gives alone, naming the widest and, where that
+// one is assumed rather than measured, the command that measures it.
 void add_spread(Record& record, const Plan& plan, const MachineProfile& machine, size_t samples, uint64_t seed);
 
 }  // namespace mrplan

@@ -192,7 +192,7 @@ if [[ -d "$logs" ]]; then
   "$MRPLAN" predict "$tmp/ing/result_1.record.json" --gpus 1024 --samples 0 > "$tmp/rec-predict.txt" \
     && grep -q "^dense .* 1024 " "$tmp/rec-predict.txt" && grep -q "^time to target" "$tmp/rec-predict.txt" || fail "predict takes a Record's plan"
   if "$MRPLAN" calibrate --help > /dev/null 2>&1; then
-    "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fit.yaml" "$tmp/ing/result_1.record.json" > "$tmp/records.txt"
+    "$MRPLAN" calibrate records --profile perlmutter-paper --out "$tmp/fit.yaml" "$tmp/ing/result_1.record.json" > "$tmp/records.txt"
     grep -q "compute.efficiency.conv2d" "$tmp/records.txt" && grep -q "calibrate records: .*result_1.record.json" "$tmp/fit.yaml" \
       || fail "calibrate records fits and names its record"
     "$MRPLAN" validate --profile "$tmp/fit.yaml" "$tmp/ing"/*.record.json > "$tmp/val.txt"

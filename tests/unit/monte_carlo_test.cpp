@@ -1,4 +1,7 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include <cmath>
 
@@ -68,6 +71,25 @@ TEST(MonteCarlo, DrawsAreReproducibleFromTheirSeed) {
   const double point = simulate(plan, m).totals.time_to_target_s;
   EXPECT_GT(point, a.time_to_target_s.p10);
   EXPECT_LT(point, a.time_to_target_s.p90);
+}
+
+TEST(MonteCarlo, TheBandsWidthIsSplitBySourceAndAnAssumedSeedSpreadIsNamed) {
+  const Plan plan = builtin_plan("cosmoflow-mrt@summit");
+  // the seeds the only source: drawing the fitted parameters alone gives no width
+  MachineProfile m = one_uncertain_parameter(0, 0);
+  m.convergence["cosmoflow-mrt"].seed_epochs_cv = 0;  // not measured: the 20% default, named
+  Record r = simulate(plan, m);
+  add_spread(r, plan, m, 400, 5);
+  const auto line = std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
+  ASSERT_NE(line, r.warnings.end());
+  EXPECT_NE(line->find("fitted parameters alone 1.00, seeds alone "), std::string::npos) << *line;
+  EXPECT_NE(line->find("run speed alone 1.00; the widest: seeds (20% assumed: calibrate convergence with records of several seeds measures it)"),
+            std::string::npos)
+      << *line;
+  // seeds drawn alone with the same seed as all sources: here the whole band
+  const auto all = r.spread->time_to_target_s.p90 / r.spread->time_to_target_s.p10;
+  EXPECT_NE(line->find(fmt::format("width (P90/P10) {:.2f}: ", all)), std::string::npos) << *line;
+  EXPECT_NE(line->find(fmt::format("seeds alone {:.2f}", all)), std::string::npos) << *line;
 }
 
 TEST(ProfileParameters, EveryFittedKeyOfTheBuiltinProfilesIsRegisteredOrANote) {

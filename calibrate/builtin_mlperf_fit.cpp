@@ -1,0 +1,108 @@
+#include "calibrate/builtin_mlperf_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "calibrate/batch_epochs_fit.hpp"
+#include "calibrate/mllog_ingest.hpp"
+#include "calibrate/records_fit.hpp"
+#include "model/errors.hpp"
+#include "model/yaml_fields.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mrplan {
+
+std::map<std::string, std::vector<MlperfFolder>> read_mlperf_fits(const std::string& yaml_text, const std::string& file) {
+  const YAML::Node root = parse_yaml_text(yaml_text, file);
+  std::map<std::string, std::vector<MlperfFolder>> out;
+  if (root.IsNull()) return out;
+  if (!root.IsMap()) fail_input(file, "", "expected a map of machine names to lists of log folders");
+  for (const auto& machine : root) {
+    const auto name = machine.first.as<std::string>();
+    YamlFields top(root, file, "");
+    for (const auto& f : top.list(name.c_str())) {
+      f.only({"logs", "framework", "precision"});
+      MlperfFolder m{f.text("logs"), {}, {}};
+      if (f.has("framework")) {
+        m.framework = comm_framework_from_string(f.text("framework"));
+        if (!m.framework) fail_input(file, f.key_path("framework"), fmt::format("unknown framework '{}' (expected ddp or horovod)", f.text("framework")));
+      }
+      if (f.has("precision")) {
+        const auto p = f.text("precision");
+        if (p != "amp" && p != "fp32") fail_input(file, f.key_path("precision"), fmt::format("unknown precision '{}' (expected fp32 or amp)", p));
+        m.precision = p == "amp" ? Precision::amp : Precision::fp32;
+      }
+      out[name].push_back(m);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// A folder's result logs, sorted (the fit is the same whatever order the file system lists them in).
+std::vector<fs::path> result_logs(const fs::path& folder) {
+  std::vector<fs::path> out;
+  if (fs::is_directory(folder))
+    for (const auto& e : fs::directory_iterator(folder))
+      if (e.is_regular_file() && e.path().filename().string().starts_with("result_")) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every other system's folders of `benchmark` under the root (ROUND/SUBMITTER/SYSTEM/BENCHMARK).
+std::vector<fs::path> population_folders(const fs::path& root, const std::string& benchmark, const std::set<fs::path>& own) {
+  std::vector<fs::path> out;
+  for (const auto& round : fs::directory_iterator(root)) {
+    if (!round.is_directory()) continue;
+    for (const auto& submitter : fs::directory_iterator(round.path())) {
+      if (!submitter.is_directory()) continue;
+      for (const auto& system : fs::directory_iterator(submitter.path()))
+        if (const auto f = system.path() / benchmark; fs::is_directory(f) && !own.contains(f)) out.push_back(f);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
+  MlperfFitSummary s;
+  std::vector<NamedRecord> recs, others;
+  std::set<fs::path> own_folders;
+  std::set<std::string> benchmarks;
+  for (const auto& f : own) {
+    const fs::path folder = fs::path(logs_root) / f.logs;
+    const auto logs = result_logs(folder);
+    if (logs.empty()) fail_input(folder.string(), "", fmt::format("no result_*.txt logs of {} here (data/mlperf_fits.yaml)", profile.name));
+    MllogOptions o;
+    o.machine = profile.name, o.framework = f.framework, o.precision = f.precision;
+    for (const auto& log : logs) recs.push_back({fs::relative(log, logs_root).string(), load_mllog_file(log.string(), o)});
+    own_folders.insert(folder);
+    benchmarks.insert(folder.filename().string());
+  }
+  for (const auto& b : benchmarks)
+    for (const auto& folder : population_folders(logs_root, b, own_folders))
+      for (const auto& log : result_logs(folder)) try {
+          Record r = load_mllog_file(log.string());
+          r.machine = fs::relative(folder, logs_root).string();  // one system's logs share a folder (a log's platform key can be wrong)
+          others.push_back({fs::relative(log, logs_root).string(), std::move(r)});
+        } catch (const InputError& e) {
+          s.skipped.push_back(e.what());
+        }
+  s.own_runs = static_cast<int>(recs.size()), s.population_runs = static_cast<int>(others.size());
+  fit_batch_epochs(profile, recs, others);
+  // Their staging ran beside other instances of weak-scaling submissions, through the staging tool:
+  // a contended copy rate, not what the file system gives a job reading its epochs
+  // (docs/validation/mlperf-scaling.md, "What is missing"). The file system is fitted without it.
+  for (auto& r : recs) r.record.staging_s.reset();
+  fit_records(profile, recs);
+  return s;
+}
+
+}  // namespace mrplan
