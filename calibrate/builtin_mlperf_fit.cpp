@@ -21,9 +21,9 @@ std::map<std::string, std::vector<MlperfFolder>> read_mlperf_fits(const std::str
   std::map<std::string, std::vector<MlperfFolder>> out;
   if (root.IsNull()) return out;
   if (!root.IsMap()) fail_input(file, "", "expected a map of machine names to lists of log folders");
+  const YamlFields top(root, file, "");
   for (const auto& machine : root) {
     const auto name = machine.first.as<std::string>();
-    YamlFields top(root, file, "");
     for (const auto& f : top.list(name.c_str())) {
       f.only({"logs", "framework", "precision"});
       MlperfFolder m{f.text("logs"), {}, {}};

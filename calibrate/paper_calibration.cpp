@@ -531,6 +531,43 @@ std::map<std::string, MachineProfile>& profile_cache() {
   return cache;
 }
 
+const MachineProfile& built_profile(const std::string& key);
+
+// A built-in's paper fits (and the preprocessing paper's codec rates, for the machines it ran on: its
+// study starts from the paper fits, so it runs here, under the lock, once), named `key`.
+MachineProfile paper_fitted(const std::string& base, const std::string& key) {
+  if (prefitted) {  // the build kept NAME-paper only where the logs changed the machine
+    MachineProfile p = built_profile(base);
+    p.name = key;
+    return p;
+  }
+  MachineProfile p = fused_paper_profile(base);
+  static const PreprocessingStudy codecs = preprocessing_paper_study(fused_paper_profile);
+  take_codec_fits(codecs, p);
+  p.name = key;
+  return p;
+}
+
+// The paper fits, then the machine's own MLPerf logs, or what a machine with the same GPU lends.
+MachineProfile mlperf_fitted(const std::string& key) {
+  MachineProfile p = built_profile(key + std::string(kBeforeMlperf));
+  p.name = key;
+  if (!mlperf_setup) return p;
+  if (const auto own = mlperf_setup->machines.find(key); own != mlperf_setup->machines.end()) {
+    const auto s = fit_to_mlperf_logs(p, own->second, mlperf_setup->logs_root);
+    // only mrplan-fit-builtins sets the logs: this is the build's log
+    fmt::print(stderr, "{}: fitted to {} runs of its own; epochs to target with {} runs of other systems\n", key, s.own_runs, s.population_runs);
+    for (const auto& why : s.skipped) fmt::print(stderr, "{}: left out of the population: {}\n", key, why);
+    return p;
+  }
+  for (const auto& entry : mlperf_setup->machines)
+    if (const MachineProfile& donor = built_profile(entry.first); same_gpu(donor, p)) {
+      lend_measured_fits(p, donor);
+      break;
+    }
+  return p;
+}
+
 // A built-in, fitted once; called with calibrated_builtin_profile's lock held (it recurses for the
 // profile before the MLPerf logs, and for the machine that lends a GPU's fits).
 const MachineProfile& built_profile(const std::string& key) {
@@ -541,34 +578,7 @@ const MachineProfile& built_profile(const std::string& key) {
     builtin_hardware_profile(base);  // an InputError naming the built-ins
   if (const auto doc = prefitted_document(key); !doc.empty())
     return cache.emplace(key, profile_from_yaml_text(doc, "built-in profile " + key)).first->second;
-  if (key != base) {
-    if (prefitted) {  // the build kept it only where the logs changed the machine
-      MachineProfile p = built_profile(base);
-      p.name = key;
-      return cache.emplace(key, std::move(p)).first->second;
-    }
-    MachineProfile p = fused_paper_profile(base);
-    // the preprocessing paper's codec rates, for the machines it ran on (its study starts from the
-    // profiles above, so it runs here, under the lock, once)
-    static const PreprocessingStudy codecs = preprocessing_paper_study(fused_paper_profile);
-    take_codec_fits(codecs, p);
-    p.name = key;
-    return cache.emplace(key, std::move(p)).first->second;
-  }
-  MachineProfile p = built_profile(key + std::string(kBeforeMlperf));
-  p.name = key;
-  if (mlperf_setup) {
-    if (const auto own = mlperf_setup->machines.find(key); own != mlperf_setup->machines.end()) {
-      fit_to_mlperf_logs(p, own->second, mlperf_setup->logs_root);
-    } else {
-      for (const auto& [donor, folders] : mlperf_setup->machines)
-        if (const MachineProfile& d = built_profile(donor); same_gpu(d, p)) {
-          lend_measured_fits(p, d);
-          break;
-        }
-    }
-  }
-  return cache.emplace(key, std::move(p)).first->second;
+  return cache.emplace(key, key != base ? paper_fitted(base, key) : mlperf_fitted(key)).first->second;
 }
 
 }  // namespace

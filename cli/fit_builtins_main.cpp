@@ -4,19 +4,14 @@
 #include <fmt/format.h>
 
 #include <exception>
-#include <fstream>
-#include <sstream>
 
 #include "calibrate/paper_calibration.hpp"
+#include "model/text_file.hpp"
 
 int main(int argc, char** argv) {
   try {
     if (argc == 3) {
-      std::ifstream in(argv[2]);
-      std::stringstream text;
-      text << in.rdbuf();
-      if (!in) throw std::runtime_error(fmt::format("{}: cannot read", argv[2]));
-      mrplan::use_mlperf_logs(argv[1], text.str(), argv[2]);
+      mrplan::use_mlperf_logs(argv[1], mrplan::read_text_file(argv[2], "the MLPerf fits"), argv[2]);
     } else if (argc != 1) {
       throw std::runtime_error("usage: mrplan-fit-builtins [MLPERF_LOGS_ROOT MLPERF_FITS_YAML]");
     }

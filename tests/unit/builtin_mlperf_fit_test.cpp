@@ -43,19 +43,19 @@ TEST(BuiltinMlperfFit, TheFitIsTheSameBytesTwice) {
   if (!has_logs()) GTEST_SKIP() << "no MLPerf logs at " << MRPLAN_MLPERF_LOGS;
   const auto own = read_mlperf_fits(
       "perlmutter:\n"
-      "  - {logs: v1.0/LBNL/perlmutter_10x128x4_ngc21.09_mxnet/cosmoflow, framework: horovod, precision: amp}\n"
-      "  - {logs: v1.0/LBNL/perlmutter_512x4_ngc21.09_pytorch/deepcam}\n", "t.yaml").at("perlmutter");
+      "  - {logs: v1.0/LBNL/perlmutter_256x4_ngc21.09_mxnet/cosmoflow, framework: horovod, precision: amp}\n", "t.yaml")
+                       .at("perlmutter");  // one folder: under the sanitizers a fit of all twelve takes minutes
   auto fitted = [&] {
     MachineProfile p = calibrated_builtin_profile(before_mlperf("perlmutter"));
     p.name = "perlmutter";
     const auto s = fit_to_mlperf_logs(p, own, MRPLAN_MLPERF_LOGS);
-    EXPECT_EQ(s.own_runs, 6);
-    EXPECT_GT(s.population_runs, 30);  // every other system's runs of the two benchmarks
+    EXPECT_EQ(s.own_runs, 3);
+    EXPECT_GE(s.population_runs, 15);  // every other system's CosmoFlow runs
     return profile_to_yaml(p);
   };
   const auto once = fitted();
   EXPECT_TRUE(once == fitted());  // (not EXPECT_EQ: two whole profiles)
-  EXPECT_NE(once.find("source: \"calibrate records: v1.0/LBNL/perlmutter_10x128x4_ngc21.09_mxnet/cosmoflow/result_1.txt"), std::string::npos);
+  EXPECT_NE(once.find("source: \"calibrate records: v1.0/LBNL/perlmutter_256x4_ngc21.09_mxnet/cosmoflow/result_1.txt"), std::string::npos);
 }
 
 TEST(BuiltinMlperfFit, AnA100WithoutRunsBorrowsTheFittedA100sAndBeatsTheV100sOnEveryMethodPlan) {
