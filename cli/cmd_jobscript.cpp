@@ -21,6 +21,7 @@ struct JobscriptArgs {
   std::string plan, scheduler, machine, account, time, out, run_out = "out/run", name, data, mrplan, env_file;
   size_t samples = 200;
   bool overwrite = false;
+  PlanEdits edits;  // --set and --local-batch, as predict takes them
 };
 
 // A file the command would write over (the script, the plan beside it): a user's edits are lost.
@@ -60,9 +61,9 @@ double time_limit_s(Record r, const Plan& plan, const MachineProfile& m, const J
 }
 
 void jobscript(const JobscriptArgs& a) {
-  Plan plan = load_plan(a.plan);
+  Plan plan = edited(load_plan(a.plan), a.edits);
   if (!a.data.empty()) plan.data_dir = a.data;
-  const auto machine = machine_for(plan, a.machine);
+  const auto machine = edited(machine_for(plan, a.machine), a.edits);
   std::optional<Scheduler> scheduler;
   if (!a.scheduler.empty()) scheduler = a.scheduler == "slurm" ? Scheduler::slurm : a.scheduler == "lsf" ? Scheduler::lsf : Scheduler::flux;
   const Site site = find_site(machine.name, scheduler);
@@ -77,7 +78,8 @@ void jobscript(const JobscriptArgs& a) {
   const auto prepared = prepare(plan, machine);
   const Record predicted = simulate(prepared, machine);
   check_fits(predicted, plan, machine);
-  const bool own_plan_file = !std::filesystem::is_regular_file(a.plan) || !a.data.empty();
+  const bool changed = !a.data.empty() || !a.edits.sets.empty() || a.edits.local_batch > 0;
+  const bool own_plan_file = !std::filesystem::is_regular_file(a.plan) || changed;
   if (own_plan_file) job.plan_file = (folder / (job.job_name + ".yaml")).string();
   const std::string plan_file_here = job.plan_file;
   job.plan_file = std::filesystem::absolute(job.plan_file).lexically_normal().string();  // the job may start elsewhere
@@ -121,6 +123,7 @@ void register_jobscript(CLI::App& app) {
       ->check(CLI::Range(size_t{0}, kMaxDraws))
       ->capture_default_str();
   cmd->add_option("--out", a->out, "write the script here (default: print it)");
+  add_plan_edit_options(cmd, a->edits);
   cmd->add_flag("--overwrite", a->overwrite, "replace the script and the plan file beside it where they exist (refused otherwise)");
   cmd->add_option("--mrplan", a->mrplan, "the mrplan program on the cluster (default: this one, by absolute path)");
   cmd->add_option("--env-file", a->env_file, "a file the job sources first: the environment mrplan was built in (modules, spack)");

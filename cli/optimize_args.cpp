@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -142,16 +143,32 @@ std::vector<int> parse_int_axis(const std::string& text, const std::string& opti
 }
 
 double parse_duration_s(const std::string& text, const std::string& option) {
-  static const std::pair<const char*, double> units[] = {{"h", 3600}, {"m", 60}, {"s", 1}};
-  for (const auto& [u, scale] : units)
-    if (text.ends_with(u)) {
-      const double v = number(text.substr(0, text.size() - 1), option) * scale;
-      if (!(v > 0)) fail_input("command line", option, fmt::format("'{}': expected a positive duration", text));
-      return v;
-    }
-  const double v = number(text, option);
-  if (!(v > 0)) fail_input("command line", option, fmt::format("'{}': expected a positive duration (e.g. 2h, 90m, 3600s)", text));
-  return v;
+  // "2h", "90m", "3600", "1h30m", "2 hours", "45min": numbers, each with an optional unit
+  static const std::pair<const char*, double> units[] = {{"hours", 3600}, {"hour", 3600}, {"hrs", 3600}, {"hr", 3600}, {"h", 3600},
+                                                         {"minutes", 60}, {"minute", 60}, {"mins", 60}, {"min", 60}, {"m", 60},
+                                                         {"seconds", 1}, {"second", 1}, {"secs", 1}, {"sec", 1}, {"s", 1}};
+  const auto refuse = [&] {
+    fail_input("command line", option, fmt::format("'{}': expected a positive duration (e.g. 2h, 90m, 1h30m, 3600s, 2hours)", text));
+  };
+  double total = 0;
+  size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && text[at] == ' ') ++at;
+    const size_t start = at;
+    while (at < text.size() && (std::isdigit(static_cast<unsigned char>(text[at])) || text[at] == '.')) ++at;
+    if (at == start) refuse();
+    const double v = number(text.substr(start, at - start), option);
+    while (at < text.size() && text[at] == ' ') ++at;
+    double scale = 1;
+    for (const auto& [u, s] : units)
+      if (text.compare(at, std::string(u).size(), u) == 0) {
+        scale = s, at += std::string(u).size();
+        break;
+      }
+    total += v * scale;
+  }
+  if (!(total > 0) || !std::isfinite(total)) refuse();
+  return total;
 }
 
 void parse_budget(const std::string& text, Constraints& limits) {

@@ -16,6 +16,12 @@ std::vector<Plan> builtin_templates(const std::string& app, const std::string& m
   const auto names = builtin_plan_names();
   auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   std::vector<Plan> out;
+  // an application no built-in plan is of (a misspelt name) is the argument's error, not a method's
+  std::vector<std::string> apps;
+  for (const auto& n : names)
+    if (const auto app_of = n.substr(0, n.rfind('-')); std::find(apps.begin(), apps.end(), app_of) == apps.end()) apps.push_back(app_of);
+  if (!app.ends_with("-mlperf") && std::find(apps.begin(), apps.end(), app) == apps.end())
+    fail_input("command line", "APP@MACHINE", fmt::format("'{}' is no application with built-in plans (known: {})", app, fmt::join(apps, ", ")));
   if (app.ends_with("-mlperf")) {  // MLPerf's reference trains the dense model alone
     for (Method m : methods)
       if (m != Method::baseline)

@@ -137,6 +137,11 @@ expect_error "exists: the job script would be written over" jobscript "$tmp/js/s
 "$MRPLAN" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --account a1 --out "$tmp/js/summit.sh" --overwrite > /dev/null 2>&1 || fail "--overwrite"
 sed 's/local_batch: 8/local_batch: 64/' "$tmp/js/s.yaml" > "$tmp/js/big.yaml"  # 4.8 GB a GPU at 8: past Summit's 16 GB at 64
 expect_error "GB per GPU, summit's GPUs have 16 GB: a smaller local batch, or more GPUs" jobscript "$tmp/js/big.yaml" --data /d --time 1h --account a1 --out "$tmp/js/big.sh"
+# --set and --local-batch edit the plan the job runs, as predict's do
+mkdir -p "$tmp/js/set"
+"$MRPLAN" jobscript cosmoflow-mrt@perlmutter --set stages.0.gpus=16 --local-batch 4 --time 1h --out "$tmp/js/set/j.sh" > /dev/null 2>&1 || fail "jobscript --set"
+grep -q "gpus: 16" "$tmp/js/set/cosmoflow-mrt.yaml" && grep -q "local_batch: 4" "$tmp/js/set/cosmoflow-mrt.yaml" || fail "jobscript --set: $(cat "$tmp/js/set/cosmoflow-mrt.yaml")"
+expect_error "--deadline: '2 fortnights': expected a positive duration" optimize cosmoflow@summit --deadline "2 fortnights"
 "$MRPLAN" jobscript deepcam-mlperf@perlmutter --scheduler flux --time 90m --out "$tmp/js/f.sh" 2> /dev/null > /dev/null
 grep -qxF "flux run -N 64 -n 256 --gpus-per-task=1 \"\$MRPLAN\" run $tmp/js/deepcam-mlperf.yaml --out out/run --device \"\${MRPLAN_DEVICE:-cuda}\"" "$tmp/js/f.sh" \
   && grep -qxF "#FLUX: -t 90m" "$tmp/js/f.sh" || fail "flux job script"

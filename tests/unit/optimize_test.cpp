@@ -4,10 +4,14 @@
 #include <set>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "calibrate/paper_calibration.hpp"
+#include "cli/optimize_args.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/optimize.hpp"
+#include "sim/search_space.hpp"
 #include "sim/simulate.hpp"
 #include "tests/support/error_of.hpp"
 
@@ -183,4 +187,23 @@ TEST(Optimize, RefusesAnEmptySpace) {
   s.local_batches.clear();
   EXPECT_NE(error_of([&] { search_plans(s, calibrated_builtin_profile("summit"), {}, Objective::time, 1); }).find("--local-batch"),
             std::string::npos);
+}
+
+TEST(OptimizeArgs, DurationsInTheUnitsPeopleWriteThem) {
+  EXPECT_EQ(parse_duration_s("2h", "--deadline"), 7200);
+  EXPECT_EQ(parse_duration_s("2hours", "--deadline"), 7200);
+  EXPECT_EQ(parse_duration_s("2 hours", "--deadline"), 7200);
+  EXPECT_EQ(parse_duration_s("1h30m", "--deadline"), 5400);
+  EXPECT_EQ(parse_duration_s("45min", "--deadline"), 2700);
+  EXPECT_EQ(parse_duration_s("3600", "--deadline"), 3600);
+  EXPECT_EQ(parse_duration_s("90s", "--deadline"), 90);
+  for (const char* bad : {"", "h", "2 fortnights", "-1h", "0h", "2hx"})
+    EXPECT_EQ(error_of([&] { parse_duration_s(bad, "--deadline"); }),
+              fmt::format("command line: --deadline: '{}': expected a positive duration (e.g. 2h, 90m, 1h30m, 3600s, 2hours)", bad))
+        << bad;
+}
+
+TEST(OptimizeArgs, AMisspeltApplicationIsTheArgumentsErrorNotAMethods) {
+  EXPECT_EQ(error_of([] { builtin_templates("cosmoflw", "summit", {}); }),
+            "command line: APP@MACHINE: 'cosmoflw' is no application with built-in plans (known: cosmoflow, deepcam, neuron-inverter)");
 }
