@@ -15,6 +15,7 @@
 #include "cli/output_file.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/inputs.hpp"
+#include "cli/optimize_args.hpp"
 #include "cli/sweep_plot.hpp"
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
@@ -82,7 +83,7 @@ void register_sweep(CLI::App& app) {
                   "MRT: coarse epochs before the switch; MRMF: epochs of each fusion stage's lower-resolution model (FROM:TO:STEP or A,B,C)")
       ->capture_default_str();
   cmd->add_option("--split", o->splits, "MRMF: shares of a fusion stage's GPUs on its lower-resolution model, e.g. 0.25,0.5,0.75");
-  cmd->add_option("--gpus", o->gpus, "GPU counts, comma separated")->capture_default_str();
+  cmd->add_option("--gpus", o->gpus, "GPU counts: A:B doubling from A, A:B:STEP or A,B,C")->capture_default_str();
   add_keep_option(cmd, o->keep, "keep the 'global' (strong scaling) or the 'local' batch (weak) when the GPU count changes");
   cmd->add_option("--machine", o->machine, "override the plan's machine");
   cmd->add_option("--csv", o->csv, "write every sweep point here");
@@ -102,11 +103,7 @@ void register_sweep(CLI::App& app) {
       if (plan.method != Method::mrmf) fail_input("command line", "--split", "only an mrmf plan has fusion stages to split");
       spec.low_fractions = parse_range(o->splits, "--split");
     }
-    for (double g : parse_range(o->gpus, "--gpus")) {
-      if (g != std::floor(g) || g < 1 || g > (1 << 24))
-        fail_input("command line", "--gpus", fmt::format("{} is not a GPU count (a whole number from 1 to {})", g, 1 << 24));
-      spec.gpus.push_back(static_cast<int>(g));
-    }
+    spec.gpus = parse_int_axis(o->gpus, "--gpus", true);  // as optimize reads it
     fmt::print("sweep {} on {}: {} switch points x {} GPU counts{}, {} threads\n", plan.name, machine.name, spec.switch_epochs.size(),
                spec.gpus.size(), spec.low_fractions.empty() ? "" : fmt::format(" x {} splits", spec.low_fractions.size()), o->threads);
     const auto t0 = std::chrono::steady_clock::now();

@@ -25,6 +25,8 @@ grep -q "handoff: {fuse: {bottom_from: low, top_from: high}}" "$tmp/mrmf.yaml" |
 "$MRPLAN" predict neuron-inverter-mrmf@perlmutter > "$tmp/mrmf.txt"
 grep -q "fusion1 .*high" "$tmp/mrmf.txt" || fail "mrmf predict lists each model"
 grep -q "stage fusion1: fusion" "$tmp/mrmf.txt" || fail "mrmf predict shows the fusion"
+# sweep reads a GPU range as optimize does: A:B doubles from A
+"$MRPLAN" sweep --switch 10:20:10 --gpus 4:64 --samples 0 2>/dev/null | grep -q "x 5 GPU counts" || fail "sweep --gpus 4:64 is 4, 8, 16, 32, 64"
 "$MRPLAN" sweep cosmoflow-mrmf@perlmutter --gpus 32 --split 0.25,0.5 --switch 20,40 --csv "$tmp/m.csv" > /dev/null 2>&1
 [[ $(grep -c "^mrmf" "$tmp/m.csv") -eq 6 ]] || fail "mrmf sweep: 2 splits x (2 switch points + the rule)"
 
