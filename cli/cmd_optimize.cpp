@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -41,6 +42,7 @@ struct OptimizeOpts {
               minimize = "time", deadline, budget, machine, out, csv, plot, staging, codecs;
   double confidence = 0.9, max_global_batch = -1;
   size_t top = 10, samples = 100;
+  bool variants = false;  // list every batch and switch variant, not the best of each method, fusion count and GPU count
   uint64_t seed = 1;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 };
@@ -68,6 +70,27 @@ std::string describe(const SearchSpace& s, const Candidate& c, const MachineProf
   if (t.method != Method::baseline) d += c.switch_epoch ? fmt::format(", switch {:g}", *c.switch_epoch) : ", switch by rule";
   if (c.low_fraction) d += fmt::format(", low share {:g}", *c.low_fraction);
   return d;
+}
+
+// The objective's P90 under the draws: a plan whose P50 is below the winner's P90 ties with it
+// within the band (the draws cannot tell them apart).
+double objective_p90(const Judged& j, Objective o, const MachineProfile& m) {
+  switch (o) {
+    case Objective::time: return j.spread.time_to_target_s.p90;
+    case Objective::gpu_hours: return j.spread.gpu_hours.p90;
+    case Objective::node_hours: return node_hours(m, j.c.gpus, j.spread.time_to_target_s.p90, j.spread.gpu_hours.p90);
+  }
+  return 0;
+}
+
+// The best of each method, fusion count (a template) and GPU count, in rank order: the alternatives a
+// user chooses between, not ten batch sizes of one plan.
+std::vector<Judged> distinct_alternatives(const std::vector<Judged>& ranked) {
+  std::vector<Judged> out;
+  std::set<std::pair<size_t, int>> seen;
+  for (const auto& j : ranked)
+    if (seen.insert({j.c.template_index, j.c.gpus}).second) out.push_back(j);
+  return out;
 }
 
 double objective_of(const Judged& j, Objective o, const MachineProfile& m) {
@@ -127,10 +150,11 @@ double violation_at(const Judged& j, const Constraints& l) { return violation(l,
                          r.counts.too_few_samples, r.counts.bad_gpus));
 }
 
-void print_table(const SearchSpace& space, const std::vector<Judged>& ranked, const MachineProfile& m, double confidence) {
+void print_table(const SearchSpace& space, const std::vector<Judged>& ranked, const MachineProfile& m, double confidence, Objective objective) {
   const long pct = std::lround(confidence * 100);
   const bool own_column = pct != 10 && pct != 50 && pct != 90;
-  std::vector<std::string> head{"#", "plan", "GPUs (nodes)", "batch", "switch", "P10 h", "P50 h", "P90 h", "P50 GPU-h", "node-h", "GB/GPU"};
+  const double winner_p90 = objective_p90(ranked.front(), objective, m);
+  std::vector<std::string> head{"#", "plan", "GPUs (nodes)", "batch", "switch", "P10 h", "P50 h", "P90 h", "P50 GPU-h", "P90 GPU-h", "node-h", "GB/GPU", "vs #1"};
   if (own_column) head.insert(head.begin() + 8, fmt::format("P{} h", pct));
   TextTable t(head);
   for (size_t i = 0; i < ranked.size(); ++i) {
@@ -141,9 +165,12 @@ void print_table(const SearchSpace& space, const std::vector<Judged>& ranked, co
     std::vector<std::string> row{std::to_string(i + 1), tp.name, fmt::format("{} ({:g})", j.c.gpus, double(j.c.gpus) / m.gpus_per_node), batches,
                                  tp.method == Method::baseline ? "-" : j.c.switch_epoch ? fmt::format("{:g}", *j.c.switch_epoch) : "rule",
                                  fmt::format("{:.3g}", q.p10 / 3600), fmt::format("{:.3g}", q.p50 / 3600), fmt::format("{:.3g}", q.p90 / 3600),
-                                 fmt::format("{:.3g}", j.spread.gpu_hours.p50),
+                                 fmt::format("{:.3g}", j.spread.gpu_hours.p50), fmt::format("{:.3g}", j.spread.gpu_hours.p90),
                                  fmt::format("{:.3g}", node_hours(m, j.c.gpus, q.p50, j.spread.gpu_hours.p50)),
-                                 fmt::format("{:.1f}", j.c.memory_bytes / 1e9)};
+                                 fmt::format("{:.1f}", j.c.memory_bytes / 1e9),
+                                 i == 0 ? "-"
+                                        : fmt::format("{:+.0f}%{}", 100 * (j.objective_p50 / ranked.front().objective_p50 - 1),
+                                                      j.objective_p50 <= winner_p90 ? " tie" : "")};
     if (own_column) row.insert(row.begin() + 8, fmt::format("{:.3g}", j.time_q / 3600));
     t.add(row);
   }
@@ -240,7 +267,9 @@ void optimize(const OptimizeOpts& o) {
     if (!*csv) fail_input("command line", "--csv", fmt::format("cannot write {}", file));
     *csv << csv_header();
   }
-  const size_t keep = std::max<size_t>(o.top * 5, 50);  // judged under the draws; the rest never held
+  // judged under the draws (the rest never held); wide enough for distinct alternatives among batch variants
+  const size_t keep = std::max<size_t>(o.top * 20, 200);
+  size_t csv_lines = 0;
   const auto t0 = std::chrono::steady_clock::now();
   auto result = search_plans(
       space, machine, limits, *objective, keep, part, o.threads,
@@ -249,6 +278,7 @@ void optimize(const OptimizeOpts& o) {
       },
       csv ? CandidateSink([&](const std::vector<Candidate>& cs) {
         for (const auto& c : cs) *csv << csv_line(space, c);
+        csv_lines += cs.size();
       })
           : CandidateSink{});
 #ifdef MRPLAN_HAVE_EXEC
@@ -274,10 +304,12 @@ void optimize(const OptimizeOpts& o) {
     if (violation_at(j, limits) <= 1) ranked.push_back(j);
   if (ranked.empty()) no_plan(space, result, judged, limits, o.confidence, machine);
   std::stable_sort(ranked.begin(), ranked.end(), [](const Judged& a, const Judged& b) { return a.objective_p50 < b.objective_p50; });
+  if (!o.variants) ranked = distinct_alternatives(ranked);
   if (ranked.size() > o.top) ranked.resize(o.top);
-  fmt::print("best {} by {} (P50 over {} draws, seed {}; limits at P{}):\n", ranked.size(), to_string(*objective), draws.profiles.size(),
-             o.seed, std::lround(o.confidence * 100));
-  print_table(space, ranked, machine, o.confidence);
+  fmt::print("best {} {}by {} (P50 over {} draws, seed {}; limits at P{}; \"tie\": within #1's P90):\n", ranked.size(),
+             o.variants ? "" : "methods, fusion counts and GPU counts ", to_string(*objective), draws.profiles.size(), o.seed,
+             std::lround(o.confidence * 100));
+  print_table(space, ranked, machine, o.confidence, *objective);
   const auto& winner = ranked.front().c;
   print_why(space, winner, result, machine);
   for (const auto& note : draws.notes) fmt::print("note: {}\n", note);
@@ -296,7 +328,12 @@ void optimize(const OptimizeOpts& o) {
     if (run_gnuplot(front_plot_script(result.front, names, &winner, limits, "time vs GPU-hours on " + machine.name, o.plot), o.plot))
       fmt::print("wrote {}\n", o.plot);
   }
-  if (csv) fmt::print("wrote every candidate to {}{}\n", o.csv, part.parts > 1 ? ".<rank>" : "");
+  if (csv) {  // every candidate is a line: say how big that is (millions of lines for a wide search)
+    csv->flush();
+    const auto file = part.parts > 1 ? fmt::format("{}.{}", o.csv, part.index) : o.csv;
+    fmt::print("wrote every candidate to {}{}: {} lines, {:.1f} MB{}\n", o.csv, part.parts > 1 ? ".<rank>" : "", csv_lines + 1,
+               std::filesystem::file_size(file) / 1e6, part.parts > 1 ? " (this rank's)" : "");
+  }
 }
 
 }  // namespace
@@ -320,6 +357,7 @@ void register_optimize(CLI::App& app) {
   cmd->add_option("--budget", o->budget, "GPU-hours or node-hours at the confidence, e.g. 500gpu-h, 40node-h");
   cmd->add_option("--confidence", o->confidence, "the quantile the limits hold at")->capture_default_str();
   cmd->add_option("--top", o->top, "plans to list")->capture_default_str();
+  cmd->add_flag("--variants", o->variants, "list every batch and switch variant (default: the best of each method, fusion count and GPU count)");
   cmd->add_option("--samples", o->samples, "Monte Carlo draws per listed plan (0: point predictions)")
       ->check(CLI::Range(size_t{0}, kMaxDraws))
       ->capture_default_str();
