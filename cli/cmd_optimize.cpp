@@ -72,13 +72,13 @@ std::string describe(const SearchSpace& s, const Candidate& c, const MachineProf
   return d;
 }
 
-// The objective's P90 under the draws: a plan whose P50 is below the winner's P90 ties with it
-// within the band (the draws cannot tell them apart).
-double objective_p90(const Judged& j, Objective o, const MachineProfile& m) {
+// The objective at one quantile of the draws (&Quantiles::p50, p90). A plan whose P50 is below the
+// winner's P90 ties with it within the band (the draws cannot tell them apart).
+double objective_at(const Judged& j, Objective o, const MachineProfile& m, double Quantiles::*q) {
   switch (o) {
-    case Objective::time: return j.spread.time_to_target_s.p90;
-    case Objective::gpu_hours: return j.spread.gpu_hours.p90;
-    case Objective::node_hours: return node_hours(m, j.c.gpus, j.spread.time_to_target_s.p90, j.spread.gpu_hours.p90);
+    case Objective::time: return j.spread.time_to_target_s.*q;
+    case Objective::gpu_hours: return j.spread.gpu_hours.*q;
+    case Objective::node_hours: return node_hours(m, j.c.gpus, j.spread.time_to_target_s.*q, j.spread.gpu_hours.*q);
   }
   return 0;
 }
@@ -93,14 +93,7 @@ std::vector<Judged> distinct_alternatives(const std::vector<Judged>& ranked) {
   return out;
 }
 
-double objective_of(const Judged& j, Objective o, const MachineProfile& m) {
-  switch (o) {
-    case Objective::time: return j.spread.time_to_target_s.p50;
-    case Objective::gpu_hours: return j.spread.gpu_hours.p50;
-    case Objective::node_hours: return node_hours(m, j.c.gpus, j.spread.time_to_target_s.p50, j.spread.gpu_hours.p50);
-  }
-  return 0;
-}
+double objective_of(const Judged& j, Objective o, const MachineProfile& m) { return objective_at(j, o, m, &Quantiles::p50); }
 
 // The kept candidates under the draws; at `confidence`, those that still meet the limits.
 std::vector<Judged> judge(const SearchSpace& space, const std::vector<Candidate>& kept, const ProfileDraws& draws,
@@ -153,7 +146,7 @@ double violation_at(const Judged& j, const Constraints& l) { return violation(l,
 void print_table(const SearchSpace& space, const std::vector<Judged>& ranked, const MachineProfile& m, double confidence, Objective objective) {
   const long pct = std::lround(confidence * 100);
   const bool own_column = pct != 10 && pct != 50 && pct != 90;
-  const double winner_p90 = objective_p90(ranked.front(), objective, m);
+  const double winner_p90 = objective_at(ranked.front(), objective, m, &Quantiles::p90);
   std::vector<std::string> head{"#", "plan", "GPUs (nodes)", "batch", "switch", "P10 h", "P50 h", "P90 h", "P50 GPU-h", "P90 GPU-h", "node-h", "GB/GPU", "vs #1"};
   if (own_column) head.insert(head.begin() + 8, fmt::format("P{} h", pct));
   TextTable t(head);
