@@ -51,7 +51,7 @@ void register_data(CLI::App& app) {
     cmd->add_option("in", o->in_dir, "dataset folder, or a folder of res{K}/ dataset folders")->required();
     cmd->add_option("out", o->out_dir, "output folder (same layout)")->required();
     cmd->add_option("--codec", *codec, "lut, diff, deflate or raw")->check(CLI::IsMember({"lut", "diff", "deflate", "raw"}))->capture_default_str();
-    cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, deepcam, neuron-inverter)")->capture_default_str();
+    cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, deepcam, neuron-inverter; default: the files' own)");
     cmd->add_option("--level", o->deflate_level, "deflate level, 1-9")->check(CLI::Range(1, 9))->capture_default_str();
     cmd->add_option("--threads", o->threads, "encoding threads (0: all cores)")->check(CLI::Range(0, 4096));
     cmd->callback([o, codec] {

@@ -62,8 +62,8 @@ void print_record(const Record& r, bool per_epoch) {
              T.time_to_target_s, T.time_to_target_s / 3600, T.gpu_hours, T.io_s, T.comm_s, T.compute_s,
              T.reached_target ? "" : "  (target NOT reached)");
   if (const auto& s = r.spread)
-    fmt::print("spread over {} draws (seed {}): time to target P10 {:.1f} / P50 {:.1f} / P90 {:.1f} s, GPU-hours P10 {:.2f} / P50 {:.2f} / "
-               "P90 {:.2f}{}\n",
+    fmt::print("spread over {} draws (seed {}): time to target P10 {:.1f} / P50 {:.1f} / P90 {:.1f} s, GPU-hours P10 {:.3g} / P50 {:.3g} / "
+               "P90 {:.3g}{}\n",  // significant digits: a small plan's 0.0123 GPU-hours is not 0.01
                s->samples, s->seed, s->time_to_target_s.p10, s->time_to_target_s.p50, s->time_to_target_s.p90, s->gpu_hours.p10,
                s->gpu_hours.p50, s->gpu_hours.p90,
                s->reached < s->samples ? fmt::format("; {} of the draws never reach the target", s->samples - s->reached) : "");

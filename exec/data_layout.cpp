@@ -55,6 +55,14 @@ void require_layout(const std::string& file, const std::string& workload, const 
   fail_input(file, layout.data, fmt::format("not found: the file is no {} dataset (it holds: {})", workload, fmt::join(h5.datasets(), ", ")));
 }
 
+std::string workload_of_file(const std::string& file) {
+  const H5File h5(file, H5File::Mode::read);
+  for (const char* w : kLayoutWorkloads)
+    if (h5.has(layout_for(w).data)) return w;
+  fail_input(file, "", fmt::format("holds no dataset of a layout mrplan reads ({}; it holds: {})", fmt::join(kLayoutWorkloads, ", "),
+                                   fmt::join(h5.datasets(), ", ")));
+}
+
 std::vector<std::string> list_h5_files(const std::string& dir) {
   if (!std::filesystem::is_directory(dir)) fail_input(dir, "", "data folder not found (create it with `mrplan datagen`)");
   std::vector<std::string> files;

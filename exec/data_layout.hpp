@@ -43,6 +43,9 @@ DataLayout layout_for(const std::string& workload);
 // message); InputError naming the file, what it holds and, where it holds another workload's
 // samples, the workload to name instead.
 void require_layout(const std::string& file, const std::string& workload, const std::string& what);
+// The workload whose samples `file` holds (the first layout whose data dataset it has); an
+// InputError naming what the file holds where it is none of them.
+std::string workload_of_file(const std::string& file);
 
 // The dataset's sample files in name order (stats.h5 is not one); InputError if there are none.
 std::vector<std::string> list_h5_files(const std::string& dir);

@@ -137,16 +137,19 @@ int64_t count_samples(const std::vector<std::string>& files, const DataLayout& l
 }  // namespace
 
 EncodeReport encode_dataset(const EncodeOptions& o) {
-  const DataLayout layout = layout_for(o.workload);
-  check_codec_fits(o.codec, layout, o.workload, "--codec");
+  const auto folders = dataset_folders(o.in_dir);
+  const std::string workload =
+      !o.workload.empty() ? o.workload : workload_of_file(list_h5_files((fs::path(o.in_dir) / folders.front()).string()).front());
+  const DataLayout layout = layout_for(workload);
+  check_codec_fits(o.codec, layout, workload, "--codec");
   if (o.deflate_level < 1 || o.deflate_level > 9) fail_input("command line", "--level", "expected a deflate level from 1 to 9");
   if (fs::weakly_canonical(o.in_dir) == fs::weakly_canonical(o.out_dir)) fail_input(o.out_dir, "", "is the input folder: encode into another");
   const auto t0 = std::chrono::steady_clock::now();
   EncodeReport rep;
-  for (const auto& sub : dataset_folders(o.in_dir)) {
+  for (const auto& sub : folders) {
     const fs::path in = fs::path(o.in_dir) / sub, out = fs::path(o.out_dir) / sub;
     const auto files = list_h5_files(in.string());
-    require_layout(files.front(), o.workload, "--workload");
+    require_layout(files.front(), workload, "--workload");
     fs::create_directories(out);  // after the checks: a refused encode leaves no folder behind
     ProgressBar bar(fmt::format("encode {}", sub.empty() ? in.filename().string() : sub.string()), count_samples(files, layout), o.progress);
     for (const auto& f : files) encode_file(f, out / fs::path(f).filename(), layout, o, bar, rep);

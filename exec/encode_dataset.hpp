@@ -27,7 +27,7 @@ void require_raw(const H5File& h5, const DataLayout& layout, const std::string& 
 struct EncodeOptions {
   std::string in_dir, out_dir;  // a dataset folder, or a folder of res{K}/ dataset folders
   Codec codec = Codec::lut;  // lut for CosmoFlow, diff for DeepCAM
-  std::string workload = "cosmoflow-mrt";  // which dataset holds the samples
+  std::string workload;  // which dataset holds the samples; empty: the files' own (data_layout workload_of_file)
   int deflate_level = 6;                   // zlib's default
   unsigned threads = 0;                    // 0: all cores
   bool progress = true;

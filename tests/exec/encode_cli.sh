@@ -31,4 +31,8 @@ err=$("$MRPLAN" encode "$tmp/nothing" "$tmp/x" 2>&1); [ $? -eq 2 ] && grep -q "n
 err=$("$MRPLAN" encode "$tmp/lut" "$tmp/x" 2>&1); [ $? -eq 2 ] && grep -q "is already encoded (lut)" <<< "$err" || fail "encoding twice: $err"
 err=$("$MRPLAN" encode "$tmp/data" "$tmp/y" --codec diff 2>&1); [ $? -eq 2 ] && grep -q "the diff codec is DeepCAM's" <<< "$err" \
   && [ ! -d "$tmp/y" ] || fail "diff on CosmoFlow data: $err"
+# the files say whose samples they hold: DeepCAM's are encoded without --workload
+"$MRPLAN" datagen deepcam --out "$tmp/cam/res1" --samples 4 --threads 1 > /dev/null 2>&1 || fail "datagen deepcam"
+out=$("$MRPLAN" encode "$tmp/cam" "$tmp/cam-diff" --codec diff --threads 1 2>&1) && grep -q "^encode: 4 samples in 4 files, diff" <<< "$out" \
+  || fail "encode takes the workload from the files: $out"
 echo "encode: all checks passed"
