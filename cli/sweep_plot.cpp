@@ -90,8 +90,8 @@ std::string sweep_plot_script(const std::vector<SweepPoint>& pts, const std::str
   }
   plot.resize(plot.size() - 2);
   s += plot + "\n";
-  s += "unset logscale y\nunset title\nset autoscale y\nset ytics autofreq\nset offsets 0, 0, 0, 0\nset style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
-       "set boxwidth 0.75\nset xlabel ''\nset ylabel 'seconds'\nset key top right\nset xtics font ',9'\nunset grid\nset grid y\n";
+  s += "unset logscale y\nunset title\nset autoscale y\nset ytics autofreq\nset offsets 0, 0, graph 0.12, 0\nset style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
+       "set boxwidth 0.75\nset xlabel ''\nset ylabel 'seconds'\nset key inside top right\nset xtics font ',9'\nunset grid\nset grid y\n";
   s += "plot $bars using 2:xtic(1) title 'exposed I/O' lc rgb '#d95f02', '' using 3 title 'exposed comm' lc rgb '#7570b3', "
        "'' using 4 title 'compute' lc rgb '#1b9e77'\n";
   s += fmt::format("set style data linespoints\nset xlabel 'GPUs'\nset ylabel 'GPU-hours to target'\nset logscale x 2\nset key below\n"

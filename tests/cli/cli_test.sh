@@ -8,7 +8,8 @@ source "$(dirname "$0")/../support/shell_prelude.sh"
 grep -q "time to target" "$tmp/predict.txt" || fail "predict prints no total"
 grep -q '"source": "predicted"' "$tmp/r.json" || fail "predict --json wrote no record"
 
-"$MRPLAN" sweep --switch 10:60:10 --gpus 32,64 --csv "$tmp/s.csv" --plot "$tmp/s.png" > "$tmp/sweep.txt" 2>/dev/null
+"$MRPLAN" sweep --switch 10:60:10 --gpus 32,64 --csv "$tmp/s.csv" --plot "$tmp/s.png" > "$tmp/sweep.txt" 2> "$tmp/sweep.err"
+! grep -q "warning" "$tmp/sweep.err" || fail "the sweep plot's script warns: $(grep warning "$tmp/sweep.err")"
 head -1 "$tmp/s.csv" | grep -q "^method,gpus,switch_epoch,coarse_epochs,dense_epochs,time_to_target_s,io_s,comm_s,compute_s,gpu_hours" \
   || fail "sweep CSV header"
 [[ $(wc -l < "$tmp/s.csv") -eq 17 ]] || fail "sweep CSV should have 16 rows"
