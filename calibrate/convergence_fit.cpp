@@ -101,6 +101,42 @@ void fit_fusion(ConvergenceFit& fit, const std::vector<std::pair<Plan, const Rec
 
 }  // namespace
 
+namespace {
+
+// A learning curve the points do not pin: an unbounded standard error, or one as large as the
+// curve's own range (a floor of -540 +- 9e6 is no measurement).
+bool identified(const CurveFit& c) {
+  const double range = std::abs(c.curve.amplitude);
+  return std::isfinite(c.floor_std_error) && std::isfinite(c.amplitude_std_error) && std::isfinite(c.scale_std_error) &&
+         c.floor_std_error < range && c.amplitude_std_error < range && c.scale_std_error < c.curve.scale;
+}
+
+// What fit.kept_at_prior says, for the parts the records leave unidentified.
+void note_unidentified(ConvergenceFit& fit) {
+  const std::pair<const char*, const CurveFit*> curves[] = {
+      {"dense_metric", &fit.dense_metric}, {"coarse_loss", &fit.coarse_loss}, {"coarse_metric", &fit.coarse_metric}};
+  for (const auto& [name, c] : curves)
+    if (c->points > 0 && !identified(*c))
+      fit.kept_at_prior.push_back(fmt::format("{} (the fit's floor {:.4g} +- {:.2g}, scale {:.4g} +- {:.2g}: the epochs do not pin it; "
+                                              "runs that go on past the curve's knee do)",
+                                              name, c->curve.floor, c->floor_std_error, c->curve.scale, c->scale_std_error));
+  if (!fit.transfer_fitted)
+    fit.kept_at_prior.push_back("transfer_efficiency (no MRT run reached the target: runs that stop short only bound it)");
+  else if (!(std::isfinite(fit.transfer_efficiency_std_error) && fit.transfer_efficiency_std_error < std::max(0.05, std::abs(fit.params.transfer_efficiency))))
+    fit.kept_at_prior.push_back(fmt::format("transfer_efficiency ({:.3g} +- {:.2g}: the MRT runs do not pin it)", fit.params.transfer_efficiency,
+                                            fit.transfer_efficiency_std_error));
+  if (fit.fusion_fitted && !(std::isfinite(fit.fusion_efficiency_std_error) &&
+                             fit.fusion_efficiency_std_error < std::max(0.05, std::abs(fit.params.fusion_efficiency))))
+    fit.kept_at_prior.push_back(fmt::format("fusion_efficiency ({:.3g} +- {:.2g}: the MRMF runs do not pin it)", fit.params.fusion_efficiency,
+                                            fit.fusion_efficiency_std_error));
+}
+
+bool kept(const ConvergenceFit& fit, const std::string& name) {
+  return std::any_of(fit.kept_at_prior.begin(), fit.kept_at_prior.end(), [&](const std::string& k) { return k.starts_with(name + " "); });
+}
+
+}  // namespace
+
 ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   if (records.empty()) fail_input("", "records", "give measured records: baseline runs and MRT runs at several switch points");
   ConvergenceFit fit;
@@ -163,7 +199,6 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
     }
   }
   if (fit.baseline_runs == 0) fail_input("", "records", "no baseline run among the records: the dense learning curve needs one");
-  if (mrt.empty()) fail_input("", "records", "no MRT run that reached the target: the transfer benefit needs one or more");
   std::sort(dense.begin(), dense.end());
   fit.dense_metric = fit_learning_curve(dense, "baseline runs' validation metric");
   fit.coarse_loss = fit_learning_curve(closs, "MRT runs' coarse training loss");
@@ -191,10 +226,14 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   for (size_t i = 0; i < mrt.size(); ++i) obs(static_cast<Eigen::Index>(i)) = mrt[i].dense_epochs - 0.5;
   // from no benefit: at a start where every run's E(s) sits on its floor of one epoch no residual
   // moves and the fit could not leave it; the runs may also show the coarse stage costing epochs (< 0)
-  const auto f = levenberg_marquardt(residuals, Eigen::VectorXd::Constant(1, 0.0), obs, 200);
-  p.transfer_efficiency = f.params(0);
-  fit.transfer_efficiency_std_error = f.std_errors(0);
+  if (!mrt.empty()) {
+    const auto f = levenberg_marquardt(residuals, Eigen::VectorXd::Constant(1, 0.0), obs, 200);
+    p.transfer_efficiency = f.params(0);
+    fit.transfer_efficiency_std_error = f.std_errors(0);
+    fit.transfer_fitted = true;
+  }
   if (!mrmf.empty()) fit_fusion(fit, mrmf);
+  note_unidentified(fit);
   fit.seeds = fit_seed_spread(records);
   p.seed_epochs_cv = fit.seeds.epochs_cv;
   p.seed_switch_cv = fit.seeds.switch_cv;
@@ -243,15 +282,28 @@ SeedSpread fit_seed_spread(const std::vector<NamedRecord>& records) {
 
 void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
   auto params = fit.params;
-  if (auto it = profile.convergence.find(fit.workload); it != profile.convergence.end() && !fit.fusion_fitted)
-    params.fusion_efficiency = it->second.fusion_efficiency;  // no MRMF records: the profile's stays
+  if (auto it = profile.convergence.find(fit.workload); it != profile.convergence.end()) {
+    const ConvergenceParams& prior = it->second;
+    if (!fit.fusion_fitted || kept(fit, "fusion_efficiency")) params.fusion_efficiency = prior.fusion_efficiency;  // no MRMF records: the profile's stays
+    if (kept(fit, "transfer_efficiency")) params.transfer_efficiency = prior.transfer_efficiency;
+    if (kept(fit, "dense_metric")) params.dense_metric = prior.dense_metric;
+    if (kept(fit, "coarse_loss")) params.coarse_loss = prior.coarse_loss;
+    if (kept(fit, "coarse_metric")) params.coarse_metric = prior.coarse_metric;
+  } else if (!fit.kept_at_prior.empty()) {
+    fail_input(profile.name, "convergence." + fit.workload,
+               fmt::format("the records do not identify {}, and the profile has no curves of {} to keep", fit.kept_at_prior.front(), fit.workload));
+  }
   profile.convergence[fit.workload] = params;
   const std::string prefix = "convergence." + fit.workload + ".";
-  std::erase_if(profile.fitted, [&](const FittedParameter& f) {
-    return f.key.rfind(prefix, 0) == 0 && (fit.fusion_fitted || f.key != prefix + "fusion_efficiency");
+  std::erase_if(profile.fitted, [&](const FittedParameter& f) {  // the prior's provenance stays with what it kept
+    if (f.key.rfind(prefix, 0) != 0) return false;
+    const std::string part = f.key.substr(prefix.size(), f.key.find('.', prefix.size()) - prefix.size());
+    if (part == "fusion_efficiency" && !fit.fusion_fitted) return false;
+    return !kept(fit, part);
   });
   const std::string source = fmt::format("calibrate convergence: {}", fmt::join(fit.files, ", "));
   auto add_curve = [&](const std::string& name, const CurveFit& c) {
+    if (kept(fit, name)) return;
     record_fit(profile, {prefix + name + ".floor", c.curve.floor, c.floor_std_error, source});
     record_fit(profile, {prefix + name + ".amplitude", c.curve.amplitude, c.amplitude_std_error, source});
     record_fit(profile, {prefix + name + ".scale", c.curve.scale, c.scale_std_error, source});
@@ -259,8 +311,9 @@ void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
   add_curve("dense_metric", fit.dense_metric);
   add_curve("coarse_loss", fit.coarse_loss);
   add_curve("coarse_metric", fit.coarse_metric);
-  record_fit(profile, {prefix + "transfer_efficiency", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error, source});
-  if (fit.fusion_fitted)
+  if (!kept(fit, "transfer_efficiency"))
+    record_fit(profile, {prefix + "transfer_efficiency", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error, source});
+  if (fit.fusion_fitted && !kept(fit, "fusion_efficiency"))
     record_fit(profile, {prefix + "fusion_efficiency", fit.params.fusion_efficiency, fit.fusion_efficiency_std_error, source});
   if (fit.seeds.run_speed_cv > 0) {
     profile.compute.run_speed_cv = fit.seeds.run_speed_cv;

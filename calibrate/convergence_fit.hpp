@@ -58,6 +58,10 @@ struct ConvergenceFit {
   std::vector<std::string> files;        // the records the fit used
   int baseline_runs = 0, mrt_runs = 0, mrmf_runs = 0;
   SeedSpread seeds;
+  bool transfer_fitted = false;  // an MRT run reached the target
+  // parts the records do not identify (no run to fit them; a standard error as large as the value):
+  // apply_convergence_fit keeps the profile's values for them, and each line says why
+  std::vector<std::string> kept_at_prior;
 };
 
 // Baseline records (one dense stage) give the dense metric curve; MRT records (coarse stage,
@@ -65,9 +69,12 @@ struct ConvergenceFit {
 // at different points, the transfer efficiency of model/learning_curve's E(s); MRMF records
 // (fusion stages, then fine-tuning; their plan_spec says what each model started from) give the
 // fusion efficiency, from the fine-tuning epochs after the progress their fusions handed on.
-// Records that did not reach the target still give curve points but no epochs to target.
+// Records that did not reach the target still give curve points but no epochs to target (censored:
+// they bound the curves, not the transfer or fusion benefit); with no MRT run at the target, the
+// transfer benefit is not fitted.
 ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records);
 
+// Writes the fit into `profile`, keeping the profile's own values for what fit.kept_at_prior names.
 void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit);
 
 }  // namespace mrplan

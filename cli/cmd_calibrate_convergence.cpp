@@ -33,10 +33,11 @@ void calibrate_convergence(const ConvergenceArgs& a) {
   print_curve("coarse loss", fit.coarse_loss);
   print_curve("coarse metric", fit.coarse_metric);
   fmt::print("  baseline reaches the target after {:.2f} epochs (fitted curve)\n", fit.baseline_epochs_to_target);
-  fmt::print("  transfer efficiency {:.3f} +- {:.3f}{}\n", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error,
-             std::isinf(fit.transfer_efficiency_std_error)
-                 ? " (not identified: no MRT run's dense epochs move with it; runs at more switch points, or a target further from the noise, pin it)"
-                 : "");
+  if (fit.transfer_fitted)
+    fmt::print("  transfer efficiency {:.3f} +- {:.3f}{}\n", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error,
+               std::isinf(fit.transfer_efficiency_std_error)
+                   ? " (not identified: no MRT run's dense epochs move with it; runs at more switch points, or a target further from the noise, pin it)"
+                   : "");
   fmt::print("{:<40} {:>8} {:>14} {:>14}\n", "MRT run", "switch", "dense_epochs", "model");
   for (const auto& [file, r] : recs)
     if (r.method == Method::mrt && r.stages[1].single().stop_reason == "target reached")
@@ -58,6 +59,7 @@ void calibrate_convergence(const ConvergenceArgs& a) {
   if (fit.seeds.speed_runs > 1)
     fmt::print("  machine speed from run to run: {:.1f}% +- {:.1f}% (the best matmul at the start of {} runs)\n", 100 * fit.seeds.run_speed_cv,
                100 * fit.seeds.run_speed_cv_std_error, fit.seeds.speed_runs);
+  for (const auto& k : fit.kept_at_prior) fmt::print("  kept at the profile's value: {}\n", k);
   update_profile(a.profile, 1, [&](MachineProfile& p) { apply_convergence_fit(p, fit); });
 }
 

@@ -419,6 +419,34 @@ TEST(ConvergenceFit, RecoversLearningCurvesAndTransferEfficiency) {
   EXPECT_NE(p.fitted.back().source.find("mrt7.json"), std::string::npos);
 }
 
+// MRT runs that stopped short of the target are censored: they bound the transfer benefit, not
+// fit it. The fit goes on, the profile keeps its own transfer efficiency and says why.
+TEST(ConvergenceFit, WithoutAnMrtRunAtTheTargetTheTransferIsKeptAtThePriorWithTheReason) {
+  ConvergenceParams truth;
+  truth.dense_metric = {CurveForm::exp, 0.1, 0.5, 4.0};
+  truth.coarse_loss = {CurveForm::exp, 0.2, 0.6, 2.0};
+  truth.coarse_metric = {CurveForm::exp, 0.25, 0.4, 2.5};
+  Record base;
+  base.source = Source::measured, base.workload = "w", base.target_value = 0.14;
+  base.stages.push_back(stage_from(truth.dense_metric, nullptr, 12, 1));
+  Record short_run = base;
+  short_run.stages = {stage_from(truth.coarse_metric, &truth.coarse_loss, 5, 2), stage_from(truth.dense_metric, nullptr, 2, 1)};
+  short_run.stages[1].single().stop_reason = "epochs";
+  const auto fit = fit_convergence({{"base.json", base}, {"short.json", short_run}});
+  EXPECT_FALSE(fit.transfer_fitted);
+  ASSERT_EQ(fit.kept_at_prior.size(), 1u);
+  EXPECT_EQ(fit.kept_at_prior[0], "transfer_efficiency (no MRT run reached the target: runs that stop short only bound it)");
+  MachineProfile p;
+  p.convergence["w"].transfer_efficiency = 0.42;
+  p.fitted.push_back({"convergence.w.transfer_efficiency", 0.42, 0.01, "an earlier fit"});
+  apply_convergence_fit(p, fit);
+  EXPECT_EQ(p.convergence.at("w").transfer_efficiency, 0.42);
+  EXPECT_NEAR(p.convergence.at("w").dense_metric.floor, 0.1, 1e-6);  // the curves the runs do pin are fitted
+  const auto kept = std::find_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) { return f.key == "convergence.w.transfer_efficiency"; });
+  ASSERT_NE(kept, p.fitted.end());
+  EXPECT_EQ(kept->source, "an earlier fit");
+}
+
 namespace {
 
 StageRecord stage_of(const std::vector<double>& metric, const std::vector<double>& loss, int resolution, const std::string& stop = "") {
@@ -459,6 +487,27 @@ ConvergenceFit fit_noisy_loop(bool maximize) {
 }
 
 }  // namespace
+
+// A baseline whose epochs sit on the floor from the start pins no curve: its floor would come out
+// at any value with an unbounded error. It is kept at the profile's, and a new profile is refused.
+TEST(ConvergenceFit, AnUnidentifiedCurveIsKeptAtThePriorOrRefused) {
+  Record base;
+  base.source = Source::measured, base.workload = "w", base.target_value = 0.3;
+  base.stages = {stage_of({0.25, 0.251, 0.249, 0.25, 0.2505}, {}, 1)};
+  Record mrt = base;
+  mrt.stages = {stage_of({0.3, 0.28, 0.27, 0.265}, {0.5, 0.4, 0.35, 0.33}, 2), stage_of({0.25}, {}, 1, "target reached")};
+  const auto fit = fit_convergence({{"base.json", base}, {"mrt.json", mrt}});
+  ASSERT_FALSE(fit.kept_at_prior.empty());
+  EXPECT_TRUE(fit.kept_at_prior[0].starts_with("dense_metric (the fit's floor")) << fit.kept_at_prior[0];
+  MachineProfile p;
+  p.convergence["w"].dense_metric = {CurveForm::exp, 0.2, 0.3, 5.0};
+  apply_convergence_fit(p, fit);
+  EXPECT_EQ(p.convergence.at("w").dense_metric.scale, 5.0);
+  MachineProfile fresh;
+  fresh.name = "new.yaml";
+  EXPECT_NE(error_of([&] { apply_convergence_fit(fresh, fit); }).find("new.yaml: convergence.w: the records do not identify dense_metric"),
+            std::string::npos);
+}
 
 // The metric is fitted as its best so far, which is what decides when a run reaches the target:
 // the crossing falls between the epoch before the first hit and the hit, whichever way it goes.
