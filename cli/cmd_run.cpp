@@ -34,6 +34,8 @@ void register_run(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed for initialisation and data order")->capture_default_str();
   cmd->add_option("--profile", o->profile_file, "profile of this machine (calibrate all): the run prints the time it predicts, to set beside the one measured");
   cmd->add_option("--stop-after", o->stop_after_epochs, "stop after this many epochs, as if killed (for resume tests)");
+  cmd->add_flag("--deterministic", o->deterministic,
+                "GPU: deterministic kernels only, so that a resumed run ends with the uninterrupted one's parameters bit for bit (slower; a CPU run always is)");
   cmd->add_flag("--quiet", o->quiet, "no per-epoch lines (the header, stage ends and summary stay)");
   cmd->callback([plan, o] {
     Plan p;

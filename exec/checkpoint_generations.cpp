@@ -92,7 +92,7 @@ void remove_partial_generations(const fs::path& dir) {
       partial.push_back(e->path());
       e.disable_recursion_pending();
     }
-  for (const auto& p : partial) fs::remove_all(p, ec);
+  for (const auto& p : partial) remove_tree(p, ec);
 }
 
 void publish_generation(const fs::path& unit, const CheckpointFacts& facts, const std::map<std::string, std::string>& files, int keep) {
@@ -104,7 +104,7 @@ void publish_generation(const fs::path& unit, const CheckpointFacts& facts, cons
   const fs::path tmp = unit / fmt::format(".gen-{:06d}.tmp{}", next, ::getpid());
   try {
     fs::create_directories(unit);
-    fs::remove_all(tmp, ec);
+    remove_tree(tmp, ec);
     fs::create_directory(tmp);
     for (const auto& [name, bytes] : files) write_synced(tmp / name, bytes);
     write_synced(tmp / kManifest, manifest_text(facts, files));  // last: a manifest vouches for files already on disk
@@ -114,14 +114,14 @@ void publish_generation(const fs::path& unit, const CheckpointFacts& facts, cons
     fsync_folder(unit);
     act_on(fault_at("after-publish"));
   } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ec);
+    remove_tree(tmp, ec);
     fail_input(e.path1().string(), "", fmt::format("cannot write the checkpoint: {}", e.code().message()));
   } catch (...) {
-    fs::remove_all(tmp, ec);
+    remove_tree(tmp, ec);
     throw;
   }
   const auto now = generations(unit);
-  for (size_t i = 0; i + static_cast<size_t>(std::max(keep, 1)) < now.size(); ++i) fs::remove_all(now[i].second, ec);
+  for (size_t i = 0; i + static_cast<size_t>(std::max(keep, 1)) < now.size(); ++i) remove_tree(now[i].second, ec);
 }
 
 std::optional<Generation> newest_sound_generation(const fs::path& unit, std::vector<std::string>& skipped,

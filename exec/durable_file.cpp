@@ -1,6 +1,7 @@
 #include "exec/durable_file.hpp"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <unistd.h>
 
 #include <boost/crc.hpp>
@@ -79,6 +80,18 @@ uint32_t crc32_of(const std::string& bytes) {
   boost::crc_32_type crc;
   crc.process_bytes(bytes.data(), bytes.size());
   return crc.checksum();
+}
+
+void remove_tree(const fs::path& path, std::error_code& ec) {
+  ec.clear();
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) ec.assign(errno, std::generic_category());
+    return;
+  }
+  // children before their folder (FTW_DEPTH), links removed as links (FTW_PHYS)
+  auto remove_one = [](const char* p, const struct stat*, int, struct FTW*) { return ::remove(p) == 0 || errno == ENOENT ? 0 : errno; };
+  if (const int err = ::nftw(path.c_str(), remove_one, 16, FTW_DEPTH | FTW_PHYS); err != 0) ec.assign(err > 0 ? err : errno, std::generic_category());
 }
 
 }  // namespace mrplan

@@ -15,6 +15,11 @@ void release_free_heap();
 long minor_page_faults();
 double page_bytes();
 
+// Deterministic GPU kernels (cuBLAS with a fixed workspace, cuDNN's deterministic algorithms, no
+// autotuning): a step gives the same bits every time, so a resumed run can match the uninterrupted
+// one. Call before the first GPU matmul (cuBLAS reads its workspace setting once).
+void use_deterministic_kernels();
+
 // torch::set_num_threads, plus OpenBLAS's own pool (Debian's LibTorch calls OpenBLAS for matmuls,
 // which ignores torch's setting and would oversubscribe the cores of the other ranks).
 void set_intra_op_threads(int threads);

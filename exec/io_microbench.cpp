@@ -14,6 +14,7 @@
 
 #include "exec/data_layout.hpp"
 #include "exec/device_decoder.hpp"
+#include "exec/durable_file.hpp"
 #include "exec/encode_dataset.hpp"
 #include "exec/hdf5_file.hpp"
 #include "exec/loader.hpp"
@@ -92,7 +93,7 @@ CodecMeasurement measure_deflate(const IoBenchOptions& o, const DataLayout& layo
     fs::path p;
     ~Removed() {
       std::error_code ec;
-      fs::remove_all(p, ec);
+      remove_tree(p, ec);
     }
   } removed{tmp};
   fs::create_directories(tmp / "in");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "exec/durable_file.hpp"
 #include "model/errors.hpp"
 #include "model/plan_diff.hpp"
 
@@ -21,7 +22,11 @@ void claim_out_dir(const fs::path& out, bool overwrite, Communicator& world) {
                                              fmt::join(held, ", "), out.string()));
   }
   if (world.rank() == 0)
-    for (const auto& h : held) fs::remove_all(out / h);
+    for (const auto& h : held) {
+      std::error_code ec;
+      remove_tree(out / h, ec);
+      if (ec) fail_input((out / h).string(), "", fmt::format("cannot be removed for --overwrite: {}", ec.message()));
+    }
   world.barrier();
 }
 

@@ -20,6 +20,7 @@ struct RunOptions {
   std::string device = "auto";  // cpu | cuda | auto (cuda where LibTorch sees a GPU)
   uint64_t seed = 1;
   bool quiet = false;
+  bool deterministic = false;  // GPU kernels with deterministic algorithms only (a CPU run always is)
   int stop_after_epochs = 0;  // testing aid: stop (as if killed) after this many epochs in total
   std::string version;        // the program's, for the Record's provenance
   std::string profile_file;   // a profile of this machine: the header prints the plan's predicted time on it

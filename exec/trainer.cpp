@@ -371,6 +371,7 @@ std::map<std::string, std::string> provenance(const RunFacts& f, const torch::De
   p["device"] = dev.is_cuda() ? "cuda" : "cpu";
   p["devices_per_node"] = std::to_string(f.accelerators_per_node);
   p["seed"] = std::to_string(f.seed);
+  if (o.deterministic) p["kernels"] = "deterministic";
   return p;
 }
 
@@ -458,6 +459,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks));
   set_intra_op_threads(threads);
+  if (o.deterministic) use_deterministic_kernels();
   const torch::Device dev = pick_device(o.device, world);
   const auto spec = plan_network(plan);
   check_before_training(plan, spec);

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # GPU check for a CUDA site (the lent device machine here): builds mrplan against the CUDA LibTorch
 # that Python's torch ships, then, each step logged and time-limited:
-#   1. one cosmoflow-mrt training step, mrplan against PyTorch on the GPU (32^3 and 64^3, batch 8);
-#   2. mini-CosmoFlow baseline and MRT on one GPU (studies/mini-cosmoflow with gpus 1, batch 16);
-#   3. mini-DeepCAM baseline and MRT on one GPU;
-#   4. `calibrate all --device cuda` from microbenchmarks, then `validate` of the runs of 2 and 3;
-#   5. `calibrate allreduce --device cuda` on one rank: the NCCL communicator's set-up and collectives.
-# Usage: [STEP_ROUNDS=2] [CAL_BATCHES="4 8 16"] scripts/gpu_check.sh OUT_DIR. Where the machine lacks the build's Debian libraries, put
-# their .deb files in .gpu/debs (Debian 12): they are unpacked without overwriting any file.
+# each group run where STEPS names it (all but switch by default):
+#   step: one cosmoflow-mrt training step, mrplan against PyTorch on the GPU (32^3 and 64^3, batch 8);
+#   mini: mini-CosmoFlow and mini-DeepCAM baseline and MRT on one GPU (the studies' plans with gpus 1,
+#      batch 16);
+#   calibrate: `calibrate all --device cuda` from microbenchmarks, then `validate` of mini's runs;
+#   nccl: `calibrate allreduce --device cuda` on one rank: the NCCL communicator's set-up and collectives;
+#   switch: mini-CosmoFlow and mini-DeepCAM MRT across their switch (deterministic kernels), then
+#      killed at the switch and resumed: model.pt compared with the uninterrupted run's; where a run
+#      fails, the same again without mpirun and under cuda-gdb (every thread's stack, the words at
+#      the stack pointer: how the crash of 2026-11-27 was traced to std::filesystem::remove_all).
+# Usage: [STEPS="step mini calibrate nccl switch"] [STEP_ROUNDS=2] [CAL_BATCHES="4 8 16"] [BUILD_TYPE=Release]
+#   scripts/gpu_check.sh OUT_DIR. Where the machine lacks the build's Debian libraries, put their
+#   .deb files in .gpu/debs (Debian 12): they are unpacked without overwriting any file. Only 8 files
+#   come back from the lent machine: give a scratch OUT_DIR and tar it into $OUT.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_check.sh OUT_DIR}
 mkdir -p "$out"
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 log() { echo "== $(date +%T) $*" | tee -a "$out/summary.txt"; }
 step() {  # step NAME SECONDS CMD...: runs CMD with a limit, its output in NAME.log, the verdict in summary.txt
   local name=$1 limit=$2; shift 2
@@ -23,6 +30,7 @@ step() {  # step NAME SECONDS CMD...: runs CMD with a limit, its output in NAME.
   return $rc
 }
 
+wants() { [[ " ${STEPS:-step mini calibrate nccl} " == *" $1 "* ]]; }
 if [[ -d .gpu/debs ]] && ! command -v mpicc > /dev/null; then
   stage=/tmp/debstage
   for d in .gpu/debs/*.deb; do dpkg -x "$d" "$stage"; done
@@ -42,18 +50,21 @@ log "nccl: ${nccl_h:-none} ${nccl_so:-none}"
 export CCACHE_DIR=/tmp/ccache TORCH_CUDA_ARCH_LIST=9.0
 [[ -f .gpu/ccache.tar ]] && mkdir -p $CCACHE_DIR && tar xf .gpu/ccache.tar -C $CCACHE_DIR
 build=build/gpu
-step configure 300 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMRPLAN_WITH_TESTS=OFF \
+step configure 300 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} -DMRPLAN_WITH_TESTS=OFF \
   -DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_CUDA_ARCHITECTURES=90 \
   ${nccl_h:+-DNCCL_INCLUDE_DIR=$(dirname "$nccl_h")} ${nccl_so:+-DNCCL_LIBRARY=$nccl_so} || exit 1
 grep -E "mrplan:" "$out/configure.log" | tee -a "$out/summary.txt"
-step build 420 cmake --build $build -j"$(nproc)" --target mrplan mrplan-exec mrplan_step_bench -- -k 0
+targets=(mrplan mrplan-exec)
+wants step && targets+=(mrplan_step_bench)
+step build 420 cmake --build $build -j"$(nproc)" --target "${targets[@]}" -- -k 0
 rc=$?
 [[ -d $CCACHE_DIR ]] && tar cf "$out/ccache.tar" -C $CCACHE_DIR . 2>/dev/null
 if ((rc)); then grep -E "error|Error" "$out/build.log" | head -60 >> "$out/summary.txt"; exit 1; fi
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 M=$build/mrplan
-for r in $(seq 1 "${STEP_ROUNDS:-2}"); do  # alternating, so that drift falls on both
+{ readelf -d $build/mrplan-exec | grep -E "NEEDED.*(stdc|gcc_s)|RPATH|RUNPATH"; command -v mpirun; mpirun --version 2>&1 | head -2; ldd $build/mrplan-exec | grep -E "mpi|ucx|hdf5|fmt|torch_cuda|cudart"; } >> "$out/summary.txt" 2>&1
+wants step && for r in $(seq 1 "${STEP_ROUNDS:-2}"); do  # alternating, so that drift falls on both
   for s in 32 64; do
     step "step-mrplan-$s-$r" 120 $build/bench/mrplan_step_bench $s 8 "$(nproc)" 50 cuda
     step "step-pytorch-$s-$r" 120 $py bench/step_pytorch.py $s 8 "$(nproc)" 50 cuda
@@ -64,22 +75,48 @@ one_gpu() {  # the study's plan on one rank at twice the local batch (same globa
   sed -e 's/gpus: 2/gpus: 1/' -e 's/local_batch: 8/local_batch: 16/' "$1" > "$2"
 }
 data=/tmp/data
-step datagen-cosmo 180 $M datagen cosmoflow-mrt --out $data/cosmo/res1 --samples 1024 --size 32 --seed 1
-step coarsen-cosmo 60 $M coarsen $data/cosmo/res1 $data/cosmo/res2 --factor 2 --op sum
-for p in baseline mrt; do
-  one_gpu studies/mini-cosmoflow/$p.yaml "$out/cosmo-$p.yaml"
-  step "cosmo-$p" 240 mpirun -np 1 $M run "$out/cosmo-$p.yaml" --data $data/cosmo --out "$out/cosmo-$p" --device cuda
-done
-step datagen-deepcam 180 $M datagen deepcam --out $data/deepcam/res1 --samples 448 --size 64 --seed 1
-step coarsen-deepcam 60 $M coarsen $data/deepcam/res1 $data/deepcam/res2 --factor 2 --op mean --workload deepcam
-for p in baseline mrt; do
-  one_gpu studies/mini-deepcam/$p.yaml "$out/deepcam-$p.yaml"
-  step "deepcam-$p" 240 mpirun -np 1 $M run "$out/deepcam-$p.yaml" --data $data/deepcam --out "$out/deepcam-$p" --device cuda
-done
-# the loop on the GPU: calibrate from microbenchmarks only, then validate the four runs above
-step calibrate 300 $M calibrate all --device cuda --ranks 1 --threads "$(nproc)" --data $data/cosmo/res1 \
-  --workload cosmoflow-mrt:32:0.25 deepcam:64:0.125 --batches ${CAL_BATCHES:-4 8 16} --profile "$out/gpu-profile.yaml" --max-bytes 67108864
-step validate 120 $M validate --profile "$out/gpu-profile.yaml" --csv "$out/validate.csv" \
-  "$out"/cosmo-{baseline,mrt}/record.json "$out"/deepcam-{baseline,mrt}/record.json
-step nccl-allreduce 120 mpirun -np 1 $M calibrate allreduce --device cuda --profile "$out/nccl-profile.yaml" --max-bytes 268435456
-log done
+if wants mini || wants switch || wants calibrate; then
+  step datagen-cosmo 180 $M datagen cosmoflow-mrt --out $data/cosmo/res1 --samples 1024 --size 32 --seed 1
+  step coarsen-cosmo 60 $M coarsen $data/cosmo/res1 $data/cosmo/res2 --factor 2 --op sum
+  step datagen-deepcam 180 $M datagen deepcam --out $data/deepcam/res1 --samples 448 --size 64 --seed 1
+  step coarsen-deepcam 60 $M coarsen $data/deepcam/res1 $data/deepcam/res2 --factor 2 --op mean --workload deepcam
+  for app in cosmo deepcam; do
+    study=studies/mini-$([[ $app == cosmo ]] && echo cosmoflow || echo deepcam)
+    for p in baseline mrt; do one_gpu $study/$p.yaml "$out/$app-$p.yaml"; done
+  done
+fi
+if wants mini; then
+  for app in cosmo deepcam; do
+    for p in baseline mrt; do
+      step "$app-$p" 240 mpirun -np 1 $M run "$out/$app-$p.yaml" --data $data/$app --out "$out/$app-$p" --device cuda
+    done
+  done
+fi
+if wants switch; then  # MRT across its switch; a failure examined three ways
+  X=$build/mrplan-exec
+  for app in cosmo deepcam; do
+    args=(run "$out/$app-mrt.yaml" --data "$data/$app" --device cuda)
+    if step "$app-mrt" 120 mpirun -np 1 $X "${args[@]}" --out "$out/$app-mrt" --deterministic; then
+      # killed right after the switch's hand-off, then resumed: the uninterrupted run's parameters, bit for bit
+      switch=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['stages'][0]['models'][0]['per_epoch']))" "$out/$app-mrt/record.json")
+      step "$app-mrt-killed" 120 mpirun -np 1 $X "${args[@]}" --out "$out/$app-mrt-k" --deterministic --stop-after "$switch"
+      step "$app-mrt-resumed" 120 mpirun -np 1 $X "${args[@]}" --out "$out/$app-mrt-k" --deterministic --resume "$out/$app-mrt-k"
+      cmp "$out/$app-mrt/model.pt" "$out/$app-mrt-k/model.pt"
+      same=$?
+      log "$app MRT killed at its switch (epoch $switch) and resumed: model.pt $( ((same == 0)) && echo identical || echo DIFFERS)"
+      continue
+    fi
+    step "$app-mrt-nompirun" 120 $X "${args[@]}" --out "$out/$app-mrt-b"
+    step "$app-mrt-gdb" 240 cuda-gdb -q -batch -ex 'set pagination off' -ex run -ex 'info threads' -ex 'thread apply all bt 40' \
+      -ex 'x/48a $sp' -ex 'info registers rip' --args $X "${args[@]}" --out "$out/$app-mrt-d"
+    grep -E "^#|^0x|Thread|signal|SIG" "$out/$app-mrt-gdb.log" | head -150 >> "$out/summary.txt"
+  done
+fi
+if wants calibrate; then  # the loop on the GPU: calibrate from microbenchmarks only, then validate the runs above
+  step calibrate 300 $M calibrate all --device cuda --ranks 1 --threads "$(nproc)" --data $data/cosmo/res1 \
+    --workload cosmoflow-mrt:32:0.25 deepcam:64:0.125 --batches ${CAL_BATCHES:-4 8 16} --profile "$out/gpu-profile.yaml" --max-bytes 67108864
+  step validate 120 $M validate --profile "$out/gpu-profile.yaml" --csv "$out/validate.csv" \
+    "$out"/cosmo-{baseline,mrt}/record.json "$out"/deepcam-{baseline,mrt}/record.json
+fi
+wants nccl && step nccl-allreduce 120 mpirun -np 1 $M calibrate allreduce --device cuda --profile "$out/nccl-profile.yaml" --max-bytes 268435456
+log "done"

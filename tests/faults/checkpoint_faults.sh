@@ -121,4 +121,9 @@ cmp -s "$tmp/record.before" "$tmp/straight/record.json" || fail "a finished run 
 run --out "$tmp/straight" --overwrite > /dev/null || fail "--overwrite"
 same_as_straight "$tmp/straight" "--overwrite"
 cases=$((cases + 3))
+# --deterministic (for a GPU's resume checks) trains the same on a CPU, and the Record says so
+run --out "$tmp/det" --deterministic > /dev/null || fail "--deterministic"
+same_as_straight "$tmp/det" "--deterministic"
+grep -q '"kernels": "deterministic"' "$tmp/det/record.json" || fail "--deterministic not in the provenance"
+cases=$((cases + 1))
 echo "checkpoint faults: $cases cases, all good"
