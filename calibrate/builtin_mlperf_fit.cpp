@@ -97,10 +97,8 @@ MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<M
         }
   s.own_runs = static_cast<int>(recs.size()), s.population_runs = static_cast<int>(others.size());
   fit_batch_epochs(profile, recs, others);
-  // Their staging ran beside other instances of weak-scaling submissions, through the staging tool:
-  // a contended copy rate, not what the file system gives a job reading its epochs
-  // (docs/validation/mlperf-scaling.md, "What is missing"). The file system is fitted without it.
-  for (auto& r : recs) r.record.staging_s.reset();
+  // staging is fitted to its own rate and fixed part (io.staging_*), so that its copy tool's pace
+  // does not stand for what the file system gives a job reading its epochs
   fit_records(profile, recs);
   return s;
 }

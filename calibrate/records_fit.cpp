@@ -1,4 +1,5 @@
 #include "calibrate/records_fit.hpp"
+#include "calibrate/staging_fit.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -274,6 +275,13 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   if (records.empty()) fail_input("", "records", "give at least one measured record");
   Problem pb{profile, records, {}, observations_of(records), {}, {}};
   for (const auto& r : records) pb.plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
+  // staging times fit the staging tool's own parameters, apart (calibrate/staging_fit): the copy
+  // tool's pace is not what the epochs' loader reads at
+  std::vector<StagingTime> staging;
+  for (const auto& o : pb.obs)
+    if (o.kind == Observation::Kind::staging) staging.push_back({records[o.record].file, &pb.plans[o.record], o.measured});
+  std::erase_if(pb.obs, [](const Observation& o) { return o.kind == Observation::Kind::staging; });
+  if (pb.obs.empty()) fail_input(records.front().file, "stages", "no whole epoch to fit in any of the records");
   RecordsFit out;
   const auto code = code_of(pb.plans);
   if (!straggler_from.empty()) {
@@ -319,6 +327,13 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
                                                           : source});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);
+  if (!staging.empty()) {
+    const auto st = fit_staging(fitted, staging, source);
+    for (const auto& f : st.fitted) set_parameter(fitted, f.key, f.value), record_fit(fitted, f), out.fitted.push_back(f);
+    for (const auto& n : st.notes) out.notes.push_back(n);
+    for (size_t i = 0; i < staging.size(); ++i)
+      out.observations.push_back({staging[i].file, "staging_s", staging[i].measured_s, st.before_s[i], st.after_s[i]});
+  }
   const Eigen::VectorXd after = predict(fitted, records, pb.plans, pb.obs);
   for (size_t i = 0; i < pb.obs.size(); ++i)
     out.observations.push_back({records[pb.obs[i].record].file, quantity(pb.obs[i].kind), pb.obs[i].measured, prior_pred[i], after[i]});

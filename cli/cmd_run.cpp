@@ -3,6 +3,8 @@
 #include "cli/version.hpp"
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
 #include "exec/run.hpp"
@@ -45,6 +47,9 @@ void register_run(CLI::App& app) {
       if (detect_launch().rank > 0) throw ReportedByAnotherRank{2};
       throw;
     }
+    // a job's log (a pipe under srun, jsrun or mpirun) shows each epoch line as it is printed, and a
+    // crash loses none: fully buffered, they came in 4 KB bursts and the last ones were lost
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     run_plan(p, *o);
   });
 }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <exception>
 #include <filesystem>
 
@@ -20,9 +19,6 @@ extern const char* const kPrefittedProfilesYaml;  // built by mrplan-fit-builtin
 }
 
 int main(int argc, char** argv) {
-  // a job's log (a pipe under srun, jsrun or mpirun) shows each line as it is printed, and a crash
-  // loses none: fully buffered, a run's epoch lines came in 4 KB bursts
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   mrplan::use_prefitted_profiles(mrplan::kPrefittedProfilesYaml);
   CLI::App app{"mrplan: which multi-resolution training plan reaches the target soonest, and why"};
   app.require_subcommand(1);

@@ -77,8 +77,11 @@ std::string placement_text(const Placement& p) {
 
 double staging_s(const MachineProfile& m, const IoJob& job, const Placement& where) {
   if (!where.staged) return 0;
-  // the file system, not the node's memory or NVMe, is what staging waits for
-  return node_share_bytes(job) / node_Bps(m.io.pfs, job);
+  // the file system, not the node's memory or NVMe, is what staging waits for, through the staging
+  // tool's own rate where the runs measured it
+  StorageTier from = m.io.pfs;
+  if (m.io.staging_node_Bps > 0) from.per_node_bandwidth_Bps = m.io.staging_node_Bps;
+  return m.io.staging_fixed_s + node_share_bytes(job) / node_Bps(from, job);
 }
 
 const CodecRates* codec_rates(const MachineProfile& m, Codec codec, DecoderPlace decoder) {

@@ -115,6 +115,11 @@ struct IoParams {
   double host_decode_Bps = 2e9;       // per rank: host preprocessing throughput
   int prefetch_depth = 2;             // batches read ahead
   double worker_start_s = 0;          // a loader starting its workers at a pass (plans without persistent_workers)
+  // Staging copies (and may unpack) a node's share with its own tool, at its own rate: fitted from
+  // the runs' staging times where they logged them, else the file system's node rate (0). Its
+  // fixed part (the tool's start, listing the files) is what two node counts tell apart.
+  double staging_node_Bps = 0;
+  double staging_fixed_s = 0;
   std::map<std::string, CodecRates> codecs;  // by codec name (model/codec.hpp)
 };
 

@@ -103,6 +103,8 @@ const std::vector<Entry>& entries() {
     both("io.host_to_device", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.host_to_device_Bps; });
     t.push_back(field("io.host_to_device_efficiency", "", 1, 0, 1, [](MachineProfile& m) { return &m.io.host_to_device_efficiency; }));
     both("io.worker_start", "s", "ms", 1e-3, kInf, [](MachineProfile& m) { return &m.io.worker_start_s; });
+    both("io.staging_node", "Bps", "GBps", 1e9, kInf, [](MachineProfile& m) { return &m.io.staging_node_Bps; });
+    t.push_back(field("io.staging_fixed_s", "s", 1, 0, kInf, [](MachineProfile& m) { return &m.io.staging_fixed_s; }));
     // io.codecs.C.*: per codec (model/codec.hpp)
     for (auto [name, member, unit, scale, lo] :
          {std::tuple{"ratio", &CodecRates::ratio, "", 1.0, 0.0}, std::tuple{"host_decode_GBps", &CodecRates::host_decode_Bps, "GBps", 1e9, 0.0},
@@ -239,6 +241,8 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"io.host_to_device_efficiency", opt, 1, pos, 1},
       {"io.host_decode_GBps", opt, 2, pos, kInf},
       {"io.worker_start_ms", opt, 0, any, kInf},
+      {"io.staging_node_GBps", opt, 0, any, kInf},
+      {"io.staging_fixed_s", opt, 0, any, kInf},
       {"io.codecs.*.ratio", req, 0, pos, kInf},
       {"io.codecs.*.host_decode_GBps", opt, 0, any, kInf},
       {"io.codecs.*.device_decode_GBps", opt, 0, any, kInf},

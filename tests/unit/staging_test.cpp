@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "calibrate/paper_calibration.hpp"
+#include "calibrate/staging_fit.hpp"
 #include "model/io_cost.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
@@ -140,4 +141,36 @@ TEST(Staging, ToNvmeOnAMachineWithoutIsRefused) {
   EXPECT_GT(simulate(p, m).totals.time_to_target_s, 0);
   m.io.nvme.capacity_per_node_bytes = 0;
   EXPECT_NE(error_of([&] { simulate(p, m); }).find("p.yaml: io.staging: 'nvme', but machine 'summit' has no node NVMe"), std::string::npos);
+}
+
+// calibrate/staging_fit: the staging tool's fixed part and node rate back from times made with them
+TEST(StagingFit, TwoNodeCountsGiveTheFixedPartAndTheRateOneGivesTheRateAlone) {
+  MachineProfile m = calibrated_builtin_profile("perlmutter");
+  m.io.pfs.aggregate_bandwidth_Bps = 0;  // node-bound, as the fit's shares assume
+  m.io.staging_fixed_s = 0, m.io.staging_node_Bps = 0;
+  const Plan on128 = builtin_plan("cosmoflow-mlperf@perlmutter", 512), on256 = builtin_plan("cosmoflow-mlperf@perlmutter", 1024);
+  MachineProfile truth = m;
+  truth.io.staging_fixed_s = 40, truth.io.staging_node_Bps = 1.5e9;
+  const double t128 = prepare(on128, truth).staging_s, t256 = prepare(on256, truth).staging_s;
+  ASSERT_GT(t128, t256);
+  const auto fit = fit_staging(m, {{"a", &on128, t128}, {"b", &on256, t256}, {"c", &on256, t256}}, "test");
+  ASSERT_EQ(fit.fitted.size(), 2u);
+  EXPECT_EQ(fit.fitted[0].key, "io.staging_node_GBps");
+  EXPECT_NEAR(fit.fitted[0].value, 1.5, 1e-6);
+  EXPECT_EQ(fit.fitted[1].key, "io.staging_fixed_s");
+  EXPECT_NEAR(fit.fitted[1].value, 40, 1e-6);
+  EXPECT_NEAR(fit.after_s[0], t128, 1e-6);
+  EXPECT_TRUE(fit.notes.empty());
+
+  const auto one = fit_staging(m, {{"a", &on128, t128}, {"b", &on128, t128}}, "test");
+  ASSERT_EQ(one.fitted.size(), 1u);  // the rate through no fixed part: the fixed 40 s spread over the share
+  EXPECT_NEAR(one.fitted[0].value, (t128 - 40) * 1.5 / t128, 1e-6);
+  ASSERT_EQ(one.notes.size(), 1u);
+  EXPECT_NE(one.notes[0].find("io.staging_fixed_s"), std::string::npos);
+}
+
+TEST(StagingFit, ARunThatLoggedStagingForAPlanThatStagesNothingIsNamed) {
+  const MachineProfile& m = calibrated_builtin_profile("perlmutter");
+  const Plan plain = builtin_plan("deepcam-mlperf@perlmutter", 256);
+  EXPECT_NE(error_of([&] { fit_staging(m, {{"runs/result_1.json", &plain, 30}}, "test"); }).find("runs/result_1.json"), std::string::npos);
 }
