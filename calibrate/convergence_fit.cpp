@@ -11,6 +11,7 @@
 
 #include "model/profile_parameters.hpp"
 #include "model/errors.hpp"
+#include "model/method_table.hpp"
 #include "model/learning_curve.hpp"
 #include "model/least_squares.hpp"
 #include "model/method_rules.hpp"
@@ -179,9 +180,9 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
     auto one_model = [&] {
       return std::all_of(r.stages.begin(), r.stages.end(), [](const StageRecord& s) { return s.models.size() == 1; });
     };
-    if (r.method == Method::mrmf) {
+    if (method_row(r.method).splits_gpus) {
       if (r.plan_spec.empty()) fail_input(file, "plan_spec", "an MRMF record needs the plan it ran: what each model started from");
-      if (r.stages.back().models.at(0).stop_reason == "target reached") mrmf.push_back({plan_from_yaml_text(r.plan_spec, file + ": plan_spec"), &r});
+      if (r.stages.back().models.at(0).stop_reason == to_string(StopReason::target_reached)) mrmf.push_back({plan_from_yaml_text(r.plan_spec, file + ": plan_spec"), &r});
       ++fit.mrmf_runs;
     } else if (r.stages.size() == 1 && one_model() && r.stages[0].single().resolution == 1) {
       take(r.stages[0].single(), dense, nullptr);

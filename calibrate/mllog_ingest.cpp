@@ -9,6 +9,7 @@
 
 #include "calibrate/mllog_events.hpp"
 #include "model/errors.hpp"
+#include "model/method_table.hpp"
 #include "model/text_file.hpp"
 #include "model/time_to_target.hpp"
 #include "model/method_rules.hpp"
@@ -375,7 +376,7 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
     r.stages.push_back(std::move(s));
   }
   if (r.stages.empty()) fail_input(file, "epoch_start", "the log has no epoch: nothing to measure");
-  r.method = concurrent ? Method::mrmf : r.stages.size() > 1 ? Method::mrt : Method::baseline;
+  r.method = method_of_shape(concurrent, r.stages.size());
   if (r.stages.size() == 1 && f.global_batch) {
     auto& s = r.stages[0];
     s.global_batch = static_cast<int>(*f.global_batch);

@@ -6,6 +6,8 @@
 #include "calibrate/convergence_fit.hpp"
 #include "cli/commands.hpp"
 #include "cli/profile_file.hpp"
+#include "model/method_rules.hpp"
+#include "model/method_table.hpp"
 #include "model/learning_curve.hpp"
 #include "sim/monte_carlo.hpp"
 
@@ -40,7 +42,8 @@ void calibrate_convergence(const ConvergenceArgs& a) {
                    : "");
   fmt::print("{:<40} {:>8} {:>14} {:>14}\n", "MRT run", "switch", "dense_epochs", "model");
   for (const auto& [file, r] : recs)
-    if (r.method == Method::mrt && r.stages[1].single().stop_reason == "target reached")
+    if (method_row(r.method).has_switch && !method_row(r.method).splits_gpus &&
+        r.stages[1].single().stop_reason == to_string(StopReason::target_reached))
       fmt::print("{:<40} {:>8.0f} {:>14.0f} {:>14.2f}\n", file, r.stages[0].epochs, r.stages[1].epochs,
                  std::ceil(dense_epochs_after_transfer(fit.params, fit.baseline_epochs_to_target, r.stages[0].epochs) - 1e-9));
   if (fit.fusion_fitted)

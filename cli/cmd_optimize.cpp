@@ -20,6 +20,7 @@
 #include "cli/optimize_args.hpp"
 #include "cli/output_file.hpp"
 #include "cli/text_table.hpp"
+#include "model/method_table.hpp"
 #include "model/errors.hpp"
 #include "model/launch_env.hpp"
 #include "model/plan_yaml.hpp"
@@ -67,7 +68,7 @@ std::string describe(const SearchSpace& s, const Candidate& c, const MachineProf
   const std::string batches = batches_of(s, c);
   const double nodes = double(c.gpus) / m.gpus_per_node;
   std::string d = fmt::format("{} on {} GPUs ({:g} node{}), batch {}", t.name, c.gpus, nodes, nodes == 1 ? "" : "s", batches);
-  if (t.method != Method::baseline) d += c.switch_epoch ? fmt::format(", switch {:g}", *c.switch_epoch) : ", switch by rule";
+  if (method_row(t.method).has_switch) d += c.switch_epoch ? fmt::format(", switch {:g}", *c.switch_epoch) : ", switch by rule";
   if (c.low_fraction) d += fmt::format(", low share {:g}", *c.low_fraction);
   return d;
 }
@@ -156,7 +157,7 @@ void print_table(const SearchSpace& space, const std::vector<Judged>& ranked, co
     const std::string batches = batches_of(space, j.c);
     const auto& q = j.spread.time_to_target_s;
     std::vector<std::string> row{std::to_string(i + 1), tp.name, fmt::format("{} ({:g})", j.c.gpus, double(j.c.gpus) / m.gpus_per_node), batches,
-                                 tp.method == Method::baseline ? "-" : j.c.switch_epoch ? fmt::format("{:g}", *j.c.switch_epoch) : "rule",
+                                 !method_row(tp.method).has_switch ? "-" : j.c.switch_epoch ? fmt::format("{:g}", *j.c.switch_epoch) : "rule",
                                  fmt::format("{:.3g}", q.p10 / 3600), fmt::format("{:.3g}", q.p50 / 3600), fmt::format("{:.3g}", q.p90 / 3600),
                                  fmt::format("{:.3g}", j.spread.gpu_hours.p50), fmt::format("{:.3g}", j.spread.gpu_hours.p90),
                                  fmt::format("{:.3g}", node_hours(m, j.c.gpus, q.p50, j.spread.gpu_hours.p50)),

@@ -18,6 +18,7 @@
 #include "cli/optimize_args.hpp"
 #include "cli/sweep_plot.hpp"
 #include "cli/text_table.hpp"
+#include "model/method_table.hpp"
 #include "model/errors.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/simulate.hpp"
@@ -98,9 +99,9 @@ void register_sweep(CLI::App& app) {
     const Plan plan = with_keep(edited(load_plan(o->plan), o->edits), o->keep);
     const auto machine = edited(machine_for(plan, o->machine), o->edits);
     SweepSpec spec;
-    if (plan.method != Method::baseline) spec.switch_epochs = parse_range(o->switches, "--switch");
+    if (method_row(plan.method).has_switch) spec.switch_epochs = parse_range(o->switches, "--switch");
     if (!o->splits.empty()) {
-      if (plan.method != Method::mrmf) fail_input("command line", "--split", "only an mrmf plan has fusion stages to split");
+      if (!method_row(plan.method).splits_gpus) fail_input("command line", "--split", "only an mrmf plan has fusion stages to split");
       spec.low_fractions = parse_range(o->splits, "--split");
     }
     spec.gpus = parse_int_axis(o->gpus, "--gpus", true);  // as optimize reads it

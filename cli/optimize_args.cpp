@@ -11,6 +11,7 @@
 
 #include "cli/inputs.hpp"
 #include "model/errors.hpp"
+#include "model/method_table.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/search_space.hpp"
@@ -105,19 +106,19 @@ std::vector<Plan> search_templates(const std::string& arg, const std::vector<Met
   }
   const Plan plan = load_plan(arg);
   std::vector<Plan> out;
-  const auto asked = methods.empty() ? std::vector<Method>{Method::baseline, plan.method} : methods;
+  const auto& row = method_row(plan.method);
+  const auto asked = methods.empty() ? std::vector<Method>{row.compared_against, plan.method} : methods;
   for (Method m : asked) {
-    if (m == Method::baseline && plan.method == Method::baseline && !out.empty()) continue;
+    if (m == plan.method && !out.empty() && out.back().method == m) continue;  // a baseline plan is its own baseline
     if (m == plan.method) out.push_back(plan);
-    else if (m == Method::baseline) {
+    else if (m == row.compared_against) {
       out.push_back(baseline_of(plan));
       out.back().name = plan.name + " (its baseline)";
     }
     else
       fail_input("command line", "--methods",
                  fmt::format("the plan file {} is {} {} plan: it gives its own method and its baseline; for {} give APP@MACHINE or {} {} plan file",
-                             arg, plan.method == Method::baseline ? "a" : "an", to_string(plan.method), to_string(m),
-                             m == Method::baseline ? "a" : "an", to_string(m)));
+                             arg, row.article, to_string(plan.method), to_string(m), method_row(m).article, to_string(m)));
   }
   return out;
 }

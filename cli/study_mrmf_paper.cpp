@@ -11,6 +11,7 @@
 #include "cli/output_file.hpp"
 #include "cli/studies.hpp"
 #include "cli/text_table.hpp"
+#include "model/method_table.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -18,9 +19,8 @@ namespace mrplan {
 namespace {
 
 std::string variant_of(const Record& r, int fusions) {
-  if (r.method == Method::baseline) return "baseline";
-  if (r.method == Method::mrt) return "MRT";
-  return fmt::format("MRMF-{}", fusions);
+  const auto& row = method_row(r.method);
+  return row.splits_gpus ? fmt::format("{}-{}", row.display, fusions) : row.display;
 }
 
 constexpr const char* kBreakdownHeader = "calibrated_on,app,gpus,plan,stage,io_s,comm_s,compute_s,eval_s,fusion_s,time_s\n";

@@ -13,6 +13,7 @@
 
 #include "model/errors.hpp"
 #include "model/method_rules.hpp"
+#include "model/method_table.hpp"
 #include "sim/simulate.hpp"
 #include "sim/sweep.hpp"
 
@@ -51,10 +52,10 @@ namespace {
 
 // ---- the template's axes
 
-bool is_mrmf(const Plan& p) { return p.method == Method::mrmf; }
+bool fuses(const Plan& p) { return has_fusion_stage(p); }
 // MRMF's fusion stages share one batch axis, its fine-tuning has its own; other methods one per stage.
-size_t batch_axes(const Plan& p) { return is_mrmf(p) ? 2 : p.stages.size(); }
-size_t axis_of_stage(const Plan& p, size_t i) { return is_mrmf(p) ? (i + 1 == p.stages.size() ? 1 : 0) : i; }
+size_t batch_axes(const Plan& p) { return fuses(p) ? 2 : p.stages.size(); }
+size_t axis_of_stage(const Plan& p, size_t i) { return fuses(p) ? (i + 1 == p.stages.size() ? 1 : 0) : i; }
 
 // A GPU count the profile can place: whole nodes, or (where the machine lends parts of nodes) a share of one.
 bool placeable(int gpus, const MachineProfile& m) {
@@ -167,7 +168,7 @@ std::vector<Unit> units_of(const SearchSpace& s) {
   std::vector<Unit> units;
   for (uint32_t t = 0; t < s.templates.size(); ++t) {
     std::vector<std::optional<double>> splits{std::nullopt};
-    if (is_mrmf(s.templates[t]) && !s.low_fractions.empty()) splits.assign(s.low_fractions.begin(), s.low_fractions.end());
+    if (fuses(s.templates[t]) && !s.low_fractions.empty()) splits.assign(s.low_fractions.begin(), s.low_fractions.end());
     for (int g : s.gpus)
       for (const auto& f : splits) units.push_back({t, g, f});
   }
@@ -176,7 +177,7 @@ std::vector<Unit> units_of(const SearchSpace& s) {
 
 // The switch points of a template: its own stops (the rule), then each forced switch.
 std::vector<std::optional<double>> points_of(const SearchSpace& s, const Plan& t) {
-  if (t.method == Method::baseline) return {std::nullopt};
+  if (!method_row(t.method).has_switch) return {std::nullopt};
   std::vector<std::optional<double>> pts;
   if (s.rule_points) pts.push_back(std::nullopt);
   for (double e : s.switch_epochs) pts.push_back(e);
@@ -337,7 +338,7 @@ void check_space(const SearchSpace& s) {
   for (const auto& t : s.templates) {
     if (t.stages.size() > kMaxSearchStages)
       fail_input(t.source_file, "stages", fmt::format("the optimizer searches plans of at most {} stages", kMaxSearchStages));
-    if (t.method != Method::baseline && s.switch_epochs.empty() && !s.rule_points)
+    if (method_row(t.method).has_switch && s.switch_epochs.empty() && !s.rule_points)
       fail_input("command line", "--switch", fmt::format("no switch point to search for the {} plan", to_string(t.method)));
   }
   const uint64_t units = units_of(s).size(), combos = static_cast<uint64_t>(s.local_batches.size()) * s.local_batches.size();

@@ -6,13 +6,16 @@
 #include <algorithm>
 
 #include "model/errors.hpp"
+#include "model/method_table.hpp"
 #include "sim/builtin_plans.hpp"
 
 namespace mrplan {
 
 std::vector<Plan> builtin_templates(const std::string& app, const std::string& machine, std::vector<Method> methods) {
   const bool asked = !methods.empty();  // none asked: every method the application has a plan of
-  if (!asked) methods = app.ends_with("-mlperf") ? std::vector{Method::baseline} : std::vector{Method::baseline, Method::mrt, Method::mrmf};
+  if (!asked)
+    for (const auto& r : method_table())
+      if (r.single_stage || !app.ends_with("-mlperf")) methods.push_back(r.method);
   const auto names = builtin_plan_names();
   auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   std::vector<Plan> out;
@@ -24,18 +27,17 @@ std::vector<Plan> builtin_templates(const std::string& app, const std::string& m
     fail_input("command line", "APP@MACHINE", fmt::format("'{}' is no application with built-in plans (known: {})", app, fmt::join(apps, ", ")));
   if (app.ends_with("-mlperf")) {  // MLPerf's reference trains the dense model alone
     for (Method m : methods)
-      if (m != Method::baseline)
+      if (!method_row(m).single_stage)
         fail_input("command line", "--methods", fmt::format("'{}' is MLPerf's reference training: --methods baseline only", app));
     if (!known(app)) fail_input("command line", "PLAN", fmt::format("no built-in plan '{}' (built-in plans: {})", app, fmt::join(names, ", ")));
     return {builtin_plan(app + "@" + machine)};
   }
   for (Method m : methods) {
-    std::vector<std::string> variants{app + "-" + to_string(m)};
-    if (m == Method::mrmf) variants.push_back(app + "-mrmf2");
+    const auto& row = method_row(m);
     size_t found = 0;
-    for (const auto& v : variants)
-      if (known(v)) out.push_back(builtin_plan(v + "@" + machine)), ++found;
-    if (found == 0 && (asked || m == Method::baseline))
+    for (const auto& suffix : row.plan_suffixes)
+      if (known(app + suffix)) out.push_back(builtin_plan(app + suffix + "@" + machine)), ++found;
+    if (found == 0 && (asked || row.every_app_has_one))
       fail_input("command line", "--methods",
                  fmt::format("'{}' has no built-in {} plan (built-in plans: {})", app, to_string(m), fmt::join(names, ", ")));
   }

@@ -12,6 +12,7 @@
 #include "model/errors.hpp"
 #include "model/fusion.hpp"
 #include "model/method_rules.hpp"
+#include "model/method_table.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/workload_yaml.hpp"
 #include "sim/depth_warnings.hpp"
@@ -199,9 +200,11 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
     return se;
   }
   double base = std::max(*e, 1e-9) * scale;
-  if (plan.method == Method::mrt && i == 1 && m.from_previous) {
-    const double s = out[0].epochs / epoch_scale_for_batch(cv, p.stages[0].models[0].global_batch);
-    const double after = dense_epochs_after_transfer(cv, *e, s, out[0].progress);
+  if (starts_from_transfer(plan, i, j)) {  // MRT: the credit of what the previous stage's model learnt
+    const size_t h = handed_on_model(plan.stages[i - 1]);
+    const auto& from = out[p.stages[i - 1].first + h];
+    const double s = from.epochs / epoch_scale_for_batch(cv, p.stages[i - 1].models[h].global_batch);
+    const double after = dense_epochs_after_transfer(cv, *e, s, from.progress);
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
   } else if (k0 != 0 && m.resolution == 1) {  // MRMF: fine-tuning the fused model (k0 < 0: it set the model back)
@@ -272,10 +275,10 @@ ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const st
   } else {
     se = own_stop_epochs(p, i, j, out, k0, start);
   }
-  if (p.plan.method == Method::mrmf && p.convergence) {
+  if (has_fusion_stage(p.plan) && p.convergence) {
     const auto& cv = *p.convergence;
     se.progress = progress_after(cv, m.resolution, baseline_epochs(p), k0, se.epochs / epoch_scale_for_batch(cv, costs.global_batch));
-  } else if (p.plan.method == Method::mrt && i == 0 && p.convergence) {  // what the transfer carries (once per switch point)
+  } else if (hands_on_by_transfer(p.plan, i) && p.convergence) {  // what the transfer carries (once per switch point)
     const auto& cv = *p.convergence;
     se.progress = coarse_progress(cv.coarse_loss, se.epochs / epoch_scale_for_batch(cv, costs.global_batch));
   }
@@ -306,7 +309,7 @@ void stage_epochs(const PreparedPlan& p, size_t i, std::optional<double> forced,
     const bool moved = forced && sweep_moves(plan, i, j);
     out.push_back(one_model_epochs(p, i, j, out, k0, moved ? forced : std::nullopt));
   }
-  if (plan.method == Method::mrmf && st.handoff.kind == Handoff::Kind::fuse && p.convergence) {
+  if (st.handoff.kind == Handoff::Kind::fuse && p.convergence) {
     const double progress[2] = {out[p.stages[i].first].progress, out[p.stages[i].first + 1].progress};  // two models (method_rules)
     handed = handed_on_progress(*p.convergence, st, progress);
   }

@@ -50,17 +50,6 @@ std::vector<double> parse_range(const std::string& text, const std::string& what
   return out;
 }
 
-Plan baseline_of(const Plan& plan) {
-  Plan b = plan;
-  b.method = Method::baseline;
-  b.stages = {plan.stages.back()};
-  auto& m = b.stages.front().models.front();  // the last stage of every method trains one model
-  m.from_previous = false;
-  m.stop.kind = StopRule::Kind::target;
-  m.gpus = plan.stages.back().gpus();
-  return b;
-}
-
 namespace {
 
 SweepPoint point_from(const PreparedPlan& pp, const std::vector<ModelEpochs>& ep, const std::string& method, int gpus) {
@@ -69,7 +58,7 @@ SweepPoint point_from(const PreparedPlan& pp, const std::vector<ModelEpochs>& ep
   s.method = method;
   s.gpus = gpus;
   s.dense_epochs = ep.back().epochs;  // every method ends with one model at its target
-  if (pp.plan.method != Method::baseline) {
+  if (method_row(pp.plan.method).has_switch) {
     s.coarse_epochs = ep[0].epochs;
     s.switch_epoch = ep[0].epochs;
   }
@@ -104,11 +93,11 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
                                   unsigned threads, const Progress& progress) {
   std::vector<int> gpus = spec.gpus;
   if (gpus.empty()) gpus = {plan.stages.front().gpus()};
-  const bool staged = plan.method != Method::baseline;
+  const bool staged = method_row(plan.method).has_switch;
   const std::string method = to_string(plan.method);
   // MRMF: the fusion stages' GPU split is an axis too (the plan's own when none is given)
   std::vector<std::optional<double>> splits{std::nullopt};
-  if (plan.method == Method::mrmf && !spec.low_fractions.empty()) splits.assign(spec.low_fractions.begin(), spec.low_fractions.end());
+  if (method_row(plan.method).splits_gpus && !spec.low_fractions.empty()) splits.assign(spec.low_fractions.begin(), spec.low_fractions.end());
   // one task per configuration (GPU count, split) and switch point; each configuration is prepared once
   struct Config {
     int gpus;

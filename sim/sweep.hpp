@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/machine_profile.hpp"
+#include "model/method_table.hpp"
 #include "model/plan.hpp"
 #include "model/plan_scaling.hpp"
 #include "model/record.hpp"
@@ -37,8 +38,6 @@ std::vector<double> parse_range(const std::string& text, const std::string& what
 
 // The MRMF plan with `low_fraction` of every fusion stage's GPUs on its lower-resolution model.
 Plan plan_with_split(const Plan& plan, double low_fraction);
-// The dense-only baseline an MRT or MRMF plan is compared against.
-Plan baseline_of(const Plan& mrt_plan);
 
 using Progress = std::function<void(size_t done, size_t total)>;
 std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machine, const SweepSpec& spec,
