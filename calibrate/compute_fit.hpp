@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/layer_table.hpp"
+#include "model/optimizers.hpp"
 #include "model/machine_profile.hpp"
 
 namespace mrplan {
@@ -19,7 +20,7 @@ struct OpTimingSample {
 };
 
 struct OptimizerTiming {
-  std::string optimizer;  // adam, sgd, ...
+  Optimizer optimizer = Optimizer::adam;
   int64_t params = 0;
   double seconds = 0;
   std::string context;
@@ -30,7 +31,7 @@ struct OptimizerTiming {
 // ops were timed alone under the same `context`, split as the trainer splits it (exec/step_clock).
 struct WholeStepTiming {
   std::string context;
-  std::string optimizer;
+  Optimizer optimizer = Optimizer::adam;
   int64_t params = 0;
   double seconds = 0;  // median of the repeats
   double spread = 0;   // step-to-step standard deviation / mean (from back-to-back pairs, drift left out)

@@ -322,8 +322,7 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   else if (f.precision.empty() && o.precision) p.precision = *o.precision;
   else if (f.precision.empty()) r.warnings.push_back(fmt::format("the log does not say its precision: the plan assumes {}", to_string(p.precision)));
   else r.warnings.push_back(fmt::format("precision_mode '{}' is not fp32 or amp: the plan keeps {}", f.precision, to_string(p.precision)));
-  for (const char* o : {"sgd", "momentum", "adam", "lamb"})
-    if (f.optimizer == o) m.optimizer = o;
+  if (const auto o = optimizer_from_string(f.optimizer)) m.optimizer = *o;
   if (f.learning_rate) m.learning_rate = *f.learning_rate;
   if (f.comm_overlap) p.overlap_comm = *f.comm_overlap;
   if (o.framework) p.framework = *o.framework;

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "calibrate/startup_fit.hpp"
+#include "cli/inputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/profile_file.hpp"
@@ -158,7 +159,7 @@ void register_calibrate_compute(CLI::App& cal) {
                  "keep timing rounds until this long has passed, so that the medians span the machine's slow and fast spells")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  c->add_option("--optimizer", a->bench.optimizer, "optimizer whose step is timed (adam, sgd, lamb)")->capture_default_str();
+  add_optimizer_option(c, a->bench.optimizer, "optimizer whose step is timed");
   c->add_option("--device", a->bench.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();
   c->add_option("--csv", a->csv, "write every op timing here");

@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include "cli/inputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/profile_file.hpp"
@@ -71,7 +72,7 @@ void register_calibrate_sharing(CLI::App& cal) {
   c->add_option("--min-seconds", a->bench.min_seconds,
                 "...and more rounds until this long has passed: ten rounds take seconds, and the fit then swings with the machine's drift")
       ->capture_default_str();
-  c->add_option("--optimizer", a->bench.optimizer, "optimizer (adam, sgd, lamb)")->capture_default_str();
+  add_optimizer_option(c, a->bench.optimizer, "optimizer whose step is timed");
   c->add_option("--device", a->bench.device, "cpu (MPI) or cuda (NCCL, GPU = node-local rank)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();

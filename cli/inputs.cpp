@@ -1,5 +1,7 @@
 #include "cli/inputs.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "calibrate/paper_calibration.hpp"
@@ -63,5 +65,12 @@ Plan with_keep(Plan plan, const std::string& keep) {
 }
 
 MachineProfile edited(const MachineProfile& machine, const PlanEdits& e) { return with_overrides(machine, parse_overrides(e.sets)); }
+
+void add_optimizer_option(CLI::App* cmd, Optimizer& optimizer, const std::string& help) {
+  cmd->add_option_function<std::string>(
+         "--optimizer", [&optimizer](const std::string& name) { optimizer = parse_optimizer(name, "command line", "--optimizer"); },
+         fmt::format("{} ({})", help, optimizer_names()))
+      ->default_str(to_string(optimizer));
+}
 
 }  // namespace mrplan

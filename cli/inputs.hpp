@@ -26,6 +26,8 @@ void add_plan_edit_options(CLI::App* cmd, PlanEdits& edits, bool local_batch = t
 Plan edited(const Plan& plan, const PlanEdits& edits);
 // --keep global|local: what moving to another GPU count keeps; left out, the plan's `scaling`.
 void add_keep_option(CLI::App* cmd, std::string& keep, const std::string& help);
+// --optimizer, read by the optimizer table's names (model/optimizers)
+void add_optimizer_option(CLI::App* cmd, Optimizer& optimizer, const std::string& help);
 Plan with_keep(Plan plan, const std::string& keep);
 MachineProfile edited(const MachineProfile& machine, const PlanEdits& edits);
 

@@ -14,6 +14,7 @@
 #include "exec/grad_sync.hpp"
 #include "exec/host_tuning.hpp"
 #include "exec/lamb.hpp"
+#include "exec/model_trainer.hpp"
 #include "exec/spec_network.hpp"
 #include "exec/step_clock.hpp"
 #include "model/error_summary.hpp"
@@ -30,17 +31,6 @@ torch::Device bench_device(const ComputeBenchOptions& o, int gpu = 0) {
   if (o.device != "cuda") fail_input("", "--device", fmt::format("'{}' is not a device (cpu, cuda)", o.device));
   if (!torch::cuda::is_available()) fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(gpu));
-}
-
-void check_optimizer(const std::string& name) {
-  if (name != "adam" && name != "sgd" && name != "lamb")
-    fail_input("", "--optimizer", fmt::format("'{}' is not an optimizer mrplan times (adam, sgd, lamb)", name));
-}
-
-std::unique_ptr<torch::optim::Optimizer> bench_optimizer(const std::string& name, const std::vector<torch::Tensor>& params) {
-  if (name == "adam") return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(1e-4));
-  if (name == "lamb") return std::make_unique<Lamb>(params, LambOptions(1e-4));
-  return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(1e-4));
 }
 
 torch::Tensor random_input(const NetworkSpec& spec, const std::vector<int64_t>& spatial, int64_t batch, const torch::Device& dev) {
@@ -158,7 +148,7 @@ FirstSteps time_first_steps(const ComputeBenchOptions& o, const torch::Device& d
   out_shape.insert(out_shape.end(), table.layers.back().out_shape.begin(), table.layers.back().out_shape.end());
   const auto x = random_input(spec, spatial, batch, dev);
   const auto y = torch::zeros(out_shape, torch::TensorOptions().device(dev));
-  auto opt = bench_optimizer(o.optimizer, net->parameters());
+  auto opt = make_optimizer(o.optimizer, net->parameters(), 1e-4);
   FirstSteps f;
   f.activation_bytes = table.activation_bytes();
   release_free_heap();
@@ -212,7 +202,6 @@ WorkloadVariant parse_workload_variant(const std::string& text) {
 
 ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::function<void(int, int)>& progress) {
   const auto dev = bench_device(o);
-  check_optimizer(o.optimizer);
   struct Net {  // one per workload and resolution, with its optimizer
     SpecNet net;
     std::unique_ptr<torch::optim::Optimizer> opt;
@@ -245,7 +234,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       } catch (const c10::Error& e) {
         cannot_train(config_context(spec, spatial, o.batches.back()), e);
       }
-      auto opt = bench_optimizer(o.optimizer, net->parameters());
+      auto opt = make_optimizer(o.optimizer, net->parameters(), 1e-4);
       opt->step();
       nets.push_back({net, std::move(opt)});
       for (int b : o.batches) {
@@ -313,7 +302,6 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
 
 std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, Communicator& comm, Communicator& host,
                                                  const std::function<void(int, int)>& progress) {
-  check_optimizer(o.optimizer);
   const auto dev = bench_device(o, host.local_rank());
   // Two copies of each network: GradSync's hooks stay on the parameters it was made for, and the
   // lone steps must not fire them. Each round is, for every configuration in turn, one lone step
@@ -338,8 +326,8 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
         for (auto* n : {&c.alone_net, &c.shared_net}) (*n)->to(dev), (*n)->train();
         c.x = random_input(spec, spatial, batch, dev);
         c.y = torch::zeros_like(c.alone_net->forward(c.x)).detach();
-        c.alone_opt = bench_optimizer(o.optimizer, c.alone_net->parameters());
-        c.shared_opt = bench_optimizer(o.optimizer, c.shared_net->parameters());
+        c.alone_opt = make_optimizer(o.optimizer, c.alone_net->parameters(), 1e-4);
+        c.shared_opt = make_optimizer(o.optimizer, c.shared_net->parameters(), 1e-4);
         c.sync = std::make_unique<GradSync>(c.shared_net->parameters(), comm, 25e6);
         configs.push_back(std::move(c));
       }

@@ -32,7 +32,7 @@ struct ComputeBenchOptions {
   // calibration spread over several of them sees its typical speed rather than one spell's
   double min_seconds = 0;
   std::string device = "cpu";  // cpu | cuda
-  std::string optimizer = "adam";  // adam | sgd: its step is timed per resolution
+  Optimizer optimizer = Optimizer::adam;  // its step is timed per resolution
 };
 
 struct ComputeTimings {

@@ -81,13 +81,14 @@ double validate(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, const 
 
 }  // namespace
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ModelRun& s, std::vector<torch::Tensor> params) {
-  if (s.optimizer == "adam") return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.learning_rate));
-  if (s.optimizer == "sgd") return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(s.learning_rate));
-  if (s.optimizer == "momentum")
-    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(s.learning_rate).momentum(0.9));
-  if (s.optimizer == "lamb") return std::make_unique<Lamb>(params, LambOptions(s.learning_rate));
-  fail_input("", "optimizer", fmt::format("'{}' is not available in the execution backend yet (adam, sgd, momentum, lamb)", s.optimizer));
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optimizer optimizer, std::vector<torch::Tensor> params, double learning_rate) {
+  switch (optimizer) {
+    case Optimizer::adam: return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(learning_rate));
+    case Optimizer::sgd: return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(learning_rate));
+    case Optimizer::momentum: return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(learning_rate).momentum(0.9));
+    case Optimizer::lamb: return std::make_unique<Lamb>(params, LambOptions(learning_rate));
+  }
+  fail_input("", "optimizer", fmt::format("'{}' is not available in the execution backend", to_string(optimizer)));
 }
 
 ModelRecord start_model_record(const RunContext& ctx, const ModelJob& job, const SpecNetImpl& model, bool nccl) {

@@ -20,7 +20,7 @@ struct ModelJob {
   MlLog& log;                   // open on the group's first rank only
 };
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ModelRun& run, std::vector<torch::Tensor> params);
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optimizer optimizer, std::vector<torch::Tensor> params, double learning_rate);
 
 // A fresh record for model `job.model` of its stage, as it starts.
 ModelRecord start_model_record(const RunContext& ctx, const ModelJob& job, const SpecNetImpl& model, bool nccl);

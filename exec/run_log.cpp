@@ -32,7 +32,7 @@ void log_run_header(MlLog& log, const Plan& plan, const std::string& workload, c
   log.point("train_samples", std::to_string(plan.train_samples));
   log.point("eval_samples", std::to_string(plan.validation_samples));
   log.point("precision_mode", text(to_string(plan.precision)));
-  log.point("opt_name", text(first.optimizer));
+  log.point("opt_name", text(to_string(first.optimizer)));
   log.point("opt_base_learning_rate", fmt::format("{}", first.learning_rate));
   log.point("mrplan_method", text(to_string(plan.method)), fmt::format("{{\"stages\": {}}}", plan.stages.size()));
   log.event("init_stop", "INTERVAL_END", "null");

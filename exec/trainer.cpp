@@ -207,7 +207,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
 
   torch::manual_seed(model_seed(o.seed, si, j));
   SpecNet model = build_network(ctx, run.resolution);
-  auto opt = make_optimizer(run, model->parameters());
+  auto opt = make_optimizer(run.optimizer, model->parameters(), run.learning_rate);
   ModelProgress prog;
   if (resume_from && resume_from->has_model(si, j)) {
     resume_from->load_model(si, j, *model, *opt, prog, host.rank());

@@ -85,9 +85,9 @@ std::vector<LayerTime> layer_times(const LayerTable& t, const ComputeParams& c, 
   return out;
 }
 
-double optimizer_bytes_per_param(const std::string& optimizer) { return 8.0 + 2.0 * optimizer_state_bytes_per_param(optimizer); }
+double optimizer_bytes_per_param(Optimizer optimizer) { return 8.0 + 2.0 * optimizer_state_bytes_per_param(optimizer); }
 
-double optimizer_step_s(const ComputeParams& c, int64_t params, int64_t param_tensors, const std::string& optimizer) {
+double optimizer_step_s(const ComputeParams& c, int64_t params, int64_t param_tensors, Optimizer optimizer) {
   return static_cast<double>(params) * optimizer_bytes_per_param(optimizer) / (c.mem_bandwidth_Bps * c.mem_efficiency) +
          static_cast<double>(param_tensors) * c.optimizer_tensor_s + c.kernel_overhead_s;
 }

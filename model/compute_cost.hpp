@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/layer_table.hpp"
+#include "model/optimizers.hpp"
 #include "model/machine_profile.hpp"
 
 namespace mrplan {
@@ -37,11 +38,11 @@ std::vector<LayerTime> layer_times(const LayerTable& table, const ComputeParams&
 
 // Bytes an optimizer step moves per parameter: weight and gradient read, weight written, its state
 // read and written.
-double optimizer_bytes_per_param(const std::string& optimizer);
+double optimizer_bytes_per_param(Optimizer optimizer);
 
 // Optimizer update: memory-bound sweep reading weights and gradients, writing weights, and
 // reading and writing the optimizer's state (model/memory_fit), plus a cost per parameter tensor.
-double optimizer_step_s(const ComputeParams& c, int64_t params, int64_t param_tensors, const std::string& optimizer);
+double optimizer_step_s(const ComputeParams& c, int64_t params, int64_t param_tensors, Optimizer optimizer);
 
 // The ops of one whole training step: each layer's time alone scaled by its phase's factor, plus
 // the phase's gradient sweep spread over the layers by their parameters, times `sharing`

@@ -6,14 +6,13 @@
 
 namespace mrplan {
 
-double optimizer_state_bytes_per_param(const std::string& optimizer) {
-  if (optimizer == "sgd") return 0;
-  if (optimizer == "momentum") return 4;
-  if (optimizer == "adam" || optimizer == "lamb") return 8;
-  fail_input("", "optimizer", fmt::format("unknown optimizer '{}' (expected sgd, momentum, adam or lamb)", optimizer));
+double optimizer_state_bytes_per_param(Optimizer optimizer) {
+  for (const auto& r : optimizer_table())
+    if (r.optimizer == optimizer) return r.state_bytes_per_param;
+  return 0;
 }
 
-MemoryEstimate estimate_memory(const LayerTable& t, const std::string& optimizer, bool amp, double capacity) {
+MemoryEstimate estimate_memory(const LayerTable& t, Optimizer optimizer, bool amp, double capacity) {
   MemoryEstimate m;
   const double p = static_cast<double>(t.total_params());
   m.weights_bytes = p * (amp ? 6.0 : 4.0);

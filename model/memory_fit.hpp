@@ -3,6 +3,7 @@
 #include <string>
 
 #include "model/layer_table.hpp"
+#include "model/optimizers.hpp"
 
 namespace mrplan {
 
@@ -17,9 +18,9 @@ struct MemoryEstimate {
 };
 
 // Optimizer state per parameter: sgd 0, momentum 4, adam/lamb 8 bytes (fp32 moments).
-double optimizer_state_bytes_per_param(const std::string& optimizer);
+double optimizer_state_bytes_per_param(Optimizer optimizer);
 
 // `table` must be resolved at the local batch. amp keeps an fp32 master copy plus fp16 weights.
-MemoryEstimate estimate_memory(const LayerTable& table, const std::string& optimizer, bool amp, double capacity_bytes);
+MemoryEstimate estimate_memory(const LayerTable& table, Optimizer optimizer, bool amp, double capacity_bytes);
 
 }  // namespace mrplan

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/optimizers.hpp"
 #include "model/workload_options.hpp"
 #include "model/codec.hpp"
 #include "model/learning_curve.hpp"
@@ -58,7 +59,7 @@ struct ModelRun {
   int gpus = 1;
   int local_batch = 1;
   StopRule stop;
-  std::string optimizer = "adam";
+  Optimizer optimizer = Optimizer::adam;
   double learning_rate = 1e-3;
   int warmup_epochs = 0;                          // linear learning-rate warm-up
   std::vector<std::pair<int, double>> lr_decay;   // (epoch, factor): piecewise-constant schedule

@@ -129,7 +129,7 @@ StopRule read_stop(const YamlFields& st) {
 
 // The training settings a stage may give once for all its models.
 struct TrainingDefaults {
-  std::string optimizer = "adam";
+  Optimizer optimizer = Optimizer::adam;
   double learning_rate = 1e-3;
   int warmup_epochs = 0;
   std::vector<std::pair<int, double>> lr_decay;
@@ -137,9 +137,7 @@ struct TrainingDefaults {
 
 TrainingDefaults read_training(const YamlFields& f, const TrainingDefaults& d) {
   TrainingDefaults t;
-  t.optimizer = f.text("optimizer", d.optimizer);
-  if (t.optimizer != "sgd" && t.optimizer != "momentum" && t.optimizer != "adam" && t.optimizer != "lamb")
-    fail_input(f.file(), f.key_path("optimizer"), fmt::format("unknown optimizer '{}' (expected sgd, momentum, adam or lamb)", t.optimizer));
+  t.optimizer = parse_optimizer(f.text("optimizer", to_string(d.optimizer)), f.file(), f.key_path("optimizer"));
   t.learning_rate = f.positive("learning_rate", d.learning_rate);
   t.warmup_epochs = f.int32("warmup_epochs", d.warmup_epochs);
   if (t.warmup_epochs < 0) fail_input(f.file(), f.key_path("warmup_epochs"), "must be >= 0");
@@ -384,7 +382,7 @@ void emit_model(YAML::Emitter& e, const ModelRun& m) {
   e << YAML::Key << "resolution" << YAML::Value << m.resolution;
   e << YAML::Key << "gpus" << YAML::Value << m.gpus;
   e << YAML::Key << "local_batch" << YAML::Value << m.local_batch;
-  e << YAML::Key << "optimizer" << YAML::Value << m.optimizer;
+  e << YAML::Key << "optimizer" << YAML::Value << to_string(m.optimizer);
   e << YAML::Key << "learning_rate" << YAML::Value << ShortestNumber{m.learning_rate};
   if (m.warmup_epochs > 0) e << YAML::Key << "warmup_epochs" << YAML::Value << m.warmup_epochs;
   if (!m.lr_decay.empty()) {

@@ -103,7 +103,7 @@ TEST(ComputeFit, RecoversStepTimesFromTheRooflineItself) {
   truth.backward_efficiency = {{"conv3d", 0.4}, {"batch_norm", 0.5}};
   truth.kernel_overhead_s = 5e-6, truth.mem_efficiency = 0.4;
   const auto ops = synthetic_ops(truth);
-  const std::vector<OptimizerTiming> steps{{"adam", 30000, optimizer_step_s(truth, 30000, 0, "adam"), "adam"}};
+  const std::vector<OptimizerTiming> steps{{Optimizer::adam, 30000, optimizer_step_s(truth, 30000, 0, Optimizer::adam), "adam"}};
   ComputeParams peaks;
   peaks.peak_fp32_flops = truth.peak_fp32_flops, peaks.mem_bandwidth_Bps = truth.mem_bandwidth_Bps;
   const auto fit = fit_compute(ops, steps, peaks);
@@ -141,8 +141,8 @@ TEST(ComputeFit, WholeStepPhasesGiveEachPhaseItsFactorAndSweep) {
     const double p = static_cast<double>(params);
     const double fwd = 1.3 * t.fwd_s + 4 * p * s_per_byte, bwd = 0.9 * t.bwd_s + 12 * p * s_per_byte;
     const int64_t n = tensors.at(whole.size());
-    const double opt = optimizer_step_s(truth, params, n, "adam");
-    whole.push_back({ctx, "adam", params, fwd + bwd + opt, 0.01 * static_cast<double>(whole.size() + 1), fwd, bwd, opt, n});
+    const double opt = optimizer_step_s(truth, params, n, Optimizer::adam);
+    whole.push_back({ctx, Optimizer::adam, params, fwd + bwd + opt, 0.01 * static_cast<double>(whole.size() + 1), fwd, bwd, opt, n});
   }
   fit_step_phases(fit, ops, whole);
   EXPECT_EQ(fit.compute.inference_factor, 0);  // no forward timed without autograd: nothing to predict validation from
@@ -202,14 +202,14 @@ TEST(ComputeFit, WholeStepPhasesGiveEachPhaseItsFactorAndSweep) {
   whole.back().backward_s = std::nan("");
   EXPECT_NE(error_of([&] { fit_step_phases(fit, ops, whole); }).find("phase times must be positive and finite"), std::string::npos);
   whole.back().backward_s = 0.01;
-  whole.push_back({"not timed", "adam", 30000, 1.0, 0, 0.5, 0.4, 0.1});
+  whole.push_back({"not timed", Optimizer::adam, 30000, 1.0, 0, 0.5, 0.4, 0.1});
   EXPECT_NE(error_of([&] { fit_step_phases(fit, ops, whole); }).find("no timed ops"), std::string::npos);
 }
 
 TEST(ComputeFit, RefusesNonFiniteTimingsAndMissingOptimizerSteps) {
   ComputeParams truth;
   auto ops = synthetic_ops(truth);
-  const std::vector<OptimizerTiming> steps{{"adam", 1000, 1e-4, "adam"}};
+  const std::vector<OptimizerTiming> steps{{Optimizer::adam, 1000, 1e-4, "adam"}};
   EXPECT_NE(error_of([&] { fit_compute(ops, {}, truth); }).find("no optimizer step"), std::string::npos);
   ops[3].fwd_s = std::nan("");
   EXPECT_NE(error_of([&] { fit_compute(ops, steps, truth); }).find("must be positive and finite"), std::string::npos);

@@ -148,12 +148,12 @@ TEST(Roofline, MovedToAnotherGpuAKernelTakesTheSameShareOfPeak) {
 TEST(Memory, ClosedFormForAdam) {
   const auto spec = builtin_workload("neuron-inverter");
   const auto t = resolve(spec, spec.input_spatial, 16);
-  const auto m = estimate_memory(t, "adam", false, 16e9);
+  const auto m = estimate_memory(t, Optimizer::adam, false, 16e9);
   const double p = static_cast<double>(t.total_params());
   EXPECT_DOUBLE_EQ(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes, p * (4 + 4 + 8));
   EXPECT_DOUBLE_EQ(m.activations_bytes, t.activation_bytes());
   EXPECT_TRUE(m.fits);
-  EXPECT_FALSE(estimate_memory(t, "adam", false, 1e6).fits);
+  EXPECT_FALSE(estimate_memory(t, Optimizer::adam, false, 1e6).fits);
 }
 TEST(Io, CacheAfterFirstEpochWhenShareFits) {
   auto m = builtin_hardware_profile("summit");

@@ -4,7 +4,9 @@
 
 #include <set>
 
+#include "model/errors.hpp"
 #include "model/method_table.hpp"
+#include "model/optimizers.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 
@@ -51,4 +53,23 @@ TEST(MethodTable, TheBaselineIsTheLastStageAloneFromScratchToTheTarget) {
   EXPECT_FALSE(b.stages[0].models[0].from_previous);
   EXPECT_EQ(b.stages[0].models[0].stop.kind, StopRule::Kind::target);
   EXPECT_EQ(b.stages[0].gpus(), mrt.stages.back().gpus());
+}
+
+// One optimizer table (model/optimizers): a plan, a log and the compute microbenchmark read the same
+// names, and the state each keeps is said once.
+TEST(OptimizerTable, NamesRoundTripAndAnUnknownOneIsRefusedWithTheNames) {
+  for (const auto& r : optimizer_table()) EXPECT_EQ(optimizer_from_string(to_string(r.optimizer)), r.optimizer);
+  EXPECT_EQ(optimizer_names(), "sgd, momentum, adam or lamb");
+  try {
+    parse_optimizer("rmsprop", "plan.yaml", "stages[0].optimizer");
+    FAIL() << "rmsprop was accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("plan.yaml"), std::string::npos);
+    EXPECT_NE(m.find("stages[0].optimizer"), std::string::npos);
+    EXPECT_NE(m.find("sgd, momentum, adam or lamb"), std::string::npos);
+  }
+  Plan p = builtin_plan("cosmoflow-mrt@summit");
+  p.stages[0].models[0].optimizer = Optimizer::momentum;
+  EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(p)).stages[0].models[0].optimizer, Optimizer::momentum);
 }

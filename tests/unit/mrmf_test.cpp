@@ -55,7 +55,7 @@ TEST(MrmfPlan, TwoModelsPerStageRoundTrip) {
   EXPECT_EQ(s.gpus(), 8);
   EXPECT_EQ(s.global_batch(), 4 * 64 + 4 * 32);
   EXPECT_EQ(s.handoff.kind, Handoff::Kind::fuse);
-  EXPECT_EQ(s.models[1].optimizer, "sgd");
+  EXPECT_EQ(s.models[1].optimizer, Optimizer::sgd);
   EXPECT_FALSE(s.models[1].from_previous);
   EXPECT_EQ(s.models[1].stop.kind, StopRule::Kind::iterations);
   EXPECT_EQ(handed_on_model(s), 1u);

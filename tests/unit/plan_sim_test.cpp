@@ -504,7 +504,7 @@ stages:
 )",
                                      "two.yaml");
   const auto& m = c.stages[0].models[0];
-  EXPECT_EQ(m.optimizer, "sgd");
+  EXPECT_EQ(m.optimizer, Optimizer::sgd);
   EXPECT_DOUBLE_EQ(m.learning_rate, 0.1);
   EXPECT_EQ(m.stop.kind, StopRule::Kind::iterations);
   EXPECT_EQ(m.stop.iterations, 100);
