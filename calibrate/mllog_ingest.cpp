@@ -9,6 +9,7 @@
 
 #include "calibrate/mllog_events.hpp"
 #include "model/errors.hpp"
+#include "model/mllog_keys.hpp"
 #include "model/method_table.hpp"
 #include "model/text_file.hpp"
 #include "model/time_to_target.hpp"
@@ -200,13 +201,13 @@ bool absorb_setting(LogFacts& f, const MllogEvent& e, const std::string& file) {
   } else if (k == "disable_comm_overlap" && flag_of(e.value)) f.comm_overlap = !*flag_of(e.value);
   else if (k == "data_format" && e.value.is_string() && e.value.get<std::string>() == "hdf5") f.persistent_workers = false;
   else if ((k == "opt_base_learning_rate" || k == "opt_lr") && e.value.is_number()) f.learning_rate = e.value.get<double>();
-  else if (k == "mrplan_model" && e.value.is_number()) {  // a model's GPUs and batch, as it starts
+  else if (k == kModelKey && e.value.is_number()) {  // a model's GPUs and batch, as it starts
     auto& m = model_of(f, e, file);
     m.gpus = static_cast<int>(count_of(e, file, 1));
     if (const auto b = meta_count(e, "local_batch", 1, file)) m.local_batch = b;
     if (const auto r = meta_count(e, "resolution", 1, file)) m.resolution = r;
     if (const auto i = meta_count(e, "model_index", 0, file)) m.index = i;
-  } else if (k == "mrplan_fusion" && e.value.is_number()) {
+  } else if (k == kFusionKey && e.value.is_number()) {
     f.fusion_s[meta_text(e, "stage", "", file)] = e.value.get<double>();
   } else {
     return false;
@@ -314,7 +315,7 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   m.gpus = gpus;
   m.local_batch = r.stages[0].models[0].local_batch;
   // the benchmark's target, unless mrplan wrote the log for a plan of its own
-  if (r.target_metric == b.metric_key && !f.log_keys.count("mrplan_method")) r.target_value = p.target_value;
+  if (r.target_metric == b.metric_key && !f.log_keys.count(kMethodKey)) r.target_value = p.target_value;
   if (f.train_samples) p.train_samples = *f.train_samples;
   if (f.eval_samples) p.validation_samples = *f.eval_samples;
   if (f.precision == "amp" || f.precision == "fp16" || f.precision == "bf16") p.precision = Precision::amp;

@@ -14,6 +14,7 @@
 #include "exec/run_eta.hpp"
 #include "exec/step_clock.hpp"
 #include "model/errors.hpp"
+#include "model/mllog_keys.hpp"
 #include "model/method_rules.hpp"
 
 namespace mrplan {
@@ -136,7 +137,7 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
                        mr.resolution);
   };
   if (prog.epoch == 0)  // what the log reader needs to know of the model besides its epochs
-    job.log.point("mrplan_model", std::to_string(ranks),
+    job.log.point(kModelKey, std::to_string(ranks),
                   fmt::format("{{\"stage\": \"{}\", \"model\": \"{}\", \"model_index\": {}, \"resolution\": {}, \"local_batch\": {}}}",
                               st.name, mr.name, job.model, mr.resolution, mr.local_batch));
   for (;;) {

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/mllog_keys.hpp"
+
 namespace mrplan {
 
 std::string mlperf_benchmark(const std::string& workload) {
@@ -34,7 +36,7 @@ void log_run_header(MlLog& log, const Plan& plan, const std::string& workload, c
   log.point("precision_mode", text(to_string(plan.precision)));
   log.point("opt_name", text(to_string(first.optimizer)));
   log.point("opt_base_learning_rate", fmt::format("{}", first.learning_rate));
-  log.point("mrplan_method", text(to_string(plan.method)), fmt::format("{{\"stages\": {}}}", plan.stages.size()));
+  log.point(kMethodKey, text(to_string(plan.method)), fmt::format("{{\"stages\": {}}}", plan.stages.size()));
   log.event("init_stop", "INTERVAL_END", "null");
   log.event("run_start", "INTERVAL_START", "null");
 }

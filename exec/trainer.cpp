@@ -41,6 +41,7 @@
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
 #include "model/text_file.hpp"
+#include "model/mllog_keys.hpp"
 #include "model/time_to_target.hpp"
 #include "sim/simulate.hpp"
 
@@ -234,7 +235,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
     world.allreduce_sum(&fusion_s, 1);
     sr.fusion_s = fusion_s / ctx.ranks;
     finish_stage(sr);
-    ctx.log.point("mrplan_fusion", fmt::format("{}", sr.fusion_s), fmt::format("{{\"stage\": \"{}\"}}", st.name));
+    ctx.log.point(kFusionKey, fmt::format("{}", sr.fusion_s), fmt::format("{{\"stage\": \"{}\"}}", st.name));
   } else {
     handed = model;
   }

@@ -5,15 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "model/mllog_keys.hpp"
+
 namespace mrplan {
 
 struct LoggedTime {
   std::string key;
   double time_ms = 0;
 };
-
-// The key that marks where a resumed attempt began, in mrplan's logs.
-inline constexpr const char* kResumeKey = "mrplan_resume";
 
 // Seconds trained by the log's lines (in file order): to run_stop, or to the last line of a run that
 // has none yet (killed, or stopped to be resumed); 0 without a run_start.
