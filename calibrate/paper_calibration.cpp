@@ -17,6 +17,7 @@
 #include "calibrate/mrt_paper_tables.hpp"
 #include "calibrate/preprocessing_paper.hpp"
 #include "calibrate/public_curves.hpp"
+#include "model/text_file.hpp"
 #include "model/compute_cost.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/builtin_profiles.hpp"
@@ -619,9 +620,7 @@ void move_fits_to_peaks(MachineProfile& m, double peak_fp32_flops, double peak_f
 }
 
 MachineProfile resolve_profile(const std::string& name_or_file) {
-  const bool is_file = name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".yaml") ||
-                       name_or_file.ends_with(".yml") || std::filesystem::exists(name_or_file);
-  if (is_file) return load_profile_file(name_or_file);
+  if (names_a_file(name_or_file)) return load_profile_file(name_or_file);
   return calibrated_builtin_profile(name_or_file);
 }
 

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/text_table.hpp"
+#include "model/text_file.hpp"
 #include "model/errors.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"
@@ -108,7 +109,7 @@ void print_straggler_prior(const std::optional<SpreadPrior>& prior, size_t given
 }
 
 void calibrate_records(const RecordsArgs& a) {
-  const bool builtin = !std::filesystem::exists(a.profile);
+  const bool builtin = !names_a_file(a.profile);
   if (builtin && a.out.empty())
     throw CLI::ValidationError("--out", fmt::format("'{}' is a built-in profile: give --out FILE.yaml for the fitted copy", a.profile));
   const MachineProfile prior = resolve_profile(a.profile);

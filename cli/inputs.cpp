@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "calibrate/paper_calibration.hpp"
+#include "model/text_file.hpp"
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/record.hpp"
@@ -19,7 +20,7 @@ Plan load_plan(const std::string& arg) {
     if (r.plan_spec.empty()) fail_input(arg, "plan_spec", "this record holds no plan (a record written before plans were kept)");
     return plan_from_yaml_text(r.plan_spec, arg);
   }
-  if (std::filesystem::exists(arg) || arg.ends_with(".yaml") || arg.ends_with(".yml")) return load_plan_file(arg);
+  if (names_a_file(arg)) return load_plan_file(arg);
   return builtin_plan(arg);
 }
 

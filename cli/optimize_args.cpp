@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/inputs.hpp"
+#include "model/text_file.hpp"
 #include "model/errors.hpp"
 #include "model/method_table.hpp"
 #include "model/plan_yaml.hpp"
@@ -94,8 +95,7 @@ std::vector<Plan> with_data_paths(const std::vector<Plan>& templates, const std:
 }
 
 std::vector<Plan> search_templates(const std::string& arg, const std::vector<Method>& methods) {
-  const bool file = std::filesystem::exists(arg) || arg.ends_with(".yaml") || arg.ends_with(".yml");
-  if (!file) {
+  if (!names_a_file(arg)) {
     const auto at = arg.find('@');
     if (at == std::string::npos)
       fail_input("command line", "PLAN", fmt::format("'{}' is neither a plan file nor APP@MACHINE (e.g. cosmoflow@perlmutter)", arg));

@@ -19,4 +19,10 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   return ss.str();
 }
 
+bool names_a_file(const std::string& name_or_file) {
+  std::error_code ec;
+  return name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".yaml") || name_or_file.ends_with(".yml") ||
+         std::filesystem::is_regular_file(name_or_file, ec);
+}
+
 }  // namespace mrplan

@@ -7,4 +7,8 @@ namespace mrplan {
 // `what` completes "cannot open ..." ("the log file").
 std::string read_text_file(const std::string& path, const std::string& what);
 
+// Whether an argument that may be a built-in's name or a file names a file: a path (a '/'), a YAML
+// file's name, or a file that is there. One rule for plans, profiles and workloads.
+bool names_a_file(const std::string& name_or_file);
+
 }  // namespace mrplan

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "model/text_file.hpp"
 #include "model/builtin_workloads.hpp"
 #include "model/allreduce_cost.hpp"
 #include "model/errors.hpp"
@@ -20,8 +21,7 @@
 namespace mrplan {
 
 bool workload_is_file(const Plan& plan) {
-  const auto& w = plan.workload;
-  return w.find('/') != std::string::npos || w.ends_with(".yaml") || w.ends_with(".yml");
+  return names_a_file(plan.workload);
 }
 
 NetworkSpec plan_network(const Plan& plan) {
