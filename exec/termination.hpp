@@ -7,7 +7,9 @@
 namespace mrplan {
 
 // From now on SIGTERM and SIGINT print `message` (rank 0 only; prepared now: a handler may not
-// allocate) and end the process with 128 + the signal, as the shell reports it.
-void say_when_terminated(int rank, const std::string& message);
+// allocate) and end the process with 128 + the signal, as the shell reports it. Where `note_file`
+// is given, rank 0 writes the message there too: a launcher that ends on the same signal may not
+// pass on what its tasks wrote last, and the run's folder keeps why it ended.
+void say_when_terminated(int rank, const std::string& message, const std::string& note_file = "");
 
 }  // namespace mrplan

@@ -537,9 +537,14 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
     const auto predicted = simulate(plan, *own_profile).totals;
     fmt::print("predicted with {}: {} {:.1f} s\n", o.profile_file, predicted.reached_target ? "time to target" : "trained", predicted.time_to_target_s);
   }
-  say_when_terminated(rank, fmt::format("mrplan: the job was ended from outside (a time limit, a cancel or Ctrl-C); its checkpoints are in "
-                                        "{}: go on with mrplan run {} --out {} --resume {}\n",
-                                        checkpoints.dir().string(), plan.source_file, out.string(), out.string()));
+  // why an earlier attempt ended is history once this one runs
+  const fs::path ended_note = out / "terminated.txt";
+  if (std::error_code ec; rank == 0) fs::remove(ended_note, ec);
+  say_when_terminated(rank,
+                      fmt::format("mrplan: the job was ended from outside (a time limit, a cancel or Ctrl-C); its checkpoints are in "
+                                  "{}: go on with mrplan run {} --out {} --resume {}\n",
+                                  checkpoints.dir().string(), plan.source_file, out.string(), out.string()),
+                      ended_note.string());
   Watchdog watchdog(o.watchdog_s, rank, ranks, out / "heartbeats");
   watchdog.set_last_checkpoint(checkpoints.last_good());
   ctx.watchdog = &watchdog;
