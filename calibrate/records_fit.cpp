@@ -23,12 +23,12 @@ namespace mrplan {
 namespace {
 
 struct Observation {
-  enum class Kind { train, eval, staging } kind = Kind::train;  // an epoch's training, its validation pass, the staging phase
+  enum class Kind { train, eval } kind = Kind::train;  // an epoch's training, its validation pass (staging: calibrate/staging_fit)
   size_t record = 0, stage = 0, model = 0;
   double measured = 0;
 };
 const char* quantity(Observation::Kind k) {
-  return k == Observation::Kind::train ? "train_epoch_s" : k == Observation::Kind::eval ? "eval_s" : "staging_s";
+  return k == Observation::Kind::train ? "train_epoch_s" : "eval_s";
 }
 
 // The least step-time spread a fit starts from: its parameters move in log space, so 0 could not move.
@@ -60,7 +60,6 @@ std::vector<Observation> observations_of(const std::vector<NamedRecord>& records
         obs.push_back({Observation::Kind::train, r, s, m, median(train)});
         if (median(eval) > 0) obs.push_back({Observation::Kind::eval, r, s, m, median(eval)});
       }
-    if (rec.staging_s.value_or(0) > 0) obs.push_back({Observation::Kind::staging, r, 0, 0, *rec.staging_s});
   }
   if (obs.empty()) fail_input(records.front().file, "stages", "no whole epoch to fit in any of the records");
   return obs;
@@ -84,9 +83,6 @@ Eigen::VectorXd predict(const MachineProfile& p, const std::vector<NamedRecord>&
         break;
       case Observation::Kind::eval:
         out[i] = t3.eval_s - t2.eval_s;
-        break;
-      case Observation::Kind::staging:
-        out[i] = pp->staging_s;
         break;
     }
   }
@@ -278,10 +274,8 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   // staging times fit the staging tool's own parameters, apart (calibrate/staging_fit): the copy
   // tool's pace is not what the epochs' loader reads at
   std::vector<StagingTime> staging;
-  for (const auto& o : pb.obs)
-    if (o.kind == Observation::Kind::staging) staging.push_back({records[o.record].file, &pb.plans[o.record], o.measured});
-  std::erase_if(pb.obs, [](const Observation& o) { return o.kind == Observation::Kind::staging; });
-  if (pb.obs.empty()) fail_input(records.front().file, "stages", "no whole epoch to fit in any of the records");
+  for (size_t r = 0; r < records.size(); ++r)
+    if (const auto s = records[r].record.staging_s.value_or(0); s > 0) staging.push_back({records[r].file, &pb.plans[r], s});
   RecordsFit out;
   const auto code = code_of(pb.plans);
   if (!straggler_from.empty()) {

@@ -101,7 +101,7 @@ void register_sweep(CLI::App& app) {
     SweepSpec spec;
     if (method_row(plan.method).has_switch) spec.switch_epochs = parse_range(o->switches, "--switch");
     if (!o->splits.empty()) {
-      if (!method_row(plan.method).splits_gpus) fail_input("command line", "--split", "only an mrmf plan has fusion stages to split");
+      if (!has_fusion_stage(plan)) fail_input("command line", "--split", "only an mrmf plan has fusion stages to split");
       spec.low_fractions = parse_range(o->splits, "--split");
     }
     spec.gpus = parse_int_axis(o->gpus, "--gpus", true);  // as optimize reads it

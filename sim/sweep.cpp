@@ -97,7 +97,7 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
   const std::string method = to_string(plan.method);
   // MRMF: the fusion stages' GPU split is an axis too (the plan's own when none is given)
   std::vector<std::optional<double>> splits{std::nullopt};
-  if (method_row(plan.method).splits_gpus && !spec.low_fractions.empty()) splits.assign(spec.low_fractions.begin(), spec.low_fractions.end());
+  if (has_fusion_stage(plan) && !spec.low_fractions.empty()) splits.assign(spec.low_fractions.begin(), spec.low_fractions.end());
   // one task per configuration (GPU count, split) and switch point; each configuration is prepared once
   struct Config {
     int gpus;
