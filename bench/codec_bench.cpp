@@ -38,7 +38,7 @@ const Sample& cosmoflow() {
     Sample x{{int64_t{S} * S * S, 4, S}, {}, {}, {}, {}};
     std::vector<int16_t> counts(static_cast<size_t>(x.shape.voxels * 4));
     const float unit[4] = {0.1f, -0.2f, 0.3f, 0.0f};
-    CosmoFieldGenerator(S).sample(cosmo_params_from_unit(unit), 1, counts.data());
+    CosmoFieldGenerator(S, CosmoCounts::real).sample(cosmo_params_from_unit(unit), 1, counts.data());
     x.values.assign(counts.begin(), counts.end());
     x.pipe.check = [](float v) {
       refuse_nonfinite(v);

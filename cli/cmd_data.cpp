@@ -20,10 +20,15 @@ void register_data(CLI::App& app) {
     cmd->add_option("--seed", o->seed, "random seed (same seed, same data)")->capture_default_str();
     cmd->add_option("--samples-per-file", o->samples_per_file, "samples per HDF5 file (DeepCAM: always 1)")->capture_default_str();
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 4096));
-    cmd->callback([o] {
+    auto counts = std::make_shared<std::string>();
+    cmd->add_option("--counts", *counts, "CosmoFlow's particle counts: real (the MLPerf dataset's binning, ~1 per voxel; lookup tables "
+                    "compress ~4x as the preprocessing paper's) or mini (64 per coarser voxel: 32^3 samples that train in a few "
+                    "epochs); default real from --size 128 up, mini below")->check(CLI::IsMember({"real", "mini"}));
+    cmd->callback([o, counts] {
+      if (!counts->empty()) o->counts = cosmo_counts_from_name(*counts, "--counts");
       const auto r = generate_dataset(*o);
-      fmt::print("datagen: {} samples in {} files, {:.1f} MB, {:.2f} s ({:.1f} MB/s)\n", r.samples, r.files, r.bytes / 1e6,
-                 r.seconds, r.bytes / 1e6 / r.seconds);
+      fmt::print("datagen: {} samples in {} files{}, {:.1f} MB, {:.2f} s ({:.1f} MB/s)\n", r.samples, r.files,
+                 r.what.empty() ? "" : " (" + r.what + ")", r.bytes / 1e6, r.seconds, r.bytes / 1e6 / r.seconds);
     });
   }
   {
@@ -60,6 +65,9 @@ void register_data(CLI::App& app) {
       fmt::print("encode: {} samples in {} files, {}: samples {:.1f} MB -> {:.1f} MB (ratio {:.2f}), {:.2f} s ({:.1f} MB/s of input)\n",
                  r.samples, r.files, codec_name(o->codec), r.sample_bytes_in / 1e6, r.sample_bytes_out / 1e6,
                  r.sample_bytes_in / std::max(1.0, r.sample_bytes_out), r.seconds, r.sample_bytes_in / 1e6 / std::max(1e-9, r.seconds));
+      if (r.lut_values > 0 && r.samples > 0)
+        fmt::print("encode: lookup tables of {:.0f} unique values and {:.0f} channel groups per sample (mean)\n",
+                   static_cast<double>(r.lut_values) / r.samples, static_cast<double>(r.lut_groups) / r.samples);
       if (r.values > 0)
         fmt::print("encode: lossy: {:.2f}% of the values off by more than 10%, largest error {:.4g}\n",
                    100.0 * static_cast<double>(r.values_off_10pct) / static_cast<double>(r.values), r.max_abs_error);

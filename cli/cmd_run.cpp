@@ -21,6 +21,11 @@ void register_run(CLI::App& app) {
   cmd->add_option("plan", *plan, "plan YAML file")->required();
   cmd->add_option("--out", o->out_dir, "output folder: record.json, mllog.txt, checkpoints/")->required();
   cmd->add_option("--data", o->data_dir, "data folder (overrides the plan's data.dir)");
+  cmd->add_option("--stage-to", o->stage_to,
+                  "node-local folder (/dev/shm/..., NVMe; {node}: the node's number): each node copies there only the files its "
+                  "ranks read, and they read those (MLPerf HPC's staging; the plan's io.staging prices it)");
+  cmd->add_option("--ranks-per-node", o->ranks_per_node, "with --stage-to: the launcher places this many consecutive ranks per node (default: "
+                  "by host name)")->check(CLI::Range(1, 4096));
   cmd->add_option("--resume", o->resume_dir, "continue the run whose --out folder this is (the same plan, on the same ranks)");
   cmd->add_flag("--overwrite", o->overwrite, "replace the run already in --out (refused otherwise)");
   cmd->add_option("--force", o->force, "on --resume, plan fields that may differ from the checkpoint's (e.g. stages[1].learning_rate)")

@@ -128,10 +128,10 @@ std::string directives(const Site& site, const JobRequest& job, int nodes, int r
   return out;
 }
 
-// One task per node copies the data folder into node memory or NVMe before training, and removes
-// it when the job ends (an EXIT trap: a failed or finished run alike). Every sample file is read by
-// ranks of every node (the loader interleaves ids over the ranks), so a node's copy is the whole
-// folder. The executor holds no dataset in GPU memory: device memory is staged into node memory.
+// Each node's share of the data is copied into node memory or NVMe by the run itself (`run
+// --stage-to`: its first rank per node copies only the files its ranks read, timed as MLPerf HPC's
+// staging phase), and removed on every node when the job ends (an EXIT trap: a failed or finished
+// run alike). The executor holds no dataset in GPU memory: device memory is staged into node memory.
 std::string staging_step(const Plan& plan, const Site& site, const JobRequest& job, int nodes, std::string& data_arg) {
   if (plan.staging == Staging::none) return "";
   const bool nvme = job.staged_to == TierKind::nvme && !site.nvme_dir.empty();
@@ -153,13 +153,13 @@ std::string staging_step(const Plan& plan, const Site& site, const JobRequest& j
       per_node = fmt::format("flux run -N {0} -n {0}", nodes);
       break;
   }
-  data_arg = " --data \"$STAGED\"";
-  // the site's folder in double quotes (its $USER expands on the node), the data as the job's $DATA
-  return fmt::format("# stage the data into node {} (MLPerf HPC's staging phase; the plan's io.staging), removed at the end\n"
+  data_arg = " --data \"$DATA\" --stage-to \"$STAGED\"";
+  // the site's folder in double quotes (its $USER expands on the node)
+  return fmt::format("# the run stages each node's share of the data into node {} (MLPerf HPC's staging phase; the plan's io.staging),\n"
+                     "# removed on every node at the end\n"
                      "STAGED=\"{}\"\n"
-                     "trap '{} rm -rf \"$STAGED\"' EXIT\n"
-                     "{} bash -c 'mkdir -p \"$1\" && cp -r \"$2\"/. \"$1\"/' stage \"$STAGED\" \"$DATA\"\n",
-                     nvme ? "NVMe" : "memory", dest, per_node, per_node);
+                     "trap '{} rm -rf \"$STAGED\"' EXIT\n",
+                     nvme ? "NVMe" : "memory", dest, per_node);
 }
 
 // The environment the build used (the site's modules, the user's file), then the program and the

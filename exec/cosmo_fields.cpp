@@ -5,13 +5,19 @@
 #include <random>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "model/errors.hpp"
+
 namespace mrplan {
 
 namespace {
 
-constexpr double kVoxelMpc = 4.0;  // Mpc/h per voxel: 512 Mpc/h binned to 128^3 as in CosmoFlow
 constexpr double kScaleFactors[4] = {0.25, 0.5, 0.75, 1.0};  // the four "redshift" channels
-constexpr double kMeanCountPerVoxel = 64.0;  // 512^3 particles in 128^3 voxels
+struct Binning {
+  double voxel_mpc, mean_count;  // Mpc/h per voxel; particles per voxel
+};
+Binning binning(CosmoCounts c) { return c == CosmoCounts::real ? Binning{1.0, 1.0} : Binning{4.0, 64.0}; }
 
 // Bardeen, Bond, Kaiser & Szalay (1986) transfer function, Gamma = Omega_m h.
 double bbks(double k, double gamma) {
@@ -30,6 +36,14 @@ double top_hat(double kr) {
 
 }  // namespace
 
+const char* to_string(CosmoCounts c) { return c == CosmoCounts::real ? "real" : "mini"; }
+
+CosmoCounts cosmo_counts_from_name(const std::string& name, const std::string& where) {
+  if (name == "real") return CosmoCounts::real;
+  if (name == "mini") return CosmoCounts::mini;
+  fail_input("", where, fmt::format("'{}' is not a binning of the particle counts (real or mini)", name));
+}
+
 CosmoParams cosmo_params_from_unit(const float u[4]) {
   return {0.30 + 0.05 * u[0], 0.80 + 0.10 * u[1], 0.95 + 0.05 * u[2], 0.70 + 0.10 * u[3]};
 }
@@ -46,7 +60,8 @@ void CosmoFieldGenerator::sample(const CosmoParams& p, uint64_t seed, int16_t* o
   fft_.forward(work);
 
   // P(k) ∝ k^n_s T^2(k); normalised so the field smoothed on 8 Mpc/h has rms sigma8.
-  const double kf = 2.0 * M_PI / (n * kVoxelMpc);
+  const Binning bins = binning(counts_);
+  const double kf = 2.0 * M_PI / (n * bins.voxel_mpc);
   const double gamma = p.omega_m * p.h;
   std::vector<double> amp(ncplx);
   double s8 = 0, var = 0;
@@ -82,7 +97,7 @@ void CosmoFieldGenerator::sample(const CosmoParams& p, uint64_t seed, int16_t* o
     const double shift = 0.5 * d * d * field_var;
     for (size_t i = 0; i < nreal; ++i) {
       const double rho = std::exp(d * field[i] - shift);
-      std::poisson_distribution<int> poisson(kMeanCountPerVoxel * rho);
+      std::poisson_distribution<int> poisson(bins.mean_count * rho);
       out[i * 4 + c] = static_cast<int16_t>(std::min(poisson(rng), 32767));
     }
   }

@@ -150,11 +150,13 @@ DatagenReport generate_dataset(const DatagenOptions& o) {
   if (ni) return generate_neuron_inverter(o, size);
   if (cam) return generate_deepcam(o, size);
   const auto t0 = std::chrono::steady_clock::now();
-  const CosmoFieldGenerator gen(size);
+  const CosmoCounts counts = o.counts.value_or(size >= 128 ? CosmoCounts::real : CosmoCounts::mini);
+  const CosmoFieldGenerator gen(size, counts);
   const int64_t voxels = int64_t(size) * size * size;
   const int files = static_cast<int>((o.samples + o.samples_per_file - 1) / o.samples_per_file);
   ProgressBar bar("datagen", o.samples, o.progress);
   DatagenReport rep;
+  rep.what = fmt::format("{} counts", to_string(counts));
   for (int f = 0; f < files; ++f) {
     const int64_t first = int64_t(f) * o.samples_per_file;
     const int64_t n = std::min<int64_t>(o.samples_per_file, o.samples - first);

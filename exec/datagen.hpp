@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "exec/cosmo_fields.hpp"
 #include "exec/data_layout.hpp"
 
 namespace mrplan {
@@ -18,10 +19,14 @@ struct DatagenOptions {
   int size = 0;
   uint64_t seed = 1;
   int samples_per_file = 128;  // DeepCAM files hold one sample each, as the real dataset's do
+  // CosmoFlow's binning (exec/cosmo_fields.hpp); default: real at the real samples' 128^3 and up,
+  // mini below
+  std::optional<CosmoCounts> counts;
   unsigned threads = 0;  // 0: all cores
   bool progress = true;
 };
 struct DatagenReport {
+  std::string what;  // how the samples were drawn, where the workload has choices ("real counts")
   int files = 0;
   int64_t samples = 0;
   double bytes = 0;

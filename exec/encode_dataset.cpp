@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "exec/codec_lut_layout.hpp"
 #include "exec/data_layout.hpp"
 #include "exec/hdf5_file.hpp"
 #include "exec/parallel_work.hpp"
@@ -94,6 +95,10 @@ void encode_samples(const H5File& src, H5File& dst, const DataLayout& layout, co
       bar.add(1);
     });
     for (const auto& e : encoded) {
+      if (o.codec == Codec::lut) {
+        const auto h = lut::read_header(e.data(), e.size(), shape, src.path());
+        rep.lut_values += h.values, rep.lut_groups += h.group_key ? h.groups : 0;
+      }
       bytes.insert(bytes.end(), e.begin(), e.end());
       offsets.push_back(bytes.size());
     }

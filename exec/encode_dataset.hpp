@@ -39,6 +39,9 @@ struct EncodeReport {
   // a lossy codec's error, each value decoded against the original (FP32, before the reader's preprocessing)
   int64_t values = 0, values_off_10pct = 0;  // |error| > 10% of |value|
   double max_abs_error = 0;
+  // the lookup tables' sizes summed over the samples (preprocessing paper, Fig. 5: a few hundred
+  // unique values and tens of thousands of four-channel groups in a real 128^3 sample)
+  int64_t lut_values = 0, lut_groups = 0;
   double seconds = 0;
 };
 EncodeReport encode_dataset(const EncodeOptions& options);

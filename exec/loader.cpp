@@ -8,22 +8,6 @@ namespace mrplan {
 
 void batch_log1p(float* values, size_t n) { torch::from_blob(values, {static_cast<int64_t>(n)}).log1p_(); }
 
-std::vector<int64_t> restricted_shuffle(int64_t n_train, int rank, int ranks, int local_batch, uint64_t seed, int epoch) {
-  const int64_t group = n_train / ranks;
-  const int64_t iters = group / local_batch;
-  std::mt19937_64 shared(seed * 1000003ULL + static_cast<uint64_t>(epoch));
-  std::vector<int> owner(ranks);
-  std::iota(owner.begin(), owner.end(), 0);
-  std::shuffle(owner.begin(), owner.end(), shared);  // same permutation on every rank
-  const int64_t g = owner[rank];
-  std::vector<int64_t> ids(static_cast<size_t>(group));
-  std::iota(ids.begin(), ids.end(), g * group);
-  std::mt19937_64 local(seed * 7919ULL + static_cast<uint64_t>(epoch) * 104729ULL + static_cast<uint64_t>(g));
-  std::shuffle(ids.begin(), ids.end(), local);
-  ids.resize(static_cast<size_t>(iters * local_batch));
-  return ids;
-}
-
 Batch BatchPool::take(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& y_shape) {
   auto free = [](const torch::Tensor& t) { return t.use_count() == 1 && t.storage().use_count() == 1; };
   std::lock_guard<std::mutex> lock(mu_);

@@ -1,5 +1,5 @@
 #pragma once
-// Samples from HDF5 files, the MRT paper's restricted shuffling, and a background prefetcher
+// Batches of samples from HDF5 files (which ones: exec/sample_ids.hpp) on a background prefetcher
 // with a bounded queue. exec-internal: includes torch.
 #include <torch/torch.h>
 
@@ -13,14 +13,10 @@
 #include <thread>
 #include <vector>
 
+#include "exec/sample_ids.hpp"
 #include "exec/sample_store.hpp"
 
 namespace mrplan {
-
-// MRT III-D: N training samples in P groups; each epoch the groups are shuffled across ranks
-// and a rank draws its local batches from its own group. Returns this rank's ids, batch after
-// batch (iterations * local_batch of them), the same on every run for (seed, epoch).
-std::vector<int64_t> restricted_shuffle(int64_t n_train, int rank, int ranks, int local_batch, uint64_t seed, int epoch);
 
 struct Batch {
   torch::Tensor x, y;

@@ -52,12 +52,12 @@ struct EpochTimes {
 // The validation metric on this group's share of the held-out samples, batch norm recomputed first
 // where the plan asks (PreciseBN, Wu & Johnson 2021).
 double validate(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, const SampleStore& store, const ModelRun& run,
-                const std::vector<int64_t>& recompute_ids, BatchPool& batches) {
+                const std::vector<int64_t>& bn_ids, BatchPool& batches) {
   const auto& objective = *ctx.objective;
   constexpr int prefetch_depth = 2;
-  if (!recompute_ids.empty()) {
+  if (!bn_ids.empty()) {
     BatchNormRecompute recompute(model);
-    Prefetcher tp(store, recompute_ids, run.local_batch, prefetch_depth, /*keep_partial=*/true, &batches, ctx.decoder != nullptr);
+    Prefetcher tp(store, bn_ids, run.local_batch, prefetch_depth, /*keep_partial=*/true, &batches, ctx.decoder != nullptr);
     while (auto b = tp.next()) {
       batch_to_device(ctx, store, *b);
       model.forward(b->x);
@@ -67,9 +67,8 @@ double validate(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, const 
   std::vector<double> val(validation_sum_count(objective), 0.0);
   {
     torch::NoGradGuard ng;
-    std::vector<int64_t> vids;
-    for (int64_t v = job.group.rank(); v < ctx.plan.validation_samples; v += job.group.size()) vids.push_back(ctx.plan.train_samples + v);
-    Prefetcher vp(store, vids, run.local_batch, prefetch_depth, /*keep_partial=*/true, nullptr, ctx.decoder != nullptr);
+    auto vids = validation_ids(ctx.plan.train_samples, ctx.plan.validation_samples, job.group.rank(), job.group.size(), ctx.share.has_value());
+    Prefetcher vp(store, std::move(vids), run.local_batch, prefetch_depth, /*keep_partial=*/true, nullptr, ctx.decoder != nullptr);
     while (auto b = vp.next()) {
       batch_to_device(ctx, store, *b);
       add_validation_sums(objective, model.forward(b->x), b->y, val.data());
@@ -125,10 +124,9 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
   // ranks, so every rank switches at the same iteration) and may end the stage mid-epoch
   const int window = mr.stop.kind == StopRule::Kind::switch_rule ? mr.stop.window_iterations : 0;
   // batch norm recomputed before each validation over the first batches of this rank's share
-  std::vector<int64_t> recompute_ids;
-  for (int64_t v = rank; v < plan.train_samples && static_cast<int64_t>(recompute_ids.size()) < int64_t{plan.precise_bn_batches} * mr.local_batch;
-       v += ranks)
-    recompute_ids.push_back(v);
+  const auto bn_ids = recompute_ids(plan.train_samples, rank, ranks, int64_t{plan.precise_bn_batches} * mr.local_batch, ctx.share.has_value());
+  // where each node reads its staged share, the groups stay on their nodes
+  const MemberNodes nodes = ctx.share ? member_nodes(st, job.model, ctx.share->node_of_rank) : MemberNodes{};
   const std::string tag = st.models.size() == 1 ? st.name : st.name + "/" + mr.name;
   // MLPerf's epoch number (this model's ranks' count over the run), and mrplan's keys that make the
   // switch and the fusions visible in the log
@@ -145,7 +143,7 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
     const auto t_epoch = Clock::now();
     job.log.event("epoch_start", "INTERVAL_START", "null", meta(prog.total_epochs + 1));
     model.train();
-    auto ids = restricted_shuffle(plan.train_samples, rank, ranks, mr.local_batch, ctx.options.seed * 31 + job.stage, e);
+    auto ids = restricted_shuffle(plan.train_samples, rank, ranks, mr.local_batch, ctx.options.seed * 31 + job.stage, e, nodes);
     Prefetcher pf(store, std::move(ids), mr.local_batch, prefetch_depth, false, &batches, ctx.decoder != nullptr);
     EpochTimes t;
     double window_sum[2] = {0, 0};
@@ -205,7 +203,7 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
     const double train_loss = sums[0] / std::max(1.0, sums[1]);
     const auto t_eval = Clock::now();
     job.log.event("eval_start", "INTERVAL_START", "null", meta(prog.total_epochs + 1));
-    const double val_metric = validate(ctx, job, model, store, mr, recompute_ids, batches);
+    const double val_metric = validate(ctx, job, model, store, mr, bn_ids, batches);
     job.log.event("eval_stop", "INTERVAL_END", "null", meta(prog.total_epochs + 1));
     const double eval_s = since(t_eval);
     ++prog.epoch;

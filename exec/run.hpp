@@ -11,6 +11,8 @@ namespace mrplan {
 struct RunOptions {
   std::string out_dir;      // record.json, mllog.txt, checkpoints/
   std::string data_dir;     // overrides the plan's data.dir
+  std::string stage_to;     // node-local folder: each node's share of the data is copied there first
+  int ranks_per_node = 0;   // with stage_to: consecutive ranks per node; 0: by host name
   std::string resume_dir;   // continue the run whose checkpoints are here
   bool overwrite = false;   // replace a run already in out_dir (refused otherwise)
   std::vector<std::string> force;  // plan fields a resume may find changed ("stages[1].learning_rate")

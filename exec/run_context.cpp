@@ -50,7 +50,8 @@ void batch_to_device(const RunContext& ctx, const SampleStore& store, Batch& b) 
 
 SampleStore open_store(const RunContext& ctx, const ModelRun& run, const std::string& stage_name) {
   const auto& plan = ctx.plan;
-  SampleStore store((fs::path(ctx.data_dir) / fmt::format("res{}", run.resolution)).string(), ctx.layout);
+  const std::string folder = fmt::format("res{}", run.resolution);
+  SampleStore store((fs::path(ctx.data_dir) / folder).string(), ctx.layout, ctx.share ? (fs::path(ctx.share->copy_dir) / folder).string() : "");
   const auto spatial = coarsened_spatial(ctx.spec, run.resolution);
   std::vector<int64_t> want{ctx.spec.input_channels};
   want.insert(want.end(), spatial.begin(), spatial.end());

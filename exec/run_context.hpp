@@ -11,6 +11,7 @@
 #include "exec/data_layout.hpp"
 #include "exec/loader.hpp"
 #include "exec/mllog.hpp"
+#include "exec/node_share.hpp"
 #include "exec/objective.hpp"
 #include "exec/run.hpp"
 #include "exec/run_eta.hpp"
@@ -37,6 +38,7 @@ struct RunContext {
   Watchdog* watchdog = nullptr;  // told of every step; ends a job that stalls
   EpochWork epoch_work;          // what the epoch lines' ETA prices the remaining epochs by
   std::shared_ptr<DeviceDecoder> decoder = nullptr;  // the plan's device decoder, where the run has a GPU
+  std::optional<NodeShare> share;  // run --stage-to: each node reads its own staged share
 };
 
 // A batch on the run's device: decoded there by `ctx.decoder` where the prefetcher left it encoded

@@ -43,7 +43,8 @@ void load_min_max(const std::string& dir, int64_t channels, std::vector<float>& 
 
 }  // namespace
 
-SampleStore::SampleStore(const std::string& dir, const DataLayout& layout) : files_(list_h5_files(dir)), layout_(layout) {
+SampleStore::SampleStore(const std::string& dir, const DataLayout& layout, const std::string& copy_dir)
+    : files_(list_h5_files(dir)), copy_dir_(copy_dir), layout_(layout) {
   std::lock_guard<std::mutex> lock(hdf5_mutex);
   const size_t lead = layout.per_sample_files ? 0 : 1;  // the sample axis, where files hold several
   std::vector<uint64_t> ref, ref_labels;
@@ -109,8 +110,17 @@ std::pair<size_t, int64_t> SampleStore::locate(int64_t id) const {
   return {static_cast<size_t>(it - first_.begin()), id - *it};
 }
 
+std::string SampleStore::read_path(size_t f) const {
+  if (copy_dir_.empty()) return files_[f];
+  const fs::path copy = fs::path(copy_dir_) / fs::path(files_[f]).filename();
+  if (!fs::exists(copy))
+    fail_input(copy.string(), "", fmt::format("is not in this node's staged share of {} (run --stage-to): the ranks of a node read only "
+                                              "the files staged for them; stage again, or run without --stage-to", files_[f]));
+  return copy.string();
+}
+
 const H5File& SampleStore::opened(size_t f) const {
-  if (!open_[f]) open_[f] = std::make_unique<H5File>(files_[f], H5File::Mode::read);
+  if (!open_[f]) open_[f] = std::make_unique<H5File>(read_path(f), H5File::Mode::read);
   return *open_[f];
 }
 

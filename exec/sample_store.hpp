@@ -17,8 +17,12 @@ namespace mrplan {
 // or encoded (exec/encode_dataset.hpp: the codec is read from the files, one for the folder).
 class SampleStore {
  public:
-  SampleStore(const std::string& dir, const DataLayout& layout);
+  // `copy_dir`: where a node staged its share of `dir`'s files (exec/node_share.hpp): the index is
+  // `dir`'s, the samples are read from the copies, and a file outside the share is an error.
+  SampleStore(const std::string& dir, const DataLayout& layout, const std::string& copy_dir = "");
   int64_t size() const { return total_; }
+  const std::vector<std::string>& files() const { return files_; }  // in name order
+  size_t file_of(int64_t id) const { return locate(id).first; }
   const std::vector<int64_t>& sample_shape() const { return shape_; }  // channel-first {C, spatial...}
   const std::vector<int64_t>& label_shape() const { return label_shape_; }  // per sample
   int64_t label_size() const { return label_size_; }
@@ -52,6 +56,7 @@ class SampleStore {
 
  private:
   std::vector<std::string> files_;
+  std::string copy_dir_;
   mutable std::vector<std::unique_ptr<H5File>> open_;  // opened on first read, kept open
   std::vector<int64_t> first_;  // first global id of each file
   DataLayout layout_;
@@ -66,6 +71,7 @@ class SampleStore {
   std::vector<uint64_t> stored_dims(const H5File& h5, size_t file);  // as the raw dataset's would be
   void check_value(size_t file, int64_t row, float value) const;
   const H5File& opened(size_t file) const;               // call with hdf5_mutex held
+  std::string read_path(size_t file) const;              // the file, or its node's copy
   void check_labels(size_t file, int64_t row, const float* y) const;
 };
 

@@ -51,21 +51,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Ranks [0, g0) train model 0 of the stage, [g0, g0 + g1) model 1, and so on.
-size_t model_of_rank(const Stage& st, int rank) {
-  int first = 0;
-  for (size_t j = 0; j < st.models.size(); ++j) {
-    first += st.models[j].gpus;
-    if (rank < first) return j;
-  }
-  return st.models.size() - 1;
-}
-int first_rank_of(const Stage& st, size_t model) {
-  int first = 0;
-  for (size_t j = 0; j < model; ++j) first += st.models[j].gpus;
-  return first;
-}
-
 void check_ranks(const Plan& plan, int ranks) {
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const auto& st = plan.stages[i];
@@ -464,6 +449,9 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const torch::Device dev = pick_device(o.device, world);
   const auto spec = plan_network(plan);
   check_before_training(plan, spec);
+  if (!o.stage_to.empty() && plan.staging == Staging::none)  // what ran would not be what was predicted
+    fail_input(plan.source_file, "io.staging", "is none but --stage-to stages the data: set io.staging (host_memory or nvme) so that the "
+                                               "plan's prediction prices the copy");
   // read on every rank, so that a bad file is refused before anything starts, alike on all
   const auto own_profile = o.profile_file.empty() ? std::nullopt : std::optional(load_profile_file(o.profile_file));
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
@@ -521,7 +509,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   if (!resuming) log_run_header(log, plan, spec.name, facts);
   else log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", state.stage + 1));  // the time since the kill is not trained
   RunContext ctx{plan,   o,   world, dev, spec, layout_for(spec.name), data_dir, out, checkpoints.dir(), log,
-                 std::nullopt, rank, ranks, nullptr, epoch_work(plan, spec)};
+                 std::nullopt, rank, ranks, nullptr, epoch_work(plan, spec), nullptr, std::nullopt};
   const Codec stored = stored_codec(ctx, state.stage);
   const char* codec = codec_name(stored);
   if (plan.decoder == DecoderPlace::device && dev.is_cuda()) ctx.decoder = std::make_shared<DeviceDecoder>(stored, dev.index());
@@ -533,6 +521,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   if (rank == 0)
     fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,
                ranks, facts.platform, dev.str(), threads, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");
+  if (!o.stage_to.empty()) ctx.share = stage_run_data(world, plan, ctx.layout, data_dir, o, log, state.record);
   if (rank == 0 && own_profile) {
     const auto predicted = simulate(plan, *own_profile).totals;
     fmt::print("predicted with {}: {} {:.1f} s\n", o.profile_file, predicted.reached_target ? "time to target" : "trained", predicted.time_to_target_s);

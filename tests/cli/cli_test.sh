@@ -130,11 +130,10 @@ grep -q "data: {dir: /scratch/c}" "$tmp/js/cosmoflow-mlperf.yaml" || fail "jobsc
 expect_error "--account: summit charges every job to a project" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --out "$tmp/js/summit.sh"
 "$MRPLAN" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --account a1 --out "$tmp/js/summit.sh" 2> /dev/null > /dev/null
 for line in "#BSUB -nnodes 6" "#BSUB -W 0:30" "#BSUB -P a1" "STAGED=\"/mnt/bb/\$USER/mrplan\"" "DATA=/gpfs/c" \
-    "jsrun -n 6 -r1 -a1 -c1 bash -c 'mkdir -p \"\$1\" && cp -r \"\$2\"/. \"\$1\"/' stage \"\$STAGED\" \"\$DATA\"" \
     "trap 'jsrun -n 6 -r1 -a1 -c1 rm -rf \"\$STAGED\"' EXIT" "[ -d \"\$DATA/res2\" ] || \"\$MRPLAN\" coarsen \"\$DATA/res1\" \"\$DATA/res2\" --factor 2 --workload cosmoflow-mrt"; do
   grep -qxF -- "$line" "$tmp/js/summit.sh" || fail "summit job script lacks: $line"
 done
-grep -q "^jsrun -n 32 -r6 -a1 -c7 -g1 -bpacked:7 \"\$MRPLAN\" run .* --data \"\$STAGED\"$" "$tmp/js/summit.sh" || fail "summit runs on the staged data"
+grep -q "^jsrun -n 32 -r6 -a1 -c7 -g1 -bpacked:7 \"\$MRPLAN\" run .* --data \"\$DATA\" --stage-to \"\$STAGED\"$" "$tmp/js/summit.sh" || fail "summit's run stages its nodes' shares"
 grep -q "^# known limit: a stage that starts from the one before ends in a crash on a GPU" "$tmp/js/summit.sh" || fail "the MRT GPU limit is not flagged"
 expect_error "exists: the job script would be written over" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --account a1 --out "$tmp/js/summit.sh"
 "$MRPLAN" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --account a1 --out "$tmp/js/summit.sh" --overwrite > /dev/null 2>&1 || fail "--overwrite"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A Slurm script from `mrplan jobscript` run as written, end to end, on this machine: stub `sbatch`,
 # `srun` and `module` commands (srun starts `mpirun -np N` where the script asks for N tasks, the
-# command once otherwise) and MRPLAN_DEVICE=cpu. The script makes the coarse folder from res1,
-# stages the data into node memory and removes it at the end; the run reaches its end.
+# command once otherwise) and MRPLAN_DEVICE=cpu. The script makes the coarse folder from res1, the
+# run stages its node's share into node memory, the script removes it at the end.
 #   tests/cli/jobscript_run.sh MPIEXEC MRPLAN
 set -uo pipefail
 MPIEXEC="$1"; MRPLAN="$2"
@@ -48,6 +48,8 @@ staged=$(sed -n 's/^STAGED="\(.*\)"$/\1/p' "$tmp/job.sh")
 (cd "$tmp/submit" && PATH="$tmp/bin:$PATH" MRPLAN_DEVICE=cpu sbatch "$tmp/job.sh") > "$tmp/job.out" 2>&1 || fail "the job: $(tail -20 "$tmp/job.out")"
 [ -d "$tmp/data/res2" ] || fail "the job did not make res2 from res1"
 [ -f "$tmp/run/record.json" ] && grep -q '"name": "dense"' "$tmp/run/record.json" || fail "no record of both stages: $(tail -20 "$tmp/job.out")"
-grep -q "data $staged (raw)" "$tmp/job.out" || fail "the run did not read the staged copy: $(grep "^run '" "$tmp/job.out")"
+grep -q "^staged each node's share into $staged: 1 node(s), .* (6 file(s) copied, 0 already there)" "$tmp/job.out" \
+  || fail "the run did not stage its node's share: $(grep -i "stag" "$tmp/job.out")"
+grep -q '"key": "staging_stop"' "$tmp/run/mllog.txt" && grep -q '"staging_s"' "$tmp/run/record.json" || fail "the staging was not logged"
 [ ! -e "$staged" ] || fail "the staged copy $staged was left behind"
 echo "jobscript: the Slurm script ran as written (coarsened, staged, trained, cleaned up)"

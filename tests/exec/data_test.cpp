@@ -63,7 +63,7 @@ TEST(Datagen, DeterministicBySeedAndInTheMrtLayout) {
 
 TEST(Datagen, Sigma8ControlsTheFluctuations) {
   // the labels must shape the field: a larger sigma8 gives a larger variance of log(1 + counts)
-  CosmoFieldGenerator gen(16);
+  CosmoFieldGenerator gen(16, CosmoCounts::mini);
   auto spread = [&](double s8) {
     std::vector<int16_t> out(16 * 16 * 16 * 4);
     gen.sample({0.3, s8, 0.95, 0.7}, 11, out.data());
