@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "model/error_summary.hpp"
@@ -176,21 +177,6 @@ FitResult fit_with_spreads(Problem& pb) {
   return solve(f.params);
 }
 
-// A fitted log parameter's sd. With effects the residuals are whitened by their spreads, so the
-// posterior's covariance is (J'J)^-1 and the fit's rss/dof scaling is taken back out; one curve
-// keeps the fit's standard error. Infinite: the runs do not pin it.
-double log_sd(const Problem& pb, const FitResult& f, Eigen::Index i) {
-  if (!pb.effects || !std::isfinite(f.std_errors[i])) return f.std_errors[i];
-  const auto m = static_cast<double>(pb.residuals(f.params).size()), p = static_cast<double>(pb.size);
-  return f.std_errors[i] / std::sqrt(m > p ? f.rss / (m - p) : 1.0);
-}
-
-// A system effect's posterior sd, no wider than its prior (which it is where the system has no runs).
-double effect_sd(const Problem& pb, const FitResult& f, Eigen::Index i, double prior_sd) {
-  const double sd = i >= 0 ? log_sd(pb, f, i) : prior_sd;
-  return std::isfinite(sd) ? std::min(sd, prior_sd) : prior_sd;
-}
-
 void describe_systems(const Problem& pb, const FitResult& f, BatchEpochsFit& fit) {
   fit.population_factor = std::exp(f.params[pb.factor_index()]);
   fit.population_critical = pb.fit_critical ? std::exp(f.params[0]) : pb.base.critical_batch;
@@ -203,26 +189,60 @@ void describe_systems(const Problem& pb, const FitResult& f, BatchEpochsFit& fit
   }
 }
 
-// The fitted system's own curve: the population's uncertainty in its factor, its own effect's in
-// its critical batch (without runs: the population's and the systems' spread) and in the seed spread.
-std::vector<FittedParameter> system_parameters(const Problem& pb, const FitResult& f, const std::string& prefix, const std::string& source,
-                                               const std::string& whose) {
-  std::vector<FittedParameter> out;
+// The posterior covariance of the log parameters: with effects the residuals are whitened by their
+// spreads, so it is (J'J)^-1 and the fit's rss/dof scaling is taken back out; one curve keeps the
+// fit's own. Infinite on the diagonal: the runs do not pin it.
+Eigen::MatrixXd log_covariance(const Problem& pb, const FitResult& f) {
+  if (!pb.effects) return f.covariance;
+  const auto m = static_cast<double>(pb.residuals(f.params).size()), p = static_cast<double>(pb.size);
+  return f.covariance / (m > p ? f.rss / (m - p) : 1.0);
+}
+
+// The fitted system's own curve, [critical batch,] epoch factor: each a sum of the population's log
+// parameter and the system's effect, so their covariance is a' C b over those slots (a system
+// without runs adds the between-system spreads). Then the seed spread within a system: the effects'
+// uncertainty is drawn with the parameters, not folded into the seeds.
+struct OwnCurve {
+  std::vector<FittedParameter> fitted;
+  std::vector<std::string> keys;  // [critical_batch,] epoch_factor
+  std::vector<double> covariance; // of their logs, row-major
+};
+
+OwnCurve system_parameters(const Problem& pb, const FitResult& f, const std::string& prefix, const std::string& source,
+                           const std::string& whose) {
+  OwnCurve out;
   const System& mine = pb.systems[0];
+  const Eigen::MatrixXd C = log_covariance(pb, f);
+  std::vector<Eigen::VectorXd> combos;
+  std::vector<double> extra;  // a system without runs: the spread of the systems about the population
   if (pb.fit_critical) {
-    const double value = std::exp(pb.log_critical(f.params, mine));
-    const double sd = mine.w >= 0 ? effect_sd(pb, f, mine.w, pb.critical_sd) : std::hypot(log_sd(pb, f, 0), pb.effects ? pb.critical_sd : 0.0);
-    out.push_back({prefix + "critical_batch", value, value * sd, source + whose});
+    Eigen::VectorXd a = Eigen::VectorXd::Zero(pb.size);
+    a[0] = 1;
+    if (mine.w >= 0) a[mine.w] = 1;
+    combos.push_back(a), extra.push_back(pb.effects && mine.w < 0 ? pb.critical_sd * pb.critical_sd : 0.0);
+    out.keys.push_back(prefix + "critical_batch");
   }
-  const double factor = std::exp(pb.log_factor(f.params, mine));
-  out.push_back({prefix + "epoch_factor", factor, factor * log_sd(pb, f, pb.factor_index()), source + whose});
+  Eigen::VectorXd a = Eigen::VectorXd::Zero(pb.size);
+  a[pb.factor_index()] = 1;
+  if (mine.u >= 0) a[mine.u] = 1;
+  combos.push_back(a), extra.push_back(pb.effects && mine.u < 0 ? pb.system_sd * pb.system_sd : 0.0);
+  out.keys.push_back(prefix + "epoch_factor");
+  const size_t n = combos.size();
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      double c = combos[i].dot(C * combos[j]) + (i == j ? extra[i] : 0.0);
+      if (!std::isfinite(c)) c = i == j ? std::numeric_limits<double>::infinity() : 0.0;
+      out.covariance.push_back(c);
+    }
+  const double values[2] = {pb.fit_critical ? std::exp(pb.log_critical(f.params, mine)) : 0.0, std::exp(pb.log_factor(f.params, mine))};
+  for (size_t i = 0; i < n; ++i) {
+    const double value = values[2 - n + i];
+    out.fitted.push_back({out.keys[i], value, value * std::sqrt(out.covariance[i * n + i]), source + whose});
+  }
   if (pb.effects || static_cast<double>(pb.runs.size()) - static_cast<double>(pb.size) >= 1) {
-    const double u_sd = pb.effects ? effect_sd(pb, f, mine.u, pb.system_sd) : 0.0;
-    const double spread = std::min(1.0, std::hypot(pb.seed_sd, u_sd));
     const double dof = std::max(1.0, static_cast<double>(pb.runs.size()) - static_cast<double>(pb.systems.size()));
-    out.push_back({prefix + "seed_epochs_cv", spread, spread / std::sqrt(2 * dof),
-                   source + (pb.effects ? " (a seed's spread within a system, and this system's effect's uncertainty)"
-                                        : " (the runs' spread about the fit)")});
+    out.fitted.push_back({prefix + "seed_epochs_cv", pb.seed_sd, pb.seed_sd / std::sqrt(2 * dof),
+                          source + (pb.effects ? " (a seed's spread: the runs about their own system's curve)" : " (the runs' spread about the fit)")});
   }
   return out;
 }
@@ -255,11 +275,13 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
   const std::string source = fmt::format("calibrate records, epochs to target: {}", fmt::join(files, ", "));
   const std::string whose = !pb.effects ? "" : mine.runs > 0 ? fmt::format(" (this system's effect from its {} run(s))", mine.runs)
                                                              : " (a system without runs: the population's)";
-  fit.fitted = system_parameters(pb, f, prefix, source, whose);
+  const OwnCurve curve = system_parameters(pb, f, prefix, source, whose);
+  fit.fitted = curve.fitted;
   for (const auto& p : fit.fitted) {
     set_parameter(profile, p.key, p.value);
     record_fit(profile, p);
   }
+  record_correlations(profile, curve.keys, curve.covariance);
   for (const auto& r : pb.runs)
     fit.observations.push_back({r.named->file, pb.systems[r.system].machine, r.batch, r.epochs, std::ceil(pb.predicted(f.params, r) - 1e-9)});
   return fit;

@@ -207,8 +207,8 @@ Eigen::VectorXd posterior_residuals(const Problem& pb, const Eigen::VectorXd& th
   return r;
 }
 
-// The posterior standard deviation of each log-parameter, from the Jacobian at the fit.
-Eigen::VectorXd posterior_sd(const Problem& pb, const Eigen::VectorXd& theta) {
+// The posterior covariance of the log-parameters, from the Jacobian at the fit.
+Eigen::MatrixXd posterior_covariance(const Problem& pb, const Eigen::VectorXd& theta) {
   const Eigen::VectorXd r0 = posterior_residuals(pb, theta);
   Eigen::MatrixXd J(r0.size(), theta.size());
   for (Eigen::Index k = 0; k < theta.size(); ++k) {
@@ -216,7 +216,7 @@ Eigen::VectorXd posterior_sd(const Problem& pb, const Eigen::VectorXd& theta) {
     t[k] += 1e-4;
     J.col(k) = (posterior_residuals(pb, t) - r0) / 1e-4;
   }
-  return (J.transpose() * J).inverse().diagonal().cwiseSqrt();
+  return (J.transpose() * J).inverse();
 }
 
 // The maximum a posteriori fit from the profile's values, then from each start the records suggest
@@ -298,7 +298,9 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
                         "validate one share of the held-out samples a GPU; runs at another GPU count pin it");
   const size_t n = pb.cands.size();
   const Eigen::VectorXd prior_pred = predict(profile, records, pb.plans, pb.obs);
-  const Eigen::VectorXd theta = fit_from_each_start(pb), sd = posterior_sd(pb, theta);
+  const Eigen::VectorXd theta = fit_from_each_start(pb);
+  const Eigen::MatrixXd cov = posterior_covariance(pb, theta);
+  const Eigen::VectorXd sd = cov.diagonal().cwiseSqrt();
   MachineProfile fitted = pb.at(theta);
   for (const auto& r : records) out.used.push_back(r.file);
   const std::string source = fmt::format("calibrate records: {}", fmt::join(out.used, ", "));
@@ -321,9 +323,19 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
                                                           : source});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);
+  std::vector<std::string> joint;  // how the joint fit's parameters moved together, drawn so (sim/monte_carlo)
+  std::vector<size_t> at;
+  for (size_t k = 0; k < n; ++k)
+    if (std::any_of(out.fitted.begin(), out.fitted.end(), [&](const FittedParameter& f) { return f.key == pb.cands[k].key; }))
+      joint.push_back(pb.cands[k].key), at.push_back(k);
+  std::vector<double> joint_cov;
+  for (const size_t i : at)
+    for (const size_t j : at) joint_cov.push_back(cov(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)));
+  record_correlations(fitted, joint, joint_cov);
   if (!staging.empty()) {
     const auto st = fit_staging(fitted, staging, source);
     for (const auto& f : st.fitted) set_parameter(fitted, f.key, f.value), record_fit(fitted, f), out.fitted.push_back(f);
+    if (!st.covariance.empty()) record_correlations(fitted, {st.fitted[0].key, st.fitted[1].key}, st.covariance);
     for (const auto& n : st.notes) out.notes.push_back(n);
     for (size_t i = 0; i < staging.size(); ++i)
       out.observations.push_back({staging[i].file, "staging_s", staging[i].measured_s, st.before_s[i], st.after_s[i]});

@@ -37,7 +37,7 @@ StagingFit fit_staging(const MachineProfile& profile, const std::vector<StagingT
     out.before_s.push_back(staging_on(profile, *times[i].plan));
   }
   const bool two_shares = share.maxCoeff() > 1.05 * share.minCoeff();
-  double fixed_s = profile.io.staging_fixed_s, inv_rate = 0, fixed_se = 0, inv_se = 0;
+  double fixed_s = profile.io.staging_fixed_s, inv_rate = 0, fixed_se = 0, inv_se = 0, cov_fixed_inv = 0;
   if (two_shares) {
     Eigen::MatrixXd A(n, 2);
     A.col(0).setOnes();
@@ -48,7 +48,7 @@ StagingFit fit_staging(const MachineProfile& profile, const std::vector<StagingT
     if (n > 2) {
       const double s2 = (y - A * b).squaredNorm() / static_cast<double>(n - 2);
       const Eigen::Matrix2d cov = s2 * (A.transpose() * A).inverse();
-      fixed_se = std::sqrt(cov(0, 0)), inv_se = std::sqrt(cov(1, 1));
+      fixed_se = std::sqrt(cov(0, 0)), inv_se = std::sqrt(cov(1, 1)), cov_fixed_inv = b[0] > 0 ? cov(0, 1) : 0.0;
     }
   } else {
     const Eigen::ArrayXd per = (y.array() - fixed_s) / share.array();
@@ -61,7 +61,12 @@ StagingFit fit_staging(const MachineProfile& profile, const std::vector<StagingT
     fail_input(times.front().file, "staging_s", "the staging times do not grow with a node's share: no staging rate fits them");
   const double rate_GBps = 1e-9 / inv_rate;
   out.fitted.push_back({"io.staging_node_GBps", rate_GBps, rate_GBps * inv_se / inv_rate, source});
-  if (two_shares) out.fitted.push_back({"io.staging_fixed_s", fixed_s, fixed_se, source});
+  if (two_shares) {
+    out.fitted.push_back({"io.staging_fixed_s", fixed_s, fixed_se, source});
+    const double d_rate = -rate_GBps / inv_rate;  // d rate / d (1 / rate)
+    const double v_rate = std::pow(rate_GBps * inv_se / inv_rate, 2), c = d_rate * cov_fixed_inv;
+    out.covariance = {v_rate, c, c, fixed_se * fixed_se};
+  }
   MachineProfile after = profile;
   after.io.staging_node_Bps = 1.0 / inv_rate, after.io.staging_fixed_s = fixed_s;
   for (const auto& t : times) out.after_s.push_back(staging_on(after, *t.plan));

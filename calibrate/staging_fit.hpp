@@ -20,6 +20,7 @@ struct StagingTime {
 struct StagingFit {
   std::vector<FittedParameter> fitted;  // io.staging_node_GBps, and io.staging_fixed_s where identified
   std::vector<std::string> notes;       // what the times cannot pin, and why
+  std::vector<double> covariance;       // of `fitted`'s values, row-major, where both are fitted (they trade off)
   std::vector<double> before_s, after_s;  // each time as the profile predicted it, before and after
 };
 

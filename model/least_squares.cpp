@@ -15,29 +15,39 @@ double r_squared(double rss, const Eigen::VectorXd& observed) {
   return tss > 0 ? 1.0 - rss / tss : 1.0;
 }
 
-Eigen::VectorXd standard_errors(const Eigen::MatrixXd& J, double rss, Eigen::Index m, Eigen::Index n) {
+// The covariance s^2 (J'J)^+ and the standard errors of a fit of m residuals in n parameters.
+void add_errors(FitResult& out, const Eigen::MatrixXd& J, double rss, Eigen::Index m, Eigen::Index n) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  out.covariance = Eigen::MatrixXd::Zero(n, n);
   const Eigen::JacobiSVD<Eigen::MatrixXd> svd(J, Eigen::ComputeFullV);
   const auto& sv = svd.singularValues();
   const double tol = 1e-10 * (sv.size() > 0 ? sv(0) : 0.0);
   const auto rank = static_cast<Eigen::Index>((sv.array() > tol).count());
   // as many residuals as directions the parameters move them in: a fit through every point has no
   // spread left to say how well it knows them
-  if (m <= rank) return Eigen::VectorXd::Constant(n, std::numeric_limits<double>::infinity());
+  if (m <= rank) {
+    out.std_errors = Eigen::VectorXd::Constant(n, kInf);
+    out.covariance.diagonal().setConstant(kInf);
+    return;
+  }
   // (J^T J)^+ from the same decomposition: V diag(1/sigma^2) V^T over the directions J moves
   const double s2 = rss / static_cast<double>(m - rank);
   const auto& V = svd.matrixV();
-  Eigen::VectorXd se = Eigen::VectorXd::Zero(n);
   for (Eigen::Index k = 0; k < sv.size(); ++k)
-    if (sv(k) > tol) se += V.col(k).cwiseAbs2() * (s2 / (sv(k) * sv(k)));
-  se = se.cwiseSqrt();
+    if (sv(k) > tol) out.covariance += V.col(k) * V.col(k).transpose() * (s2 / (sv(k) * sv(k)));
+  out.std_errors = out.covariance.diagonal().cwiseMax(0.0).cwiseSqrt();
   // A parameter the residuals do not move (a clamp it sits behind, a run that cannot see it) is
   // not known at all: the pseudo-inverse would call it exact.
   for (Eigen::Index k = 0; k < n; ++k) {
     if (k < sv.size() && sv(k) > tol) continue;
     for (Eigen::Index i = 0; i < n; ++i)
-      if (std::abs(V(i, k)) > 1e-6) se[i] = std::numeric_limits<double>::infinity();
+      if (std::abs(V(i, k)) > 1e-6) out.std_errors[i] = kInf;
   }
-  return se;
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (!std::isfinite(out.std_errors[i]) || out.std_errors[i] == 0) {
+      out.covariance.row(i).setZero(), out.covariance.col(i).setZero();
+      out.covariance(i, i) = out.std_errors[i] * out.std_errors[i];
+    }
 }
 
 Eigen::MatrixXd jacobian(const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& f, const Eigen::VectorXd& x,
@@ -94,7 +104,7 @@ FitResult levenberg_marquardt(const std::function<Eigen::VectorXd(const Eigen::V
   out.rss = rss;
   out.r2 = r_squared(rss, observed);
   out.iterations = it;
-  out.std_errors = standard_errors(jacobian(residuals, x, r), rss, r.size(), x.size());
+  add_errors(out, jacobian(residuals, x, r), rss, r.size(), x.size());
   return out;
 }
 
@@ -110,7 +120,7 @@ FitResult weighted_linear_least_squares(const Eigen::MatrixXd& A, const Eigen::V
   out.rss = r.squaredNorm();
   out.r2 = r_squared(out.rss, bw);
   out.converged = true;
-  out.std_errors = standard_errors(Aw, out.rss, A.rows(), A.cols());
+  add_errors(out, Aw, out.rss, A.rows(), A.cols());
   return out;
 }
 
@@ -120,8 +130,8 @@ FitResult weighted_two_term_least_squares_dropping_negative(const Eigen::MatrixX
     if (f.params(drop) >= 0) continue;
     const int keep = 1 - drop;
     const auto g = weighted_linear_least_squares(A.col(keep), b, w);
-    f.params = Eigen::Vector2d::Zero(), f.std_errors = Eigen::Vector2d::Zero();
-    f.params(keep) = std::max(0.0, g.params(0)), f.std_errors(keep) = g.std_errors(0);
+    f.params = Eigen::Vector2d::Zero(), f.std_errors = Eigen::Vector2d::Zero(), f.covariance = Eigen::Matrix2d::Zero();
+    f.params(keep) = std::max(0.0, g.params(0)), f.std_errors(keep) = g.std_errors(0), f.covariance(keep, keep) = g.covariance(0, 0);
     break;
   }
   return f;

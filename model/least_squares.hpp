@@ -9,6 +9,9 @@ namespace mrplan {
 struct FitResult {
   Eigen::VectorXd params;
   Eigen::VectorXd std_errors;  // zero when there are no spare degrees of freedom; infinite for a parameter the residuals do not depend on
+  // The parameters' covariance, s^2 (J'J)^+ (its diagonal: std_errors squared); rows and columns of
+  // a parameter with an infinite or zero standard error are zero off the diagonal.
+  Eigen::MatrixXd covariance;
   double rss = 0;
   double r2 = 0;               // 1 - rss / total sum of squares of the observations
   int iterations = 0;

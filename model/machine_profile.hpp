@@ -165,6 +165,14 @@ struct FittedParameter {
   std::string source;    // what data, or "prior" / "public spec"
 };
 
+// How one fit's parameters moved together: their correlation (in the fit's log space), so that a
+// draw (sim/monte_carlo) keeps what the data pinned (a critical batch and an epoch factor that meet
+// at the runs' batch) instead of drawing each across its own range.
+struct FitCorrelation {
+  std::vector<std::string> keys;  // each fitted, with a finite, positive standard error
+  std::vector<double> matrix;     // keys.size()^2, row-major: symmetric, unit diagonal, positive semi-definite
+};
+
 struct MachineProfile {
   std::string name;
   std::string description;
@@ -178,6 +186,7 @@ struct MachineProfile {
   IoParams io;
   std::map<std::string, ConvergenceParams> convergence;  // by workload name
   std::vector<FittedParameter> fitted;
+  std::vector<FitCorrelation> correlations;  // a key in one block at most; a block goes when one of its keys is fitted again
 };
 
 }  // namespace mrplan

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Dense>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -201,7 +203,58 @@ void set_parameter(MachineProfile& m, const std::string& key, double value) {
 void record_fit(MachineProfile& m, FittedParameter f) {
   if (!find_parameter(m, f.key)) throw std::logic_error(fmt::format("fit of '{}': no such parameter in the profile registry", f.key));
   std::erase_if(m.fitted, [&](const FittedParameter& p) { return p.key == f.key; });
+  // a parameter fitted again moved apart from the others of its old fit
+  std::erase_if(m.correlations, [&](const FitCorrelation& c) { return std::find(c.keys.begin(), c.keys.end(), f.key) != c.keys.end(); });
   m.fitted.push_back(std::move(f));
+}
+
+namespace {
+
+const FittedParameter* fitted_entry(const MachineProfile& m, const std::string& key) {
+  const auto it = std::find_if(m.fitted.begin(), m.fitted.end(), [&](const FittedParameter& p) { return p.key == key; });
+  return it == m.fitted.end() ? nullptr : &*it;
+}
+
+bool drawable(const FittedParameter* f) { return f && std::isfinite(f->std_error) && f->std_error > 0; }
+
+}  // namespace
+
+void record_correlations(MachineProfile& m, const std::vector<std::string>& keys, const std::vector<double>& covariance) {
+  const size_t n = keys.size();
+  if (covariance.size() != n * n) throw std::logic_error("record_correlations: the covariance is not keys x keys");
+  std::vector<size_t> kept;
+  for (size_t i = 0; i < n; ++i)
+    if (const double v = covariance[i * n + i]; std::isfinite(v) && v > 0 && drawable(fitted_entry(m, keys[i]))) kept.push_back(i);
+  if (kept.size() < 2) return;
+  FitCorrelation c;
+  for (const size_t i : kept) c.keys.push_back(keys[i]);
+  for (const size_t i : kept)
+    for (const size_t j : kept)
+      c.matrix.push_back(i == j ? 1.0 : std::clamp(covariance[i * n + j] / std::sqrt(covariance[i * n + i] * covariance[j * n + j]), -1.0, 1.0));
+  for (const auto& k : c.keys)
+    std::erase_if(m.correlations, [&](const FitCorrelation& b) { return std::find(b.keys.begin(), b.keys.end(), k) != b.keys.end(); });
+  m.correlations.push_back(std::move(c));
+}
+
+std::string correlation_problem(const MachineProfile& m, const FitCorrelation& c) {
+  const size_t n = c.keys.size();
+  if (n < 2) return "a block needs two keys or more";
+  for (const auto& k : c.keys) {
+    if (!drawable(fitted_entry(m, k))) return fmt::format("'{}' is not in `fitted` with a finite, positive std_error", k);
+    if (std::count(c.keys.begin(), c.keys.end(), k) > 1) return fmt::format("'{}' is named twice", k);
+    for (const auto& other : m.correlations)
+      if (&other != &c && std::find(other.keys.begin(), other.keys.end(), k) != other.keys.end())
+        return fmt::format("'{}' is in another block too", k);
+  }
+  if (c.matrix.size() != n * n) return fmt::format("{} keys need a matrix of {} numbers (row by row), not {}", n, n * n, c.matrix.size());
+  Eigen::MatrixXd r(n, n);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) r(i, j) = c.matrix[i * n + j];
+  if (((r - r.transpose()).cwiseAbs().maxCoeff() > 1e-9) || (r.diagonal().array() - 1).abs().maxCoeff() > 1e-9 || r.cwiseAbs().maxCoeff() > 1 + 1e-9)
+    return "the matrix is not a correlation matrix (symmetric, ones on the diagonal, entries in [-1, 1])";
+  if (Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(r).eigenvalues().minCoeff() < -1e-6)
+    return "the matrix is not positive semi-definite (no set of draws has these correlations)";
+  return "";
 }
 
 const std::vector<YamlNumber>& yaml_numbers() {

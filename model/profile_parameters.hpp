@@ -34,6 +34,13 @@ void set_parameter(MachineProfile& m, const std::string& key, double value);
 // Records a fit in `m.fitted` (replacing an earlier entry of the same key) after checking that the
 // key names a parameter of `m` (std::logic_error otherwise: a fitter's key out of step).
 void record_fit(MachineProfile& m, FittedParameter f);
+// Records how the fitted `keys` moved together from their covariance (`covariance`, keys.size()^2
+// row-major, any scale): keys without a finite, positive variance are left out, and so is a block of
+// fewer than two. Call after record_fit of the keys (which drops any block they were in).
+void record_correlations(MachineProfile& m, const std::vector<std::string>& keys, const std::vector<double>& covariance);
+// Why `c` cannot be a block of `m` (its keys not fitted with a finite error, the matrix not a
+// correlation matrix); empty when it can.
+std::string correlation_problem(const MachineProfile& m, const FitCorrelation& c);
 
 // The profile YAML's one-number fields, each a registry key in the YAML's units and at its place in
 // the YAML (comm.intra_node.bandwidth_GBps is `bandwidth_GBps` of `intra_node` of `comm`): the

@@ -94,7 +94,7 @@ void read_numbers(const YamlFields& f, const std::string& prefix, const std::str
 MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   YamlFields f(root, file, "");
   f.only({"name", "description", "gpus_per_node", "whole_nodes", "gpu_memory_GB", "host_memory_GB", "compute", "node_sharing",
-          "comm", "io", "convergence", "fitted"});
+          "comm", "io", "convergence", "fitted", "correlations"});
   MachineProfile m;
   m.name = f.text("name");
   m.description = f.text("description", "");
@@ -237,6 +237,15 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       m.fitted.push_back(std::move(p));
     }
   }
+  if (f.has("correlations")) {
+    const auto blocks = f.list("correlations");
+    for (const auto& b : blocks) {
+      b.only({"keys", "matrix"});
+      m.correlations.push_back({b.texts("keys"), b.numbers("matrix")});
+    }
+    for (size_t i = 0; i < m.correlations.size(); ++i)
+      if (const auto why = correlation_problem(m, m.correlations[i]); !why.empty()) fail_input(file, blocks[i].key_path("keys"), why);
+  }
   return m;
 }
 
@@ -365,7 +374,18 @@ std::string profile_to_yaml(const MachineProfile& profile) {
     kv("source", p.source);
     e << YAML::EndMap;
   }
-  e << YAML::EndSeq << YAML::EndMap;
+  e << YAML::EndSeq;
+  if (!m.correlations.empty()) {  // how each fit's parameters moved together (sim/monte_carlo draws them so)
+    e << YAML::Key << "correlations" << YAML::Value << YAML::BeginSeq;
+    for (const auto& c : m.correlations) {
+      e << YAML::BeginMap << YAML::Key << "keys" << YAML::Value << YAML::Flow << c.keys;
+      e << YAML::Key << "matrix" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (const double r : c.matrix) e << r;
+      e << YAML::EndSeq << YAML::EndMap;
+    }
+    e << YAML::EndSeq;
+  }
+  e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }
 

@@ -28,12 +28,14 @@ struct ProfileDraws {
 // machine's run-to-run speed. All by default; one alone says how much of a band it makes.
 struct DrawSources {
   bool fitted = true, seeds = true, run_speed = true;
+  std::vector<std::string> only;  // with `fitted`: these keys alone (a block drawn whole where one of its keys is named)
 };
 
 // `n` profiles around `m`, reproducible from `seed`: every fitted parameter with a finite standard
-// error drawn from a normal truncated to its bounds (independently: the fits' covariances are not
-// kept, so a learning curve's shape is not drawn: ParameterSlot::independent), and every workload's
-// epochs scaled by a seed factor drawn from N(1, seed_epochs_cv).
+// error drawn from a normal truncated to its bounds, jointly with the others of its fit where the
+// profile keeps their correlation (`correlations`), else alone (and then not a learning curve's
+// shape: ParameterSlot::independent); and every workload's epochs scaled by a seed factor drawn from
+// N(1, seed_epochs_cv).
 // Notes name `workload`'s unmeasured seed spread and the parameters no fit identified.
 ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed, DrawSources from = {});
 
