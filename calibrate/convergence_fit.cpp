@@ -182,7 +182,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
     };
     if (method_row(r.method).splits_gpus) {
       if (r.plan_spec.empty()) fail_input(file, "plan_spec", "an MRMF record needs the plan it ran: what each model started from");
-      if (r.stages.back().models.at(0).stop_reason == to_string(StopReason::target_reached)) mrmf.push_back({plan_from_yaml_text(r.plan_spec, file + ": plan_spec"), &r});
+      if (r.stages.back().models.at(0).stop_reason == StopReason::target_reached) mrmf.push_back({plan_from_yaml_text(r.plan_spec, file + ": plan_spec"), &r});
       ++fit.mrmf_runs;
     } else if (r.stages.size() == 1 && one_model() && r.stages[0].single().resolution == 1) {
       take(r.stages[0].single(), dense, nullptr);
@@ -193,7 +193,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
       const auto& dense_stage = r.stages[1].single();
       take(coarse, cmetric, &closs);
       coarse_resolution = coarse.resolution;
-      if (dense_stage.stop_reason == "target reached") mrt.push_back({coarse.epochs, dense_stage.epochs});
+      if (dense_stage.stop_reason == StopReason::target_reached) mrt.push_back({coarse.epochs, dense_stage.epochs});
       ++fit.mrt_runs;
     } else {
       fail_input(file, "stages", "neither a baseline (one dense stage) nor an MRT run (coarse, then dense)");

@@ -370,7 +370,10 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
     concurrent = concurrent || ms.size() > 1;
     for (const auto* m : ms) {  // a model whose GPUs the log does not say: an even share of the job's
       s.models.push_back(model_from_marks(*m, gpus / static_cast<int>(ms.size()), r.target_metric, file));
-      s.models.back().stop_reason = &ms == &stages.back() ? (f.status.empty() ? "unknown" : f.status) : "logged";
+      s.models.back().stop_reason = &ms != &stages.back() ? StopReason::logged
+                                    : f.status == "success"     ? StopReason::run_success
+                                    : f.status == "aborted"     ? StopReason::run_aborted
+                                                                : StopReason::unknown;
     }
     finish_stage(s);
     r.stages.push_back(std::move(s));

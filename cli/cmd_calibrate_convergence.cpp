@@ -43,7 +43,7 @@ void calibrate_convergence(const ConvergenceArgs& a) {
   fmt::print("{:<40} {:>8} {:>14} {:>14}\n", "MRT run", "switch", "dense_epochs", "model");
   for (const auto& [file, r] : recs)
     if (method_row(r.method).has_switch && !method_row(r.method).splits_gpus &&
-        r.stages[1].single().stop_reason == to_string(StopReason::target_reached))
+        r.stages[1].single().stop_reason == StopReason::target_reached)
       fmt::print("{:<40} {:>8.0f} {:>14.0f} {:>14.2f}\n", file, r.stages[0].epochs, r.stages[1].epochs,
                  std::ceil(dense_epochs_after_transfer(fit.params, fit.baseline_epochs_to_target, r.stages[0].epochs) - 1e-9));
   if (fit.fusion_fitted)

@@ -72,7 +72,7 @@ void print_ingested(const std::string& log, const Record& r) {
              log, r.workload.empty() ? "unknown benchmark" : r.workload, s.gpus, s.global_batch, m.local_batch, r.totals.epochs,
              epoch_s.empty() ? 0.0 : median(epoch_s), m.epochs > 0 ? m.eval_s / m.epochs : 0.0,
              r.staging_s ? fmt::format("{:.1f} s", *r.staging_s) : "none", r.totals.time_to_target_s, r.target_metric,
-             r.target_maximize ? "maximised" : "minimised", m.stop_reason);
+             r.target_maximize ? "maximised" : "minimised", to_string(m.stop_reason));
   if (!r.plan_spec.empty()) {  // the settings read from the log that change the step, so a user sees them
     const Plan p = plan_from_yaml_text(r.plan_spec, log);
     if (!p.overlap_comm) fmt::print("  plan: gradient allreduce after backward (disable_comm_overlap)\n");

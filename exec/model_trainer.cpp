@@ -238,7 +238,7 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
     const auto why = stop_after_epoch(mr.stop, plan, {prog.epoch, rec.iterations, &prog.losses, val_metric}, t.window_switch);
     if (why == StopReason::switch_rule) rec.switch_epoch = prog.epoch;
     if (why != StopReason::none) {
-      rec.stop_reason = to_string(why);
+      rec.stop_reason = why;
       // the stage's end checkpoints what it hands on; until then a stopped model of a concurrent
       // stage keeps its own, so that a resume does not train it again
       if (st.models.size() > 1) checkpoints.save_model(job.stage, job.model, model, opt, prog, job.group);

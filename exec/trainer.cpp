@@ -142,7 +142,7 @@ void print_summary(const Record& r) {
 // The run's totals: it reached the target when its last stage did.
 void add_totals(const Plan& plan, Record& r, bool killed) {
   const bool reached = !killed && r.stages.size() == plan.stages.size() &&
-                       r.stages.back().single().stop_reason == to_string(StopReason::target_reached);
+                       r.stages.back().single().stop_reason == StopReason::target_reached;
   r.totals = run_totals(r.stages, reached);
 }
 
@@ -155,8 +155,8 @@ std::string stage_end_line(const Plan& plan, size_t si, const StageRecord& sr) {
   std::vector<std::string> why;
   for (const auto& m : sr.models)
     why.push_back(fmt::format("{}{}", sr.models.size() > 1 ? m.name + ": " : "",
-                              m.stop_reason == to_string(StopReason::epochs) ? fmt::format("its {:.4g} epochs", m.epochs)
-                                                                            : fmt::format("{} after {:.4g} epochs", m.stop_reason, m.epochs)));
+                              m.stop_reason == StopReason::epochs ? fmt::format("its {:.4g} epochs", m.epochs)
+                                                                            : fmt::format("{} after {:.4g} epochs", to_string(m.stop_reason), m.epochs)));
   std::string next;
   if (si + 1 < plan.stages.size()) {
     const auto& to = plan.stages[si + 1];
@@ -203,7 +203,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
     prog.total_epochs = epochs_before(plan, state.record, si, j);
     prog.record = start_model_record(ctx, job, *model, nccl != nullptr);
   }
-  const bool done = !prog.record.stop_reason.empty();  // resumed after it stopped, waiting for the others
+  const bool done = prog.record.stop_reason != StopReason::none;  // resumed after it stopped, waiting for the others
   const auto end = done ? ModelEnd::stopped : train_model(ctx, job, *model, *opt, prog, checkpoints);
   double any_killed = end == ModelEnd::killed ? 1 : 0;
   world.allreduce_sum(&any_killed, 1);

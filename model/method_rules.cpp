@@ -96,18 +96,6 @@ void check_method_structure(const Plan& p) {
   }
 }
 
-const char* to_string(StopReason r) {
-  switch (r) {
-    case StopReason::none: return "";
-    case StopReason::switch_rule: return "switch rule";
-    case StopReason::target_reached: return "target reached";
-    case StopReason::epochs: return "epochs";
-    case StopReason::iterations: return "iterations";
-    case StopReason::max_epochs: return "max_epochs";
-  }
-  return "?";
-}
-
 bool switch_fires_at_last(const StopRule& stop, const std::vector<double>& losses) {
   return stop.kind == StopRule::Kind::switch_rule && !losses.empty() &&
          switch_epoch(losses, stop.rule).value_or(-1) == static_cast<int>(losses.size());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/plan.hpp"
+#include "model/stop_reason.hpp"
 #include "model/record.hpp"
 
 namespace mrplan {
@@ -22,8 +23,6 @@ void check_method_structure(const Plan& plan);
 
 // ---- how a model's training in a stage ends (one rule for trainer, simulator and log reader)
 
-enum class StopReason { none, switch_rule, target_reached, epochs, iterations, max_epochs };
-const char* to_string(StopReason r);
 
 // What a model's training has shown so far in its stage, at the end of an epoch.
 struct Observed {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/plan.hpp"
+#include "model/stop_reason.hpp"
 
 namespace mrplan {
 
@@ -54,7 +55,7 @@ struct ModelRecord {
   int64_t iterations = 0;
   double epochs = 0;
   std::optional<double> switch_epoch;  // what the switch rule chose, when the model has one
-  std::string stop_reason;
+  StopReason stop_reason = StopReason::none;
   std::string allreduce_algorithm;
   std::string data_tiers;  // predicted: where the epochs read (model/io_cost placement_text); empty: not known
   std::vector<EpochRecord> per_epoch;

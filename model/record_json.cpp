@@ -32,7 +32,7 @@ json model_j(const ModelRecord& m) {
             {"local_batch", m.local_batch}, {"params", m.params}, {"memory_bytes", m.memory_bytes},
             {"memory_capacity_bytes", m.memory_capacity_bytes}, {"memory_fits", m.memory_fits},
             {"iterations_per_epoch", m.iterations_per_epoch}, {"iterations", m.iterations}, {"epochs", m.epochs},
-            {"switch_epoch", opt(m.switch_epoch)}, {"stop_reason", m.stop_reason},
+            {"switch_epoch", opt(m.switch_epoch)}, {"stop_reason", to_string(m.stop_reason)},
             {"allreduce_algorithm", m.allreduce_algorithm}, {"data_tiers", m.data_tiers}, {"io_s", m.io_s}, {"comm_s", m.comm_s},
             {"compute_s", m.compute_s}, {"time_s", m.time_s}, {"eval_s", m.eval_s}, {"phases", phases_j(m.phases)}};
   j["per_epoch"] = json::array();
@@ -143,7 +143,9 @@ ModelRecord read_model(const Reader& R, const json& jm, const json& bd, const st
   m.iterations = R.integer(bd, "iterations", bp);
   m.epochs = R.time(bd, "epochs", bp);
   m.switch_epoch = R.optnum(bd, "switch_epoch", bp);
-  m.stop_reason = R.str(bd, "stop_reason", bp);
+  const auto why = stop_reason_from_string(R.str(bd, "stop_reason", bp));
+  if (!why) R.fail(bp + ".stop_reason", "expected " + stop_reason_names());
+  m.stop_reason = *why;
   if (auto it = bd.find("allreduce_algorithm"); it != bd.end() && it->is_string()) m.allreduce_algorithm = *it;
   if (auto it = bd.find("data_tiers"); it != bd.end() && it->is_string()) m.data_tiers = *it;
   m.io_s = R.time(bd, "io_s", bp), m.comm_s = R.time(bd, "comm_s", bp);

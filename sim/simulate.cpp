@@ -196,7 +196,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
   if (!e || *e * scale > max_e) {
     se.epochs = max_e;
     se.reached_target = false;
-    se.stop_reason = "max_epochs (target not reached)";
+    se.stop_reason = StopReason::target_missed;
     return se;
   }
   double base = std::max(*e, 1e-9) * scale;
@@ -217,7 +217,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
   const double step = m.stop.eval_iterations > 0 ? m.stop.eval_iterations / ipe : 1.0;
   se.epochs = std::min(max_e, std::ceil(base / step - 1e-9) * step);
   se.reached_target = base <= max_e;
-  se.stop_reason = se.reached_target ? "target reached" : "max_epochs (target not reached)";
+  se.stop_reason = se.reached_target ? StopReason::target_reached : StopReason::target_missed;
   return se;
 }
 
@@ -232,27 +232,27 @@ ModelEpochs own_stop_epochs(const PreparedPlan& p, size_t i, size_t j, const std
   switch (m.stop.kind) {
     case StopRule::Kind::epochs:
       se.epochs = std::min<double>(m.stop.epochs, max_e);
-      se.stop_reason = "epochs";
+      se.stop_reason = StopReason::epochs;
       break;
     case StopRule::Kind::iterations:
       se.epochs = std::min<double>(static_cast<double>(m.stop.iterations) / static_cast<double>(costs.iterations_per_epoch), max_e);
-      se.stop_reason = "iterations";
+      se.stop_reason = StopReason::iterations;
       break;
     case StopRule::Kind::switch_rule:
       need_convergence(p, i);
       if (const auto s = start > 0 ? rule_switch(p, m, costs, start) : p.stages[i].rule_switch_epochs[j]) {
         se.epochs = *s;
         se.switch_epoch = *s;
-        se.stop_reason = "switch rule";
+        se.stop_reason = StopReason::switch_rule;
       } else {
         se.epochs = max_e;
-        se.stop_reason = "max_epochs (switch rule never fired)";
+        se.stop_reason = StopReason::switch_never_fired;
       }
       break;
     case StopRule::Kind::plateau: {
       const auto& cv = need_convergence(p, i);
       se.epochs = std::min(max_e, cv.overtrain_epochs * epoch_scale_for_batch(cv, costs.global_batch));
-      se.stop_reason = "plateau";
+      se.stop_reason = StopReason::plateau;
       break;
     }
     case StopRule::Kind::target: se = target_epochs(p, i, j, out, k0); break;
@@ -270,7 +270,7 @@ ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const st
   if (forced) {
     se.epochs = *forced;
     se.metric_offset_epochs = start;
-    se.stop_reason = "forced switch point";
+    se.stop_reason = StopReason::forced_switch;
     se.switch_epoch = p.stages[i].rule_switch_epochs[j];  // still report what the rule would have picked
   } else {
     se = own_stop_epochs(p, i, j, out, k0, start);
@@ -438,7 +438,7 @@ Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optio
       if (!c.memory.fits)
         r.warnings.push_back(fmt::format("{} needs {:.1f} GB per GPU but the GPU has {:.1f} GB: the plan does not fit", who,
                                          c.memory.total_bytes / 1e9, c.memory.capacity_bytes / 1e9));
-      if (!se.reached_target) r.warnings.push_back(fmt::format("{}: {}", who, se.stop_reason));
+      if (!se.reached_target) r.warnings.push_back(fmt::format("{}: {}", who, to_string(se.stop_reason)));
       reached = reached && se.reached_target;
       s.models.push_back(predicted_model(p, st.models[j], c, se));
     }

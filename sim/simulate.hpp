@@ -51,7 +51,7 @@ void add_startups(PreparedPlan& p, const MachineProfile& machine);
 struct ModelEpochs {
   double epochs = 0;
   std::optional<double> switch_epoch;  // the switch rule's own choice, when the model has one
-  const char* stop_reason = "";  // static text: sweeps evaluate millions of these
+  StopReason stop_reason = StopReason::none;
   bool reached_target = true;
   double metric_offset_epochs = 0;  // dense-equivalent epochs already gained (after a transfer or fusion)
   double progress = 0;              // the model's progress at the stage's end (MRMF fusion benefit)

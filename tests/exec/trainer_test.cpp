@@ -136,7 +136,7 @@ TEST_F(TinyRun, IterationWindowRuleSwitchesMidEpoch) {
   EXPECT_EQ(coarse.iterations, 2);  // of 4 in an epoch
   EXPECT_DOUBLE_EQ(coarse.epochs, 0.5);
   EXPECT_DOUBLE_EQ(coarse.per_epoch[0].fraction, 0.5);
-  EXPECT_EQ(coarse.stop_reason, "switch rule");
+  EXPECT_EQ(coarse.stop_reason, StopReason::switch_rule);
   EXPECT_EQ(r.stages[1].epochs, 3);
 }
 

@@ -107,8 +107,8 @@ void a_run_fuses_and_resumes(Communicator& world, const fs::path& dir) {
   if (r.stages.size() == 2 && r.stages[0].models.size() == 2) {
     const auto& low = r.stages[0].models[0];
     const auto& high = r.stages[0].models[1];
-    check(low.name == "low" && low.per_epoch.size() == 3 && low.stop_reason == "epochs", "the low model's own record", rank);
-    check(high.name == "high" && high.iterations == 6 && high.stop_reason == "iterations", "the high model's iteration budget", rank);
+    check(low.name == "low" && low.per_epoch.size() == 3 && low.stop_reason == StopReason::epochs, "the low model's own record", rank);
+    check(high.name == "high" && high.iterations == 6 && high.stop_reason == StopReason::iterations, "the high model's iteration budget", rank);
     check(r.stages[0].fusion_s > 0, "the fusion is timed", rank);
     check(std::abs(r.stages[0].time_s - (std::max(low.time_s, high.time_s) + r.stages[0].fusion_s)) < 1e-9,
           "the stage lasts as long as its slower model plus the fusion", rank);

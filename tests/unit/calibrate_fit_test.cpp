@@ -404,7 +404,7 @@ TEST(ConvergenceFit, RecoversLearningCurvesAndTransferEfficiency) {
     m.stages = {stage_from(truth.coarse_metric, &truth.coarse_loss, s, 2), stage_from(truth.dense_metric, nullptr, 1, 1)};
     // the run stops at the first whole epoch past the crossing
     m.stages[1].epochs = m.stages[1].single().epochs = std::ceil(dense_epochs_after_transfer(truth, e0, s));
-    m.stages[1].single().stop_reason = "target reached";
+    m.stages[1].single().stop_reason = StopReason::target_reached;
     recs.push_back({"mrt" + std::to_string(s) + ".json", m});
   }
   const auto fit = fit_convergence(recs);
@@ -431,7 +431,7 @@ TEST(ConvergenceFit, WithoutAnMrtRunAtTheTargetTheTransferIsKeptAtThePriorWithTh
   base.stages.push_back(stage_from(truth.dense_metric, nullptr, 12, 1));
   Record short_run = base;
   short_run.stages = {stage_from(truth.coarse_metric, &truth.coarse_loss, 5, 2), stage_from(truth.dense_metric, nullptr, 2, 1)};
-  short_run.stages[1].single().stop_reason = "epochs";
+  short_run.stages[1].single().stop_reason = StopReason::epochs;
   const auto fit = fit_convergence({{"base.json", base}, {"short.json", short_run}});
   EXPECT_FALSE(fit.transfer_fitted);
   ASSERT_EQ(fit.kept_at_prior.size(), 1u);
@@ -449,7 +449,7 @@ TEST(ConvergenceFit, WithoutAnMrtRunAtTheTargetTheTransferIsKeptAtThePriorWithTh
 
 namespace {
 
-StageRecord stage_of(const std::vector<double>& metric, const std::vector<double>& loss, int resolution, const std::string& stop = "") {
+StageRecord stage_of(const std::vector<double>& metric, const std::vector<double>& loss, int resolution, StopReason stop = StopReason::none) {
   StageRecord s;
   s.models.push_back({});
   auto& m = s.models[0];
@@ -480,9 +480,9 @@ ConvergenceFit fit_noisy_loop(bool maximize) {
   base.source = Source::measured, base.workload = "w", base.target_value = maximize ? 0.79 : 0.21, base.target_maximize = maximize;
   base.stages = {stage_of(m({0.2787, 0.199, 0.2276, 0.3072, 0.1917, 0.3126}), {}, 1)};
   Record s1 = base, s4 = base;
-  s1.stages = {stage_of(m({0.2599}), {0.2795}, 2), stage_of(m({0.2308, 0.2455, 0.1893}), {}, 1, "target reached")};
+  s1.stages = {stage_of(m({0.2599}), {0.2795}, 2), stage_of(m({0.2308, 0.2455, 0.1893}), {}, 1, StopReason::target_reached)};
   s4.stages = {stage_of(m({0.2599, 0.2138, 0.1918, 0.1937}), {0.2795, 0.2217, 0.2207, 0.2075}, 2),
-               stage_of(m({0.1896}), {}, 1, "target reached")};
+               stage_of(m({0.1896}), {}, 1, StopReason::target_reached)};
   return fit_convergence({{"base.json", base}, {"s1.json", s1}, {"s4.json", s4}});
 }
 
@@ -495,7 +495,7 @@ TEST(ConvergenceFit, AnUnidentifiedCurveIsKeptAtThePriorOrRefused) {
   base.source = Source::measured, base.workload = "w", base.target_value = 0.3;
   base.stages = {stage_of({0.25, 0.251, 0.249, 0.25, 0.2505}, {}, 1)};
   Record mrt = base;
-  mrt.stages = {stage_of({0.3, 0.28, 0.27, 0.265}, {0.5, 0.4, 0.35, 0.33}, 2), stage_of({0.25}, {}, 1, "target reached")};
+  mrt.stages = {stage_of({0.3, 0.28, 0.27, 0.265}, {0.5, 0.4, 0.35, 0.33}, 2), stage_of({0.25}, {}, 1, StopReason::target_reached)};
   const auto fit = fit_convergence({{"base.json", base}, {"mrt.json", mrt}});
   ASSERT_FALSE(fit.kept_at_prior.empty());
   EXPECT_TRUE(fit.kept_at_prior[0].starts_with("dense_metric (the fit's floor")) << fit.kept_at_prior[0];
@@ -563,7 +563,7 @@ TEST(ConvergenceFit, RecoversTheFusionEfficiencyFromMrmfRuns) {
     m.method = Method::mrt;
     m.stages = {stage_from(truth.coarse_metric, &truth.coarse_loss, s, 2), stage_from(truth.dense_metric, nullptr, 1, 1)};
     m.stages[1].epochs = m.stages[1].single().epochs = std::ceil(dense_epochs_after_transfer(truth, e0, s));
-    m.stages[1].single().stop_reason = "target reached";
+    m.stages[1].single().stop_reason = StopReason::target_reached;
     recs.push_back({"mrt" + std::to_string(s) + ".json", m});
   }
   const std::string spec = R"(name: m
@@ -590,7 +590,7 @@ stages:
     const double k = fused_progress(truth, coarse_progress(truth.coarse_loss, low), high / e0);
     auto fine = stage_from(truth.dense_metric, nullptr, 1, 1);
     fine.epochs = fine.single().epochs = std::ceil(dense_epochs_after_progress(e0, k));
-    fine.single().stop_reason = "target reached";
+    fine.single().stop_reason = StopReason::target_reached;
     m.stages = {fusion, fine};
     recs.push_back({fmt::format("mrmf{}-{}.json", low, high), m});
   }

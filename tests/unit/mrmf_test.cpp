@@ -186,7 +186,7 @@ TEST(MrmfSimulator, AConcurrentStageTakesItsSlowerModelPlusTheFusion) {
   EXPECT_NEAR(r.totals.time_to_target_s, t.time_s, 1e-9 * t.time_s);
   ASSERT_EQ(r.stages[0].models.size(), 2u);
   EXPECT_EQ(r.stages[0].models[1].name, "high");
-  EXPECT_EQ(r.stages[0].models[1].stop_reason, "iterations");
+  EXPECT_EQ(r.stages[0].models[1].stop_reason, StopReason::iterations);
 }
 
 TEST(MrmfSimulator, TheFineTuningStartsFromTheFusedModelsProgress) {

@@ -556,7 +556,7 @@ TEST(Record, StagesHoldModelsWithTheirOwnBreakdownAndSchemaOneStillReads) {
   const auto& m = one.stages[0].single();
   EXPECT_EQ(m.name, "dense");
   EXPECT_EQ(m.iterations, 96);
-  EXPECT_EQ(m.stop_reason, "target reached");
+  EXPECT_EQ(m.stop_reason, StopReason::target_reached);
   ASSERT_EQ(m.per_epoch.size(), 2u);
   EXPECT_DOUBLE_EQ(*m.per_epoch[1].metric, 0.19);
   EXPECT_DOUBLE_EQ(m.time_s, 3.5);
@@ -564,6 +564,18 @@ TEST(Record, StagesHoldModelsWithTheirOwnBreakdownAndSchemaOneStillReads) {
   EXPECT_NE(error_of([&] { record_from_json(std::string(old).replace(old.find("record/1"), 8, "record/9"), "x.json"); })
                 .find("x.json: schema: expected 'mrplan.record/2' (or 'mrplan.record/1'), got 'mrplan.record/9'"),
             std::string::npos);
+  // one vocabulary: every reason round-trips by its text, another text is refused with the list
+  for (const auto why : {StopReason::none, StopReason::target_reached, StopReason::target_missed, StopReason::epochs, StopReason::iterations,
+                         StopReason::switch_rule, StopReason::switch_never_fired, StopReason::plateau, StopReason::forced_switch,
+                         StopReason::max_epochs, StopReason::logged, StopReason::run_success, StopReason::run_aborted, StopReason::unknown}) {
+    Record r = one;
+    r.stages[0].models[0].stop_reason = why;
+    EXPECT_EQ(record_from_json(record_to_json(r), "r.json").stages[0].single().stop_reason, why) << to_string(why);
+  }
+  const std::string typo = std::string(old).replace(old.find("target reached"), 14, "target reachd");
+  EXPECT_NE(error_of([&] { record_from_json(typo, "t.json"); }).find("t.json: stages[0].stop_reason: expected \"target reached\""),
+            std::string::npos)
+      << error_of([&] { record_from_json(typo, "t.json"); });
 }
 
 TEST(PlanYaml, NumbersAreWrittenInTheirShortestRoundTripForm) {
