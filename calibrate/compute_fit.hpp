@@ -7,42 +7,10 @@
 #include <vector>
 
 #include "model/layer_table.hpp"
-#include "model/optimizers.hpp"
 #include "model/machine_profile.hpp"
+#include "model/microbench_samples.hpp"
 
 namespace mrplan {
-
-struct OpTimingSample {
-  Layer layer;         // resolved at the batch it ran at
-  double fwd_s = 0;
-  double bwd_s = 0;
-  std::string context;  // e.g. "cosmoflow-mrt 16x16x16 batch 4", for tables and plots
-};
-
-struct OptimizerTiming {
-  Optimizer optimizer = Optimizer::adam;
-  int64_t params = 0;
-  double seconds = 0;
-  std::string context;
-  int64_t param_tensors = 0;
-};
-
-// One whole training step (zero_grad, forward, loss, backward, optimizer) of a configuration whose
-// ops were timed alone under the same `context`, split as the trainer splits it (exec/step_clock).
-struct WholeStepTiming {
-  std::string context;
-  Optimizer optimizer = Optimizer::adam;
-  int64_t params = 0;
-  double seconds = 0;  // median of the repeats
-  double spread = 0;   // step-to-step standard deviation / mean (from back-to-back pairs, drift left out)
-  double forward_s = 0, backward_s = 0, optimizer_s = 0;  // each phase's median
-  int64_t param_tensors = 0;
-  // A fresh network and optimizer's first two steps on a heap given back to the kernel, as a new
-  // process starts a stage, and the bytes they touched for the first time (0: not timed)
-  double first_steps_s = 0, first_touch_bytes = 0;
-  double activation_bytes = 0;  // LayerTable::activation_bytes of the configuration
-  double inference_s = 0;       // median forward in eval mode without autograd, as validation runs it (0: not timed)
-};
 
 struct ComputeFit {
   ComputeParams compute;  // the measured peaks, fitted efficiencies and overhead

@@ -7,18 +7,9 @@
 #include <vector>
 
 #include "model/machine_profile.hpp"
+#include "model/microbench_samples.hpp"
 
 namespace mrplan {
-
-struct NodeSharingTiming {
-  std::string context;    // workload, resolution and batch
-  int ranks = 1;          // ranks training at once in the shared timing
-  double alone_s = 0;     // a step's compute on one rank while the others sleep (median of repeats)
-  double shared_s = 0;    // the same with every rank stepping and averaging gradients (mean over ranks)
-  double allreduce_s = 0; // the step's gradients allreduced alone, with no compute beside it
-  double shared_wait_s = 0;  // in the shared steps, the wait for the allreduces after backward (mean)
-  int rounds = 0;            // timed lone and shared steps behind the medians
-};
 
 struct NodeSharingFit {
   double slowdown = 1, slowdown_std_error = 0;      // node_sharing.slowdown

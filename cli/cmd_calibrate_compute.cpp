@@ -14,6 +14,7 @@
 #include "cli/progress_line.hpp"
 #include "cli/profile_file.hpp"
 #include "cli/roofline_plot.hpp"
+#include "calibrate/compute_fit.hpp"
 #include "exec/compute_microbench.hpp"
 #include "model/compute_cost.hpp"
 #include "model/error_summary.hpp"

@@ -7,6 +7,7 @@
 #include "cli/progress_line.hpp"
 #include "cli/profile_file.hpp"
 #include "exec/device_decoder.hpp"
+#include "calibrate/io_fit.hpp"
 #include "exec/io_microbench.hpp"
 
 namespace mrplan {

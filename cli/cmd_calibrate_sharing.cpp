@@ -7,6 +7,7 @@
 #include "cli/progress_line.hpp"
 #include "cli/profile_file.hpp"
 #include "exec/communicator.hpp"
+#include "calibrate/node_sharing_fit.hpp"
 #include "exec/compute_microbench.hpp"
 
 namespace mrplan {

@@ -10,6 +10,8 @@
 #include "exec/run.hpp"
 #include "model/errors.hpp"
 #include "model/launch_env.hpp"
+#include "model/profile_yaml.hpp"
+#include "sim/simulate.hpp"
 
 namespace mrplan {
 
@@ -48,7 +50,11 @@ void register_run(CLI::App& app) {
     Plan p;
     try {
       p = load_plan(*plan);
-    } catch (const InputError&) {  // every rank reads the same file
+      if (!o->profile_file.empty()) {  // read on every rank: a bad file is refused before anything starts
+        const auto t = simulate(p, load_profile_file(o->profile_file)).totals;
+        o->predicted = RunOptions::Prediction{t.time_to_target_s, t.reached_target};
+      }
+    } catch (const InputError&) {  // every rank reads the same files
       if (detect_launch().rank > 0) throw ReportedByAnotherRank{2};
       throw;
     }

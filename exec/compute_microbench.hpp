@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/compute_fit.hpp"
-#include "calibrate/node_sharing_fit.hpp"
+#include "model/microbench_samples.hpp"
 #include "model/builtin_workloads.hpp"
 
 namespace mrplan {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/io_fit.hpp"
+#include "model/microbench_samples.hpp"
 
 namespace mrplan {
 

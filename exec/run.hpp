@@ -1,5 +1,6 @@
 #pragma once
 // `mrplan run`: train a plan for real and write its Measurement. No torch in this header.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ struct RunOptions {
   int stop_after_epochs = 0;  // testing aid: stop (as if killed) after this many epochs in total
   std::string version;        // the program's, for the Record's provenance
   std::string profile_file;   // a profile of this machine: the header prints the plan's predicted time on it
+  struct Prediction {
+    double time_s = 0;
+    bool reaches_target = false;
+  };
+  std::optional<Prediction> predicted;  // the plan on profile_file (the command line simulates it)
 };
 
 // Runs every stage of the plan on the ranks mpirun started. Rank 0 writes the outputs.

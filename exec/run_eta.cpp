@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "sim/simulate.hpp"
+#include "model/plan_network.hpp"
 
 namespace mrplan {
 

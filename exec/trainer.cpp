@@ -39,11 +39,10 @@
 #include "model/launch_env.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"
-#include "model/profile_yaml.hpp"
 #include "model/text_file.hpp"
 #include "model/mllog_keys.hpp"
 #include "model/time_to_target.hpp"
-#include "sim/simulate.hpp"
+#include "model/plan_network.hpp"
 
 namespace mrplan {
 
@@ -452,8 +451,6 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   if (!o.stage_to.empty() && plan.staging == Staging::none)  // what ran would not be what was predicted
     fail_input(plan.source_file, "io.staging", "is none but --stage-to stages the data: set io.staging (host_memory or nvme) so that the "
                                                "plan's prediction prices the copy");
-  // read on every rank, so that a bad file is refused before anything starts, alike on all
-  const auto own_profile = o.profile_file.empty() ? std::nullopt : std::optional(load_profile_file(o.profile_file));
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
   const bool resuming = !o.resume_dir.empty();
   if (resuming) check_resume_folder(out, o.resume_dir);
@@ -522,10 +519,8 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
     fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,
                ranks, facts.platform, dev.str(), threads, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");
   if (!o.stage_to.empty()) ctx.share = stage_run_data(world, plan, ctx.layout, data_dir, o, log, state.record);
-  if (rank == 0 && own_profile) {
-    const auto predicted = simulate(plan, *own_profile).totals;
-    fmt::print("predicted with {}: {} {:.1f} s\n", o.profile_file, predicted.reached_target ? "time to target" : "trained", predicted.time_to_target_s);
-  }
+  if (rank == 0 && o.predicted)
+    fmt::print("predicted with {}: {} {:.1f} s\n", o.profile_file, o.predicted->reaches_target ? "time to target" : "trained", o.predicted->time_s);
   // why an earlier attempt ended is history once this one runs
   const fs::path ended_note = out / "terminated.txt";
   if (std::error_code ec; rank == 0) fs::remove(ended_note, ec);
