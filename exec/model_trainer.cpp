@@ -16,12 +16,14 @@
 #include "model/errors.hpp"
 #include "model/mllog_keys.hpp"
 #include "model/method_rules.hpp"
+#include "model/record_header.hpp"
 
 namespace mrplan {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr int kPrefetchDepth = 2;  // batches the prefetcher keeps ready
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 struct NonFiniteLoss : InputError {  // the user's to act on: a learning rate, or the data (exec/loader checks its values)
@@ -54,10 +56,9 @@ struct EpochTimes {
 double validate(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, const SampleStore& store, const ModelRun& run,
                 const std::vector<int64_t>& bn_ids, BatchPool& batches) {
   const auto& objective = *ctx.objective;
-  constexpr int prefetch_depth = 2;
   if (!bn_ids.empty()) {
     BatchNormRecompute recompute(model);
-    Prefetcher tp(store, bn_ids, run.local_batch, prefetch_depth, /*keep_partial=*/true, &batches, ctx.decoder != nullptr);
+    Prefetcher tp(store, bn_ids, run.local_batch, kPrefetchDepth, /*keep_partial=*/true, &batches, ctx.decoder != nullptr);
     while (auto b = tp.next()) {
       batch_to_device(ctx, store, *b);
       model.forward(b->x);
@@ -68,7 +69,7 @@ double validate(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, const 
   {
     torch::NoGradGuard ng;
     auto vids = validation_ids(ctx.plan.train_samples, ctx.plan.validation_samples, job.group.rank(), job.group.size(), ctx.share.has_value());
-    Prefetcher vp(store, std::move(vids), run.local_batch, prefetch_depth, /*keep_partial=*/true, nullptr, ctx.decoder != nullptr);
+    Prefetcher vp(store, std::move(vids), run.local_batch, kPrefetchDepth, /*keep_partial=*/true, nullptr, ctx.decoder != nullptr);
     while (auto b = vp.next()) {
       batch_to_device(ctx, store, *b);
       add_validation_sums(objective, model.forward(b->x), b->y, val.data());
@@ -77,6 +78,139 @@ double validate(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, const 
   }
   job.group.allreduce_sum(val.data(), val.size());
   return validation_metric(objective, ctx.plan.target_metric, val.data());
+}
+
+// What a model's epochs share over its stage: its data, the step's tools, and how its lines read.
+struct ModelStage {
+  RunContext& ctx;
+  const ModelJob& job;
+  const Stage& st;
+  const ModelRun& mr;
+  const SampleStore& store;
+  const TrainingObjective& objective;
+  GradSync& sync;
+  StepClock& clock;
+  BatchPool& batches;
+  int iters = 0;      // full batches per epoch
+  MemberNodes nodes;  // where the run stages per node: its members' nodes
+  std::string tag;    // "stage" or "stage/model" in messages
+  // MLPerf's epoch number (this model's ranks' count over the run), and mrplan's keys that make the
+  // switch and the fusions visible in the log
+  std::string meta(int epoch) const {
+    return fmt::format("{{\"epoch_num\": {}, \"stage\": \"{}\", \"model\": \"{}\", \"resolution\": {}}}", epoch, st.name, mr.name,
+                       mr.resolution);
+  }
+};
+
+// One training step on batch `b` of epoch `e` (0-based), its phases timed into `t`; its loss.
+double train_step(ModelStage& ms, SpecNetImpl& model, torch::optim::Optimizer& opt, Batch& b, int e, EpochTimes& t) {
+  // points: 0 copy to device 1 forward 2 backward 3 wait for allreduces 4 optimizer 5
+  ms.clock.mark(0);
+  batch_to_device(ms.ctx, ms.store, b);
+  ms.clock.mark(1);
+  set_lr(opt, learning_rate(ms.mr, e, t.iterations, ms.iters));
+  opt.zero_grad();
+  ms.sync.begin_step();
+  auto loss = training_loss(ms.objective, model.forward(b.x), b.y);
+  ms.clock.mark(2);
+  loss.backward();
+  ms.clock.mark(3);
+  ms.sync.finish_step();
+  ms.clock.mark(4);
+  opt.step();
+  ms.clock.mark(5);
+  const double l = loss.item<double>();  // waits for the whole step, so the clock's read is free
+  const auto iv = ms.clock.intervals_s();
+  // host-to-device copies count as data time, as the simulator's timeline has them
+  t.phases += StepPhases{iv[0], iv[1], iv[2], iv[4]};
+  t.io_s += iv[0];
+  t.comm_s += iv[3];
+  t.compute_s += iv[1] + iv[2] + iv[4];
+  return l;
+}
+
+// The epoch's batches until they run out, the iteration budget is spent or (MRT III-C for DeepCAM)
+// the switch rule fires at a window of iterations: it watches the windows' mean loss over the
+// group's ranks, so that every rank switches at the same iteration (a partial window is dropped).
+EpochTimes train_epoch(ModelStage& ms, SpecNetImpl& model, torch::optim::Optimizer& opt, ModelProgress& prog, const Checkpointer& checkpoints) {
+  const auto& mr = ms.mr;
+  const int e = prog.epoch;  // 0-based epoch about to run
+  const int window = mr.stop.kind == StopRule::Kind::switch_rule ? mr.stop.window_iterations : 0;
+  model.train();
+  auto ids = restricted_shuffle(ms.ctx.plan.train_samples, ms.job.group.rank(), ms.job.group.size(), mr.local_batch,
+                                ms.ctx.options.seed * 31 + ms.job.stage, e, ms.nodes);
+  Prefetcher pf(ms.store, std::move(ids), mr.local_batch, kPrefetchDepth, false, &ms.batches, ms.ctx.decoder != nullptr);
+  EpochTimes t;
+  double window_sum[2] = {0, 0};
+  for (;;) {
+    const auto t_data = Clock::now();
+    auto b = pf.next();
+    t.io_s += since(t_data);  // waiting for the prefetcher
+    if (!b) break;
+    act_on(fault_at("step", ms.ctx.rank));
+    const double l = train_step(ms, model, opt, *b, e, t);
+    if (!std::isfinite(l))
+      throw NonFiniteLoss(fmt::format("stage '{}' epoch {} iteration {}: the loss is {}; the last good checkpoint: {}", ms.tag, e + 1,
+                                      t.iterations + 1, l, checkpoints.last_good()));
+    t.loss_sum += l;
+    ++t.iterations;
+    ms.ctx.watchdog->progress(fmt::format("stage '{}' epoch {} iteration {}", ms.tag, e + 1, t.iterations));
+    if (iteration_budget_spent(mr.stop, prog.record.iterations + t.iterations)) {
+      t.budget_spent = true;
+      break;
+    }
+    if (window == 0) continue;
+    window_sum[0] += l;
+    if (++window_sum[1] < window) continue;
+    ms.job.group.allreduce_sum(window_sum, 2);
+    prog.window_losses.push_back(window_sum[0] / window_sum[1]);
+    window_sum[0] = window_sum[1] = 0;
+    if (switch_fires_at_last(mr.stop, prog.window_losses)) {
+      t.window_switch = true;
+      break;
+    }
+  }
+  return t;
+}
+
+// The finished epoch into the model's progress and record.
+const EpochRecord& add_epoch(ModelProgress& prog, const EpochTimes& t, int iters, double train_loss, double val_metric, double epoch_s,
+                             double eval_s) {
+  ++prog.epoch;
+  ++prog.total_epochs;
+  prog.losses.push_back(train_loss);
+  EpochRecord er;
+  er.epoch = prog.epoch;
+  er.fraction = static_cast<double>(t.iterations) / iters;
+  er.io_s = t.io_s, er.comm_s = t.comm_s, er.compute_s = t.compute_s, er.epoch_s = epoch_s, er.eval_s = eval_s;
+  er.phases = t.phases;
+  er.loss = train_loss;
+  er.metric = val_metric;
+  ModelRecord& rec = prog.record;
+  rec.epochs += er.fraction;
+  rec.iterations += t.iterations;
+  rec.io_s += t.io_s, rec.comm_s += t.comm_s, rec.compute_s += t.compute_s, rec.time_s += er.epoch_s;
+  rec.eval_s += eval_s;
+  if (!rec.phases) rec.phases.emplace();
+  *rec.phases += t.phases;
+  rec.per_epoch.push_back(er);
+  return rec.per_epoch.back();
+}
+
+// MLPerf HPC's quality key is eval_accuracy, rising: a falling metric is logged negated there (as
+// the CosmoFlow rules define it) and as itself under eval_error.
+void log_epoch_end(const ModelStage& ms, int epoch_num, double val_metric) {
+  const bool up = ms.ctx.plan.maximize;
+  ms.job.log.point("eval_accuracy", json_number(up ? val_metric : -val_metric), ms.meta(epoch_num));
+  if (!up) ms.job.log.point("eval_error", json_number(val_metric), ms.meta(epoch_num));
+  ms.job.log.event("epoch_stop", "INTERVAL_END", "null", ms.meta(epoch_num));
+}
+
+void print_epoch(const ModelStage& ms, const ModelProgress& prog, const EpochRecord& er, const EpochTimes& t) {
+  const ModelRecord& rec = prog.record;
+  fmt::print("[{}] epoch {:3d}  loss {:.5f}  val {:.5f}  {:.2f} s (data {:.2f}, comm {:.2f}, compute {:.2f})  {}\n", ms.tag, prog.epoch,
+             *er.loss, *er.metric, er.epoch_s, t.io_s, t.comm_s, t.compute_s,
+             eta_text(time_left(ms.ctx.plan, ms.ctx.epoch_work, ms.job.stage, ms.job.model, rec.epochs, rec.time_s / rec.epochs)));
 }
 
 }  // namespace
@@ -93,12 +227,10 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optimizer optimizer, std
 
 ModelRecord start_model_record(const RunContext& ctx, const ModelJob& job, const SpecNetImpl& model, bool nccl) {
   const auto& run = ctx.plan.stages[job.stage].models[job.model];
-  ModelRecord m;
-  m.name = run.name;
-  m.workload = ctx.spec.name, m.resolution = run.resolution, m.gpus = run.gpus, m.local_batch = run.local_batch;
+  ModelRecord m = model_record_header(run, ctx.spec.name);
   m.params = model.table().total_params();
   m.iterations_per_epoch = ctx.plan.train_samples / job.group.size() / run.local_batch;
-  m.allreduce_algorithm = job.group.size() == 1 ? "none" : nccl ? "nccl" : "mpi";
+  m.allreduce_library = job.group.size() == 1 ? "none" : nccl ? "nccl" : "mpi";
   return m;
 }
 
@@ -107,134 +239,45 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
   const auto& plan = ctx.plan;
   const Stage& st = plan.stages[job.stage];
   const ModelRun& mr = st.models[job.model];
-  const int rank = job.group.rank(), ranks = job.group.size();
-  const bool cuda = ctx.device.is_cuda();
   const SampleStore store = open_store(ctx, mr, st.name);
-  const auto& objective = objective_for(ctx, store);
-  ModelRecord& rec = prog.record;
   GradSync sync(model.parameters(), job.tensors, plan.bucket_bytes);
-  StepClock clock(cuda ? ctx.device.index() : -1, 6);
-  constexpr int prefetch_depth = 2;
+  StepClock clock(ctx.device.is_cuda() ? ctx.device.index() : -1, 6);
   // in flight at once: the queue, the batch being filled, the step's and the one before it
-  BatchPool batches(prefetch_depth + 3);
-  const int iters = static_cast<int>(rec.iterations_per_epoch);
-  if (iters < 1)
+  BatchPool batches(kPrefetchDepth + 3);
+  ModelStage ms{ctx, job, st, mr, store, objective_for(ctx, store), sync, clock, batches, 0, {}, ""};
+  ms.iters = static_cast<int>(prog.record.iterations_per_epoch);
+  if (ms.iters < 1)
     fail_input(plan.source_file, "dataset.train_samples", fmt::format("too few samples for one batch per rank in stage '{}'", st.name));
-  // MRT III-C for DeepCAM: the rule watches the mean loss of windows of iterations (over the group's
-  // ranks, so every rank switches at the same iteration) and may end the stage mid-epoch
-  const int window = mr.stop.kind == StopRule::Kind::switch_rule ? mr.stop.window_iterations : 0;
+  const int rank = job.group.rank(), ranks = job.group.size();
   // batch norm recomputed before each validation over the first batches of this rank's share
   const auto bn_ids = recompute_ids(plan.train_samples, rank, ranks, int64_t{plan.precise_bn_batches} * mr.local_batch, ctx.share.has_value());
   // where each node reads its staged share, the groups stay on their nodes
-  const MemberNodes nodes = ctx.share ? member_nodes(st, job.model, ctx.share->node_of_rank) : MemberNodes{};
-  const std::string tag = st.models.size() == 1 ? st.name : st.name + "/" + mr.name;
-  // MLPerf's epoch number (this model's ranks' count over the run), and mrplan's keys that make the
-  // switch and the fusions visible in the log
-  auto meta = [&](int epoch) {
-    return fmt::format("{{\"epoch_num\": {}, \"stage\": \"{}\", \"model\": \"{}\", \"resolution\": {}}}", epoch, st.name, mr.name,
-                       mr.resolution);
-  };
+  if (ctx.share) ms.nodes = member_nodes(st, job.model, ctx.share->node_of_rank);
+  ms.tag = st.models.size() == 1 ? st.name : st.name + "/" + mr.name;
   if (prog.epoch == 0)  // what the log reader needs to know of the model besides its epochs
     job.log.point(kModelKey, std::to_string(ranks),
                   fmt::format("{{\"stage\": \"{}\", \"model\": \"{}\", \"model_index\": {}, \"resolution\": {}, \"local_batch\": {}}}",
                               st.name, mr.name, job.model, mr.resolution, mr.local_batch));
   for (;;) {
-    const int e = prog.epoch;  // 0-based epoch about to run
     const auto t_epoch = Clock::now();
-    job.log.event("epoch_start", "INTERVAL_START", "null", meta(prog.total_epochs + 1));
-    model.train();
-    auto ids = restricted_shuffle(plan.train_samples, rank, ranks, mr.local_batch, ctx.options.seed * 31 + job.stage, e, nodes);
-    Prefetcher pf(store, std::move(ids), mr.local_batch, prefetch_depth, false, &batches, ctx.decoder != nullptr);
-    EpochTimes t;
-    double window_sum[2] = {0, 0};
-    for (;;) {
-      const auto t_data = Clock::now();
-      auto b = pf.next();
-      t.io_s += since(t_data);  // waiting for the prefetcher
-      if (!b) break;
-      act_on(fault_at("step", ctx.rank));
-      // points: 0 copy to device 1 forward 2 backward 3 wait for allreduces 4 optimizer 5
-      clock.mark(0);
-      batch_to_device(ctx, store, *b);
-      clock.mark(1);
-      set_lr(opt, learning_rate(mr, e, t.iterations, iters));
-      opt.zero_grad();
-      sync.begin_step();
-      auto loss = training_loss(objective, model.forward(b->x), b->y);
-      clock.mark(2);
-      loss.backward();
-      clock.mark(3);
-      sync.finish_step();
-      clock.mark(4);
-      opt.step();
-      clock.mark(5);
-      const double l = loss.item<double>();  // waits for the whole step, so the clock's read is free
-      const auto iv = clock.intervals_s();
-      // host-to-device copies count as data time, as the simulator's timeline has them
-      t.phases += StepPhases{iv[0], iv[1], iv[2], iv[4]};
-      t.io_s += iv[0];
-      t.comm_s += iv[3];
-      t.compute_s += iv[1] + iv[2] + iv[4];
-      if (!std::isfinite(l))
-        throw NonFiniteLoss(fmt::format("stage '{}' epoch {} iteration {}: the loss is {}; the last good checkpoint: {}", tag, e + 1,
-                                        t.iterations + 1, l, checkpoints.last_good()));
-      t.loss_sum += l;
-      ++t.iterations;
-      ctx.watchdog->progress(fmt::format("stage '{}' epoch {} iteration {}", tag, e + 1, t.iterations));
-      if (iteration_budget_spent(mr.stop, rec.iterations + t.iterations)) {
-        t.budget_spent = true;
-        break;
-      }
-      if (window > 0) {  // a partial window at the end of an epoch is dropped
-        window_sum[0] += l;
-        if (++window_sum[1] < window) continue;
-        job.group.allreduce_sum(window_sum, 2);
-        prog.window_losses.push_back(window_sum[0] / window_sum[1]);
-        window_sum[0] = window_sum[1] = 0;
-        if (switch_fires_at_last(mr.stop, prog.window_losses)) {
-          t.window_switch = true;
-          break;
-        }
-      }
-    }
+    job.log.event("epoch_start", "INTERVAL_START", "null", ms.meta(prog.total_epochs + 1));
+    const EpochTimes t = train_epoch(ms, model, opt, prog, checkpoints);
     // epoch means over the group's ranks, then validation on each rank's share of the held-out samples
     double sums[2] = {t.loss_sum, static_cast<double>(t.iterations)};
     job.group.allreduce_sum(sums, 2);
     const double train_loss = sums[0] / std::max(1.0, sums[1]);
     const auto t_eval = Clock::now();
-    job.log.event("eval_start", "INTERVAL_START", "null", meta(prog.total_epochs + 1));
+    job.log.event("eval_start", "INTERVAL_START", "null", ms.meta(prog.total_epochs + 1));
     const double val_metric = validate(ctx, job, model, store, mr, bn_ids, batches);
-    job.log.event("eval_stop", "INTERVAL_END", "null", meta(prog.total_epochs + 1));
+    job.log.event("eval_stop", "INTERVAL_END", "null", ms.meta(prog.total_epochs + 1));
     const double eval_s = since(t_eval);
-    ++prog.epoch;
-    ++prog.total_epochs;
-    prog.losses.push_back(train_loss);
-    EpochRecord er;
-    er.epoch = prog.epoch;
-    er.fraction = static_cast<double>(t.iterations) / iters;
-    er.io_s = t.io_s, er.comm_s = t.comm_s, er.compute_s = t.compute_s, er.epoch_s = since(t_epoch), er.eval_s = eval_s;
-    er.phases = t.phases;
-    er.loss = train_loss;
-    er.metric = val_metric;
-    rec.per_epoch.push_back(er);
-    rec.epochs += er.fraction;
-    rec.iterations += t.iterations;
-    rec.io_s += t.io_s, rec.comm_s += t.comm_s, rec.compute_s += t.compute_s, rec.time_s += er.epoch_s;
-    rec.eval_s += eval_s;
-    if (!rec.phases) rec.phases.emplace();
-    *rec.phases += t.phases;
-    // MLPerf HPC's quality key is eval_accuracy, rising: a falling metric is logged negated there
-    // (as the CosmoFlow rules define it) and as itself under eval_error
-    job.log.point("eval_accuracy", json_number(plan.maximize ? val_metric : -val_metric), meta(prog.total_epochs));
-    if (!plan.maximize) job.log.point("eval_error", json_number(val_metric), meta(prog.total_epochs));
-    job.log.event("epoch_stop", "INTERVAL_END", "null", meta(prog.total_epochs));
-    if (rank == 0 && !ctx.options.quiet)
-      fmt::print("[{}] epoch {:3d}  loss {:.5f}  val {:.5f}  {:.2f} s (data {:.2f}, comm {:.2f}, compute {:.2f})  {}\n", tag, prog.epoch,
-                 train_loss, val_metric, er.epoch_s, t.io_s, t.comm_s, t.compute_s,
-                 eta_text(time_left(plan, ctx.epoch_work, job.stage, job.model, rec.epochs, rec.time_s / rec.epochs)));
+    const EpochRecord& er = add_epoch(prog, t, ms.iters, train_loss, val_metric, since(t_epoch), eval_s);
+    log_epoch_end(ms, prog.total_epochs, val_metric);
+    if (rank == 0 && !ctx.options.quiet) print_epoch(ms, prog, er, t);
     if (!std::isfinite(val_metric))  // never checkpointed: the last good checkpoint stays the last finite one
-      throw NonFiniteLoss(fmt::format("stage '{}' epoch {}: the validation metric is {}; the last good checkpoint: {}", tag, prog.epoch,
+      throw NonFiniteLoss(fmt::format("stage '{}' epoch {}: the validation metric is {}; the last good checkpoint: {}", ms.tag, prog.epoch,
                                       val_metric, checkpoints.last_good()));
+    ModelRecord& rec = prog.record;
     const auto why = stop_after_epoch(mr.stop, plan, {prog.epoch, rec.iterations, &prog.losses, val_metric}, t.window_switch);
     if (why == StopReason::switch_rule) rec.switch_epoch = prog.epoch;
     if (why != StopReason::none) {

@@ -16,8 +16,8 @@ constexpr int64_t kWeightSamples = 32;   // masks read to estimate the class fre
 constexpr double kWeightPower = -0.125;  // mlcommons/hpc deepcam train.py: weight = frequency^-0.125
 }  // namespace
 
-Objective make_objective(const DataLayout& layout, const SampleStore& store, int64_t train_samples) {
-  Objective o;
+TrainingObjective make_objective(const DataLayout& layout, const SampleStore& store, int64_t train_samples) {
+  TrainingObjective o;
   o.task = layout.task;
   o.classes = layout.classes;
   if (o.task != Task::segmentation) return o;
@@ -47,20 +47,20 @@ void check_target_metric(Task task, const std::string& metric, const std::string
                fmt::format("the execution backend reports {} for this workload, not '{}'", fmt::join(names, " or "), metric));
 }
 
-torch::Tensor training_loss(const Objective& o, const torch::Tensor& output, const torch::Tensor& labels) {
+torch::Tensor training_loss(const TrainingObjective& o, const torch::Tensor& output, const torch::Tensor& labels) {
   if (o.task == Task::regression) return torch::mse_loss(output, labels);
   namespace F = torch::nn::functional;
   return F::cross_entropy(output, labels.to(torch::kLong),
                           F::CrossEntropyFuncOptions().weight(o.class_weights.to(output.device())));
 }
 
-size_t validation_sum_count(const Objective& o) {
+size_t validation_sum_count(const TrainingObjective& o) {
   // regression: squared error, samples; segmentation: loss x samples, samples, then per class
   // intersection and union pixel counts
   return o.task == Task::regression ? 2 : 2 + 2 * static_cast<size_t>(o.classes);
 }
 
-void add_validation_sums(const Objective& o, const torch::Tensor& output, const torch::Tensor& labels, double* sums) {
+void add_validation_sums(const TrainingObjective& o, const torch::Tensor& output, const torch::Tensor& labels, double* sums) {
   const auto n = static_cast<double>(labels.size(0));
   if (o.task == Task::regression) {
     sums[0] += torch::mse_loss(output, labels, torch::Reduction::Sum).item<double>() / static_cast<double>(labels[0].numel());
@@ -78,7 +78,7 @@ void add_validation_sums(const Objective& o, const torch::Tensor& output, const 
   }
 }
 
-double validation_metric(const Objective& o, const std::string& metric, const double* sums) {
+double validation_metric(const TrainingObjective& o, const std::string& metric, const double* sums) {
   if (metric == "val_loss" || (o.task == Task::regression && metric == "val_mse")) return sums[0] / std::max(1.0, sums[1]);
   if (o.task == Task::segmentation && metric == "val_iou") {  // mean over the classes present
     double iou = 0;

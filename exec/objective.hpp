@@ -13,26 +13,26 @@ namespace mrplan {
 
 class SampleStore;
 
-struct Objective {
+struct TrainingObjective {
   Task task = Task::regression;
   int classes = 0;
   torch::Tensor class_weights;  // segmentation: frequency^-1/8 per class, as the DeepCAM reference weights
 };
 
 // Segmentation weights come from the class frequencies of the first training samples' masks.
-Objective make_objective(const DataLayout& layout, const SampleStore& store, int64_t train_samples);
+TrainingObjective make_objective(const DataLayout& layout, const SampleStore& store, int64_t train_samples);
 
 // The metrics a task reports, the first being what the trainer prints; a plan's target.metric
 // must be one of them (InputError naming the plan file otherwise).
 std::vector<std::string> metric_names(Task task);
 void check_target_metric(Task task, const std::string& metric, const std::string& plan_file);
 
-torch::Tensor training_loss(const Objective& o, const torch::Tensor& output, const torch::Tensor& labels);
+torch::Tensor training_loss(const TrainingObjective& o, const torch::Tensor& output, const torch::Tensor& labels);
 
 // Validation is summed batch by batch (then over ranks) and only turned into metrics at the end,
 // so IoU is the dataset's, not a mean of per-batch ratios.
-size_t validation_sum_count(const Objective& o);
-void add_validation_sums(const Objective& o, const torch::Tensor& output, const torch::Tensor& labels, double* sums);
-double validation_metric(const Objective& o, const std::string& metric, const double* sums);
+size_t validation_sum_count(const TrainingObjective& o);
+void add_validation_sums(const TrainingObjective& o, const torch::Tensor& output, const torch::Tensor& labels, double* sums);
+double validation_metric(const TrainingObjective& o, const std::string& metric, const double* sums);
 
 }  // namespace mrplan

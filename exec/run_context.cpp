@@ -70,7 +70,7 @@ SampleStore open_store(const RunContext& ctx, const ModelRun& run, const std::st
   return store;
 }
 
-const Objective& objective_for(RunContext& ctx, const SampleStore& store) {
+const TrainingObjective& objective_for(RunContext& ctx, const SampleStore& store) {
   if (!ctx.objective) {
     ctx.objective = make_objective(ctx.layout, store, ctx.plan.train_samples);
     if (ctx.objective->class_weights.defined()) ctx.objective->class_weights = ctx.objective->class_weights.to(ctx.device);

@@ -33,7 +33,7 @@ struct RunContext {
   std::string data_dir;
   std::filesystem::path out, checkpoints;
   MlLog& log;
-  std::optional<Objective> objective;  // the masks are the same at every resolution: weighed once
+  std::optional<TrainingObjective> objective;  // the masks are the same at every resolution: weighed once
   int rank = 0, ranks = 1;
   Watchdog* watchdog = nullptr;  // told of every step; ends a job that stalls
   EpochWork epoch_work;          // what the epoch lines' ETA prices the remaining epochs by
@@ -53,7 +53,7 @@ torch::Device pick_device(const std::string& want, const Communicator& comm);
 // the network's input at that resolution and the plan's sample counts.
 SampleStore open_store(const RunContext& ctx, const ModelRun& run, const std::string& stage_name);
 // The objective, weighed on the first store a run opens.
-const Objective& objective_for(RunContext& ctx, const SampleStore& store);
+const TrainingObjective& objective_for(RunContext& ctx, const SampleStore& store);
 // The network of `run`: its resolution's input, the coarse output upsample where the workload has one.
 SpecNet build_network(const RunContext& ctx, int resolution);
 

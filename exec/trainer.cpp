@@ -43,6 +43,7 @@
 #include "model/mllog_keys.hpp"
 #include "model/time_to_target.hpp"
 #include "model/plan_network.hpp"
+#include "model/record_header.hpp"
 
 namespace mrplan {
 
@@ -61,20 +62,6 @@ void check_ranks(const Plan& plan, int ranks) {
                fmt::format("the stage wants {0} ranks{1} but {2} were launched (mpirun -np {0}, srun -n {0}, jsrun -n {0} or flux run -n {0})",
                            st.gpus(), split, ranks));
   }
-}
-
-Record fresh_record(const Plan& plan, const NetworkSpec& spec) {
-  Record r;
-  r.source = Source::measured;
-  r.plan = plan.name;
-  r.workload = spec.name;
-  r.machine = "local";
-  r.method = plan.method;
-  r.target_metric = plan.target_metric;
-  r.target_value = plan.target_value;
-  r.target_maximize = plan.maximize;
-  r.plan_spec = plan_to_yaml(plan);
-  return r;
 }
 
 // A model's seed: every stage's networks start from their own stream, so a run resumed at a
@@ -467,7 +454,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const Checkpointer checkpoints(out / "checkpoints", id, rank == 0);
   const Checkpointer resume_from(fs::path(o.resume_dir) / "checkpoints", id, rank == 0);
 
-  RunState state{0, fresh_record(plan, spec)};
+  RunState state{0, record_header(plan, spec.name, Source::measured, "local")};
   std::optional<LoadedRun> loaded;
   std::optional<Checkpointer> resumed_models;  // model checkpoints of the plan resumed (or, with --force, of the one before)
   if (resuming) {

@@ -56,7 +56,8 @@ struct ModelRecord {
   double epochs = 0;
   std::optional<double> switch_epoch;  // what the switch rule chose, when the model has one
   StopReason stop_reason = StopReason::none;
-  std::string allreduce_algorithm;
+  std::string allreduce_algorithm;  // predicted: the algorithm the cost model chose (ring, tree, ...; "none" on one GPU)
+  std::string allreduce_library;    // measured: what ran the gradient allreduce (nccl, mpi; "none" on one rank)
   std::string data_tiers;  // predicted: where the epochs read (model/io_cost placement_text); empty: not known
   std::vector<EpochRecord> per_epoch;
   double io_s = 0, comm_s = 0, compute_s = 0, time_s = 0;

@@ -35,6 +35,7 @@ json model_j(const ModelRecord& m) {
             {"switch_epoch", opt(m.switch_epoch)}, {"stop_reason", to_string(m.stop_reason)},
             {"allreduce_algorithm", m.allreduce_algorithm}, {"data_tiers", m.data_tiers}, {"io_s", m.io_s}, {"comm_s", m.comm_s},
             {"compute_s", m.compute_s}, {"time_s", m.time_s}, {"eval_s", m.eval_s}, {"phases", phases_j(m.phases)}};
+  if (!m.allreduce_library.empty()) j["allreduce_library"] = m.allreduce_library;
   j["per_epoch"] = json::array();
   for (const auto& e : m.per_epoch) j["per_epoch"].push_back(epoch_j(e));
   return j;
@@ -147,6 +148,10 @@ ModelRecord read_model(const Reader& R, const json& jm, const json& bd, const st
   if (!why) R.fail(bp + ".stop_reason", "expected " + stop_reason_names());
   m.stop_reason = *why;
   if (auto it = bd.find("allreduce_algorithm"); it != bd.end() && it->is_string()) m.allreduce_algorithm = *it;
+  if (auto it = bd.find("allreduce_library"); it != bd.end() && it->is_string()) m.allreduce_library = *it;
+  // measured records before 2026-11-27 named the library in allreduce_algorithm
+  if (m.allreduce_library.empty() && (m.allreduce_algorithm == "nccl" || m.allreduce_algorithm == "mpi"))
+    m.allreduce_library = m.allreduce_algorithm, m.allreduce_algorithm.clear();
   if (auto it = bd.find("data_tiers"); it != bd.end() && it->is_string()) m.data_tiers = *it;
   m.io_s = R.time(bd, "io_s", bp), m.comm_s = R.time(bd, "comm_s", bp);
   m.compute_s = R.time(bd, "compute_s", bp), m.time_s = R.time(bd, "time_s", bp);

@@ -214,10 +214,10 @@ std::string width_by_source(const Plan& plan, const MachineProfile& m, const std
   const auto cv = m.convergence.find(workload);
   const bool seeds_assumed = cv != m.convergence.end() && cv->second.seed_epochs_cv <= 0;
   const std::vector<Source> sources = {
-      {"fitted parameters", {true, false, false}, ""},
-      {"seeds", {false, true, false},
+      {"fitted parameters", {true, false, false, {}}, ""},
+      {"seeds", {false, true, false, {}},
        seeds_assumed ? fmt::format("{:.0f}% assumed: calibrate convergence with records of several seeds measures it", kDefaultSeedEpochsCv * 100) : ""},
-      {"run speed", {false, false, true}, ""}};
+      {"run speed", {false, false, true, {}}, ""}};
   std::vector<std::string> parts;
   double widest = 0;
   const Source* top = nullptr;

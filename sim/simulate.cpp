@@ -15,6 +15,7 @@
 #include "model/method_rules.hpp"
 #include "model/method_table.hpp"
 #include "model/plan_yaml.hpp"
+#include "model/record_header.hpp"
 #include "model/workload_yaml.hpp"
 #include "sim/depth_warnings.hpp"
 
@@ -304,12 +305,7 @@ Record simulate(const Plan& plan, const MachineProfile& machine) { return simula
 namespace {
 
 ModelRecord predicted_model(const PreparedPlan& p, const ModelRun& run, const ModelCosts& c, const ModelEpochs& se) {
-  ModelRecord mr;
-  mr.name = run.name;
-  mr.workload = p.spec.name;
-  mr.resolution = run.resolution;
-  mr.gpus = run.gpus;
-  mr.local_batch = run.local_batch;
+  ModelRecord mr = model_record_header(run, p.spec.name);
   mr.params = c.params;
   mr.memory_bytes = c.memory.total_bytes;
   mr.memory_capacity_bytes = c.memory.capacity_bytes;
@@ -356,16 +352,7 @@ ModelRecord predicted_model(const PreparedPlan& p, const ModelRun& run, const Mo
 Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optional<double> forced) {
   const auto& plan = p.plan;
   const auto epochs = model_epochs(p, forced);
-  Record r;
-  r.source = Source::predicted;
-  r.plan = plan.name;
-  r.workload = p.spec.name;
-  r.machine = machine.name;
-  r.method = plan.method;
-  r.target_metric = plan.target_metric;
-  r.target_value = plan.target_value;
-  r.target_maximize = plan.maximize;
-  r.plan_spec = plan_to_yaml(plan);
+  Record r = record_header(plan, p.spec.name, Source::predicted, machine.name);
   r.warnings = depth_warnings(p, machine);
   bool reached = true;
   for (size_t i = 0; i < plan.stages.size(); ++i) {

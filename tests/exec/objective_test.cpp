@@ -13,8 +13,8 @@
 using namespace mrplan;
 using mrplan::testing::error_of;
 
-TEST(Objective, MeanIouCountsIntersectionsAndUnionsOverTheWholeSet) {
-  const Objective o{.task = Task::segmentation, .classes = 3, .class_weights = torch::ones({3})};
+TEST(TrainingObjective, MeanIouCountsIntersectionsAndUnionsOverTheWholeSet) {
+  const TrainingObjective o{.task = Task::segmentation, .classes = 3, .class_weights = torch::ones({3})};
   // one 2x2 image: labels 0 1 / 2 2, predicted 0 1 / 1 2 (logits pick the class)
   auto logits = torch::zeros({1, 3, 2, 2});
   const int pred[4] = {0, 1, 1, 2};
@@ -35,8 +35,8 @@ TEST(Objective, MeanIouCountsIntersectionsAndUnionsOverTheWholeSet) {
   EXPECT_NEAR(validation_metric(o, "val_loss", sums.data()), (ce1 + ce2) / 2, 1e-6);
 }
 
-TEST(Objective, RegressionReportsMseAndRefusesOtherMetrics) {
-  const Objective o{};
+TEST(TrainingObjective, RegressionReportsMseAndRefusesOtherMetrics) {
+  const TrainingObjective o{};
   std::vector<double> sums(validation_sum_count(o), 0.0);
   add_validation_sums(o, torch::tensor({{1.f, 2.f}, {0.f, 0.f}}), torch::tensor({{0.f, 0.f}, {0.f, 1.f}}), sums.data());
   EXPECT_NEAR(validation_metric(o, "val_mse", sums.data()), (1.0 + 4.0 + 1.0) / 4, 1e-12);

@@ -196,7 +196,7 @@ TEST(BatchEpochs, ASystemAtOneBatchIsDrawnThroughItsRuns) {
   // drawn together, the epochs at the runs' batch stay near theirs; the larger batch is what the
   // runs do not pin
   auto spread_at = [&](const MachineProfile& m, double batch) {
-    const auto draws = draw_profiles(m, kWorkload, 4000, 3, {true, false, false});
+    const auto draws = draw_profiles(m, kWorkload, 4000, 3, {true, false, false, {}});
     std::vector<double> e;
     for (const auto& d : draws.profiles) e.push_back(epoch_scale_for_batch(d.convergence.at(kWorkload), batch));
     const auto q = quantiles_of(e);

@@ -578,6 +578,24 @@ TEST(Record, StagesHoldModelsWithTheirOwnBreakdownAndSchemaOneStillReads) {
       << error_of([&] { record_from_json(typo, "t.json"); });
 }
 
+TEST(Record, TheAllreducesAlgorithmIsPredictedAndItsLibraryMeasured) {
+  Record r = simulate(builtin_plan("cosmoflow-mrt@summit"), calibrated_builtin_profile("summit"));
+  ModelRecord& m = r.stages[0].models[0];
+  EXPECT_NE(m.allreduce_algorithm, "");  // the cost model's choice
+  EXPECT_EQ(m.allreduce_library, "");
+  m.allreduce_library = "nccl";
+  const auto back = record_from_json(record_to_json(r), "r.json").stages[0].models[0];
+  EXPECT_EQ(back.allreduce_library, "nccl");
+  EXPECT_EQ(back.allreduce_algorithm, m.allreduce_algorithm);
+  // a measured record of before 2026-11-27 named its library as the algorithm
+  m.allreduce_library = "", m.allreduce_algorithm = "mpi";
+  const auto j = record_to_json(r);
+  ASSERT_EQ(j.find("allreduce_library"), std::string::npos);
+  const auto old = record_from_json(j, "old.json").stages[0].models[0];
+  EXPECT_EQ(old.allreduce_library, "mpi");
+  EXPECT_EQ(old.allreduce_algorithm, "");
+}
+
 TEST(PlanYaml, NumbersAreWrittenInTheirShortestRoundTripForm) {
   Plan p = builtin_plan("cosmoflow-mrt@summit");
   EXPECT_NE(plan_to_yaml(p).find("value: 0.0025,"), std::string::npos) << plan_to_yaml(p);
