@@ -59,24 +59,32 @@ void copy_file(const std::string& from, const std::string& to) {
 
 }  // namespace
 
+std::vector<std::string> rank_hosts(Communicator& world) {
+  constexpr size_t kSlot = 64;  // HOST_NAME_MAX on Linux
+  std::array<char, kSlot> mine{};
+  gethostname(mine.data(), kSlot - 1);
+  std::vector<char> all(static_cast<size_t>(world.size()) * kSlot);
+  world.allgather_bytes(mine.data(), kSlot, all.data());
+  std::vector<std::string> hosts;
+  for (size_t at = 0; at < all.size(); at += kSlot) hosts.emplace_back(&all[at], strnlen(&all[at], kSlot));
+  return hosts;
+}
+
+std::vector<std::string> node_names(const std::vector<std::string>& rank_hosts) {
+  std::vector<std::string> nodes;
+  for (const auto& h : rank_hosts)
+    if (std::find(nodes.begin(), nodes.end(), h) == nodes.end()) nodes.push_back(h);
+  return nodes;
+}
+
 std::vector<int> nodes_of_ranks(Communicator& world, int ranks_per_node) {
   std::vector<int> node(static_cast<size_t>(world.size()));
   if (ranks_per_node > 0) {
     for (size_t r = 0; r < node.size(); ++r) node[r] = static_cast<int>(r) / ranks_per_node;
     return node;
   }
-  constexpr size_t kSlot = 64;  // HOST_NAME_MAX on Linux
-  std::array<char, kSlot> mine{};
-  gethostname(mine.data(), kSlot - 1);
-  std::vector<char> all(node.size() * kSlot);
-  world.allgather_bytes(mine.data(), kSlot, all.data());
-  std::vector<std::string> hosts;
-  for (size_t r = 0; r < node.size(); ++r) {
-    const std::string name(&all[r * kSlot], strnlen(&all[r * kSlot], kSlot));
-    auto it = std::find(hosts.begin(), hosts.end(), name);
-    if (it == hosts.end()) it = hosts.insert(hosts.end(), name);
-    node[r] = static_cast<int>(it - hosts.begin());
-  }
+  const auto hosts = rank_hosts(world), nodes = node_names(hosts);
+  for (size_t r = 0; r < node.size(); ++r) node[r] = static_cast<int>(std::find(nodes.begin(), nodes.end(), hosts[r]) - nodes.begin());
   return node;
 }
 

@@ -20,6 +20,11 @@ struct NodeShare {
   std::string copy_dir;           // this node's copy: res{K}/ folders as in the data folder
 };
 
+// Every world rank's host name (one gather; every rank must call it), and the distinct ones in
+// the order of their first ranks: the job's nodes.
+std::vector<std::string> rank_hosts(Communicator& world);
+std::vector<std::string> node_names(const std::vector<std::string>& rank_hosts);
+
 // Every world rank's node: `ranks_per_node` consecutive ranks per node where it is > 0 (the
 // launcher's block placement), else by host name. Every rank must call it.
 std::vector<int> nodes_of_ranks(Communicator& world, int ranks_per_node);

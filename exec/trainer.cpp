@@ -296,21 +296,6 @@ double matmul_probe(Communicator& world, const torch::Device& dev) {
   return flops_per_s;
 }
 
-// The run's size as MLPerf logs it: nodes are the ranks that are first on their host.
-// Every node's host name, in the order of the nodes' first ranks: one gather of a name slot per
-// rank, empty but on each node's first rank.
-std::vector<std::string> node_hosts(Communicator& world) {
-  constexpr size_t kSlot = 64;  // HOST_NAME_MAX on Linux
-  std::array<char, kSlot> mine{};
-  if (world.local_rank() == 0) gethostname(mine.data(), kSlot - 1);
-  std::vector<char> all(static_cast<size_t>(world.size()) * kSlot);
-  world.allgather_bytes(mine.data(), kSlot, all.data());
-  std::vector<std::string> hosts;
-  for (size_t r = 0; r < static_cast<size_t>(world.size()); ++r)
-    if (const std::string name(&all[r * kSlot], strnlen(&all[r * kSlot], kSlot)); !name.empty()) hosts.push_back(name);
-  return hosts;
-}
-
 // "nid001, nid002, nid003", or the first and last few with the count between.
 std::string host_list(const std::vector<std::string>& hosts) {
   if (hosts.size() <= 8) return fmt::format("{}", fmt::join(hosts, ", "));
@@ -320,7 +305,7 @@ std::string host_list(const std::vector<std::string>& hosts) {
 
 RunFacts run_facts(Communicator& world, const torch::Device& dev, uint64_t seed) {
   RunFacts f;
-  f.hosts = node_hosts(world);
+  f.hosts = node_names(rank_hosts(world));  // the run's size as MLPerf logs it
   f.ranks = world.size();
   f.nodes = std::max<int>(1, static_cast<int>(f.hosts.size()));
   f.accelerators_per_node = dev.is_cuda() ? (f.ranks + f.nodes - 1) / f.nodes : 0;
