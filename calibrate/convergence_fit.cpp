@@ -77,7 +77,7 @@ void fit_fusion(ConvergenceFit& fit, const std::vector<std::pair<Plan, const Rec
       std::vector<double> progress;
       for (size_t j = 0; j < st.models.size(); ++j) {
         const auto& m = r.stages.at(i).models.at(j);
-        progress.push_back(progress_after(q, m.resolution, e0, start_progress(plan, i, j, handed),
+        progress.push_back(progress_after(q, m.resolution, e0, start_progress(plan, i, j, handed, pretrained_start(q)),
                                           m.epochs / epoch_scale_for_batch(q, m.gpus * m.local_batch)));
       }
       handed = handed_on_progress(q, st, progress);
@@ -98,6 +98,26 @@ void fit_fusion(ConvergenceFit& fit, const std::vector<std::pair<Plan, const Rec
   fit.params.fusion_efficiency = f.params(0);
   fit.fusion_efficiency_std_error = f.std_errors(0);
   fit.fusion_fitted = true;
+}
+
+// Transfer learning: the epochs to target each record's fine-tuning predicts from a head start k,
+// max(1, e0 (1 - k)) at its batch (as the simulator has it), against those it needed, half an epoch
+// before the whole epoch it stopped at; fits pretrained_progress.
+void fit_pretrained(ConvergenceFit& fit, const std::vector<const Record*>& runs) {
+  const double e0 = fit.baseline_epochs_to_target;
+  Eigen::VectorXd obs(static_cast<Eigen::Index>(runs.size()));
+  for (size_t i = 0; i < runs.size(); ++i) obs(static_cast<Eigen::Index>(i)) = runs[i]->stages.back().models[0].epochs - 0.5;
+  auto residuals = [&](const Eigen::VectorXd& x) {
+    Eigen::VectorXd res(obs.size());
+    for (size_t i = 0; i < runs.size(); ++i)
+      res(static_cast<Eigen::Index>(i)) =
+          dense_epochs_after_progress(e0, x(0)) * epoch_scale_for_batch(fit.params, runs[i]->stages.back().global_batch) - obs(i);
+    return res;
+  };
+  const auto f = levenberg_marquardt(residuals, Eigen::VectorXd::Constant(1, 0.0), obs, 200);  // from no head start
+  fit.params.pretrained_progress = std::clamp(f.params(0), -1.0, 1.0);
+  fit.pretrained_progress_std_error = f.std_errors(0);
+  fit.pretrained_fitted = true;
 }
 
 }  // namespace
@@ -126,6 +146,9 @@ void note_unidentified(ConvergenceFit& fit) {
   else if (!(std::isfinite(fit.transfer_efficiency_std_error) && fit.transfer_efficiency_std_error < std::max(0.05, std::abs(fit.params.transfer_efficiency))))
     fit.kept_at_prior.push_back(fmt::format("transfer_efficiency ({:.3g} +- {:.2g}: the MRT runs do not pin it)", fit.params.transfer_efficiency,
                                             fit.transfer_efficiency_std_error));
+  if (fit.pretrained_fitted && !(std::isfinite(fit.pretrained_progress_std_error) && fit.pretrained_progress_std_error < 0.5))
+    fit.kept_at_prior.push_back(fmt::format("pretrained_progress ({:.3g} +- {:.2g}: the transfer runs do not pin it)",
+                                            fit.params.pretrained_progress, fit.pretrained_progress_std_error));
   if (fit.fusion_fitted && !(std::isfinite(fit.fusion_efficiency_std_error) &&
                              fit.fusion_efficiency_std_error < std::max(0.05, std::abs(fit.params.fusion_efficiency))))
     fit.kept_at_prior.push_back(fmt::format("fusion_efficiency ({:.3g} +- {:.2g}: the MRMF runs do not pin it)", fit.params.fusion_efficiency,
@@ -150,6 +173,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   };
   std::vector<Mrt> mrt;
   std::vector<std::pair<Plan, const Record*>> mrmf;  // that reached the target
+  std::vector<const Record*> pretrained;             // transfer learning's, that reached the target
   double global_batch = 0;
   int coarse_resolution = 2;
   for (const auto& named : records) {
@@ -180,7 +204,12 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
     auto one_model = [&] {
       return std::all_of(r.stages.begin(), r.stages.end(), [](const StageRecord& s) { return s.models.size() == 1; });
     };
-    if (method_row(r.method).splits_gpus) {
+    if (method_row(r.method).pretrained) {
+      if (r.stages.size() != 1 || !one_model() || r.stages[0].single().resolution != 1)
+        fail_input(file, "stages", "a transfer-learning record fine-tunes one model at resolution 1 in one stage");
+      if (r.stages[0].single().stop_reason == StopReason::target_reached) pretrained.push_back(&r);
+      ++fit.transfer_runs;
+    } else if (method_row(r.method).splits_gpus) {
       if (r.plan_spec.empty()) fail_input(file, "plan_spec", "an MRMF record needs the plan it ran: what each model started from");
       if (r.stages.back().models.at(0).stop_reason == StopReason::target_reached) mrmf.push_back({plan_from_yaml_text(r.plan_spec, file + ": plan_spec"), &r});
       ++fit.mrmf_runs;
@@ -234,6 +263,7 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
     fit.transfer_fitted = true;
   }
   if (!mrmf.empty()) fit_fusion(fit, mrmf);
+  if (!pretrained.empty()) fit_pretrained(fit, pretrained);
   note_unidentified(fit);
   fit.seeds = fit_seed_spread(records);
   p.seed_epochs_cv = fit.seeds.epochs_cv;
@@ -286,6 +316,7 @@ void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
   if (auto it = profile.convergence.find(fit.workload); it != profile.convergence.end()) {
     const ConvergenceParams& prior = it->second;
     if (!fit.fusion_fitted || kept(fit, "fusion_efficiency")) params.fusion_efficiency = prior.fusion_efficiency;  // no MRMF records: the profile's stays
+    if (!fit.pretrained_fitted || kept(fit, "pretrained_progress")) params.pretrained_progress = prior.pretrained_progress;
     if (kept(fit, "transfer_efficiency")) params.transfer_efficiency = prior.transfer_efficiency;
     if (kept(fit, "dense_metric")) params.dense_metric = prior.dense_metric;
     if (kept(fit, "coarse_loss")) params.coarse_loss = prior.coarse_loss;
@@ -300,6 +331,7 @@ void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
     if (f.key.rfind(prefix, 0) != 0) return false;
     const std::string part = f.key.substr(prefix.size(), f.key.find('.', prefix.size()) - prefix.size());
     if (part == "fusion_efficiency" && !fit.fusion_fitted) return false;
+    if (part == "pretrained_progress" && !fit.pretrained_fitted) return false;
     return !kept(fit, part);
   });
   const std::string source = fmt::format("calibrate convergence: {}", fmt::join(fit.files, ", "));
@@ -316,6 +348,9 @@ void apply_convergence_fit(MachineProfile& profile, const ConvergenceFit& fit) {
     record_fit(profile, {prefix + "transfer_efficiency", fit.params.transfer_efficiency, fit.transfer_efficiency_std_error, source});
   if (fit.fusion_fitted && !kept(fit, "fusion_efficiency"))
     record_fit(profile, {prefix + "fusion_efficiency", fit.params.fusion_efficiency, fit.fusion_efficiency_std_error, source});
+  if (fit.pretrained_fitted && !kept(fit, "pretrained_progress"))
+    record_fit(profile, {prefix + "pretrained_progress", fit.params.pretrained_progress, fit.pretrained_progress_std_error,
+                         fmt::format("{} ({} transfer-learning runs)", source, fit.transfer_runs)});
   if (fit.seeds.run_speed_cv > 0) {
     profile.compute.run_speed_cv = fit.seeds.run_speed_cv;
     record_fit(profile, {"compute.run_speed_cv", fit.seeds.run_speed_cv, fit.seeds.run_speed_cv_std_error,

@@ -54,9 +54,11 @@ struct ConvergenceFit {
   double transfer_efficiency_std_error = 0;
   double fusion_efficiency_std_error = 0;
   bool fusion_fitted = false;            // MRMF records that reached the target were given
+  double pretrained_progress_std_error = 0;
+  bool pretrained_fitted = false;        // transfer-learning records that reached the target were given
   double baseline_epochs_to_target = 0;  // where the fitted dense curve crosses the target
   std::vector<std::string> files;        // the records the fit used
-  int baseline_runs = 0, mrt_runs = 0, mrmf_runs = 0;
+  int baseline_runs = 0, mrt_runs = 0, mrmf_runs = 0, transfer_runs = 0;
   SeedSpread seeds;
   bool transfer_fitted = false;  // an MRT run reached the target
   // parts the records do not identify (no run to fit them; a standard error as large as the value):
@@ -68,7 +70,9 @@ struct ConvergenceFit {
 // then dense with transfer) give the coarse curves and, from their dense epochs after switching
 // at different points, the transfer efficiency of model/learning_curve's E(s); MRMF records
 // (fusion stages, then fine-tuning; their plan_spec says what each model started from) give the
-// fusion efficiency, from the fine-tuning epochs after the progress their fusions handed on.
+// fusion efficiency, from the fine-tuning epochs after the progress their fusions handed on;
+// transfer-learning records (one dense stage from a pretrained model) give the pretrained model's
+// head start, from their epochs to target against the baseline's.
 // Records that did not reach the target still give curve points but no epochs to target (censored:
 // they bound the curves, not the transfer or fusion benefit); with no MRT run at the target, the
 // transfer benefit is not fitted.

@@ -380,6 +380,9 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
   }
   if (r.stages.empty()) fail_input(file, "epoch_start", "the log has no epoch: nothing to measure");
   r.method = method_of_shape(concurrent, r.stages.size());
+  if (auto it = f.log_keys.find(kMethodKey); it != f.log_keys.end())  // mrplan's own log says it (transfer learning has the baseline's shape)
+    if (const auto v = nlohmann::json::parse(it->second, nullptr, false); v.is_string())
+      if (const auto named = method_from_string(v.get<std::string>())) r.method = *named;
   if (r.stages.size() == 1 && f.global_batch) {
     auto& s = r.stages[0];
     s.global_batch = static_cast<int>(*f.global_batch);

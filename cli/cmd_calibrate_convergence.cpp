@@ -29,8 +29,8 @@ void calibrate_convergence(const ConvergenceArgs& a) {
   std::vector<NamedRecord> recs;
   for (const auto& f : a.records) recs.push_back({f, load_record_file(f)});
   const auto fit = fit_convergence(recs);
-  fmt::print("convergence of {} to {} from {} baseline, {} MRT and {} MRMF runs\n", fit.workload, fit.target, fit.baseline_runs,
-             fit.mrt_runs, fit.mrmf_runs);
+  fmt::print("convergence of {} to {} from {} baseline, {} MRT, {} MRMF and {} transfer-learning runs\n", fit.workload, fit.target,
+             fit.baseline_runs, fit.mrt_runs, fit.mrmf_runs, fit.transfer_runs);
   print_curve("dense metric", fit.dense_metric);
   print_curve("coarse loss", fit.coarse_loss);
   print_curve("coarse metric", fit.coarse_metric);
@@ -51,6 +51,13 @@ void calibrate_convergence(const ConvergenceArgs& a) {
                fit.fusion_efficiency_std_error);
   else if (fit.mrmf_runs > 0)
     fmt::print("  fusion efficiency not fitted: no MRMF run reached the target\n");
+  if (fit.pretrained_fitted)
+    fmt::print("  pretrained model's head start {:.3f} +- {:.3f} (from the transfer runs' epochs to target: the baseline's {:.2f} x {:.2f} "
+               "left)\n",
+               fit.params.pretrained_progress, fit.pretrained_progress_std_error, fit.baseline_epochs_to_target,
+               1 - fit.params.pretrained_progress);
+  else if (fit.transfer_runs > 0)
+    fmt::print("  pretrained model's head start not fitted: no transfer-learning run reached the target\n");
   if (fit.seeds.groups > 0)
     fmt::print("  seed-to-seed spread: epochs to target {:.1f}% +- {:.1f}%, switch epoch {}, from {} plans run with several seeds ({} runs)\n",
                100 * fit.seeds.epochs_cv, 100 * fit.seeds.epochs_cv_std_error,

@@ -40,7 +40,7 @@ namespace {
 struct OptimizeOpts {
   PlanEdits edits;
   std::string plan = "cosmoflow@perlmutter", methods, gpus, local_batch = "1:64", switches = "1:200", splits,
-              minimize = "time", deadline, budget, machine, out, csv, plot, staging, codecs;
+              minimize = "time", deadline, budget, machine, out, csv, plot, staging, codecs, pretrained;
   double confidence = 0.9, max_global_batch = -1;
   size_t top = 10, samples = 100;
   bool variants = false;  // list every batch and switch variant, not the best of each method, fusion count and GPU count
@@ -228,7 +228,7 @@ SearchPart launch_part() {
 }
 
 void optimize(const OptimizeOpts& o) {
-  auto templates = search_templates(o.plan, o.methods.empty() ? std::vector<Method>{} : parse_methods(o.methods));
+  auto templates = search_templates(o.plan, o.methods.empty() ? std::vector<Method>{} : parse_methods(o.methods), o.pretrained);
   if (!o.machine.empty())
     for (auto& t : templates) t.machine = o.machine;
   for (auto& t : templates) t = edited(t, o.edits);
@@ -337,7 +337,11 @@ void register_optimize(CLI::App& app) {
   auto o = std::make_shared<OptimizeOpts>();
   cmd->add_option("plan", o->plan, "APP@MACHINE (every method's built-in plan) or a plan file (its method and its baseline)")->capture_default_str();
   cmd->add_option("--methods", o->methods,
-                  "methods to search, comma separated (baseline, mrt, mrmf; default: every one APP has, or a plan file's own and its baseline)");
+                  fmt::format("methods to search, comma separated ({}; default: every one APP has, transfer with --pretrained, or a plan "
+                              "file's own and its baseline)",
+                              method_names()));
+  cmd->add_option("--pretrained", o->pretrained,
+                  "a model trained on related data (an earlier run's model.pt): transfer learning from it is searched too");
   cmd->add_option("--gpus", o->gpus, "GPU counts: A:B doubling from A, A:B:STEP or A,B,C (default: one node to 4096 GPUs, doubling)");
   cmd->add_option("--local-batch", o->local_batch, "local batches per stage: A:B every one, A:B:STEP or A,B,C")->capture_default_str();
   cmd->add_option("--switch", o->switches, "MRT: coarse epochs before the switch; MRMF: each fusion stage's length (the rule's own choice "

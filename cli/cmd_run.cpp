@@ -10,6 +10,7 @@
 #include "exec/run.hpp"
 #include "model/errors.hpp"
 #include "model/launch_env.hpp"
+#include "model/method_table.hpp"
 #include "model/profile_yaml.hpp"
 #include "sim/simulate.hpp"
 
@@ -18,6 +19,7 @@ namespace mrplan {
 void register_run(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Train a plan for real (under mpirun, srun, jsrun or flux) and write its Measurement record");
   auto plan = std::make_shared<std::string>();
+  auto pretrained = std::make_shared<std::string>();
   auto o = std::make_shared<RunOptions>();
   o->version = version_text();
   cmd->add_option("plan", *plan, "plan YAML file")->required();
@@ -28,6 +30,9 @@ void register_run(CLI::App& app) {
                   "ranks read, and they read those (MLPerf HPC's staging; the plan's io.staging prices it)");
   cmd->add_option("--ranks-per-node", o->ranks_per_node, "with --stage-to: the launcher places this many consecutive ranks per node (default: "
                   "by host name)")->check(CLI::Range(1, 4096));
+  cmd->add_option("--pretrained", *pretrained,
+                  "a transfer plan's pretrained model: an earlier run's model.pt, trained on related data (overrides the plan's "
+                  "pretrained.checkpoint)");
   cmd->add_option("--resume", o->resume_dir, "continue the run whose --out folder this is (the same plan, on the same ranks)");
   cmd->add_flag("--overwrite", o->overwrite, "replace the run already in --out (refused otherwise)");
   cmd->add_option("--force", o->force, "on --resume, plan fields that may differ from the checkpoint's (e.g. stages[1].learning_rate)")
@@ -46,10 +51,16 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--deterministic", o->deterministic,
                 "GPU: deterministic kernels only, so that a resumed run ends with the uninterrupted one's parameters bit for bit (slower; a CPU run always is)");
   cmd->add_flag("--quiet", o->quiet, "no per-epoch lines (the header, stage ends and summary stay)");
-  cmd->callback([plan, o] {
+  cmd->callback([plan, pretrained, o] {
     Plan p;
     try {
       p = load_plan(*plan);
+      if (!pretrained->empty()) {
+        if (!starts_pretrained(p))
+          fail_input("command line", "--pretrained", fmt::format("the plan {} is {} {} plan: only a transfer plan starts from a pretrained model",
+                                                                 *plan, method_row(p.method).article, to_string(p.method)));
+        start_from(p, *pretrained);
+      }
       if (!o->profile_file.empty()) {  // read on every rank: a bad file is refused before anything starts
         const auto t = simulate(p, load_profile_file(o->profile_file)).totals;
         o->predicted = RunOptions::Prediction{t.time_to_target_s, t.reached_target};

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -39,7 +40,7 @@ std::vector<Method> parse_methods(const std::string& text) {
   std::stringstream ss(text);
   for (std::string m; std::getline(ss, m, ',');) {
     const auto method = method_from_string(m);
-    if (!method) fail_input("command line", "--methods", fmt::format("unknown method '{}' (expected baseline, mrt or mrmf)", m));
+    if (!method) fail_input("command line", "--methods", fmt::format("unknown method '{}' (expected {})", m, method_names()));
     out.push_back(*method);
   }
   if (out.empty()) fail_input("command line", "--methods", "no method given");
@@ -94,17 +95,28 @@ std::vector<Plan> with_data_paths(const std::vector<Plan>& templates, const std:
   return out;
 }
 
-std::vector<Plan> search_templates(const std::string& arg, const std::vector<Method>& methods) {
+std::vector<Plan> search_templates(const std::string& arg, const std::vector<Method>& methods, const std::string& pretrained_arg) {
+  if (!pretrained_arg.empty() && !std::filesystem::is_regular_file(pretrained_arg))
+    fail_input("command line", "--pretrained", fmt::format("{}: no such file (expected an earlier run's model.pt)", pretrained_arg));
+  // absolute: the plan written (--out) runs from a job's folder
+  const std::string pretrained = pretrained_arg.empty() ? "" : std::filesystem::absolute(pretrained_arg).lexically_normal().string();
   if (!names_a_file(arg)) {
     const auto at = arg.find('@');
     if (at == std::string::npos)
       fail_input("command line", "PLAN", fmt::format("'{}' is neither a plan file nor APP@MACHINE (e.g. cosmoflow@perlmutter)", arg));
     std::string app = arg.substr(0, at);
-    for (const char* v : {"-baseline", "-mrt", "-mrmf2", "-mrmf", "-coarse"})
-      if (app.ends_with(v)) app.resize(app.size() - std::string(v).size());
-    return builtin_templates(app, arg.substr(at + 1), methods);
+    std::vector<std::string> suffixes{"-coarse"};  // the built-in coarse-only baselines
+    for (const auto& r : method_table()) suffixes.insert(suffixes.end(), r.plan_suffixes.begin(), r.plan_suffixes.end());
+    std::sort(suffixes.begin(), suffixes.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });  // -mrmf2 before -mrmf
+    for (const auto& v : suffixes)
+      if (app.ends_with(v)) {
+        app.resize(app.size() - v.size());
+        break;
+      }
+    return builtin_templates(app, arg.substr(at + 1), methods, pretrained);
   }
-  const Plan plan = load_plan(arg);
+  Plan plan = load_plan(arg);
+  if (!pretrained.empty()) start_from(plan, pretrained);
   std::vector<Plan> out;
   const auto& row = method_row(plan.method);
   const auto asked = methods.empty() ? std::vector<Method>{row.compared_against, plan.method} : methods;

@@ -11,7 +11,8 @@ namespace mrplan {
 // PLAN is APP@MACHINE (APP an application, cosmoflow, or one of its built-in plans, cosmoflow-mrt:
 // the built-in plan of every method asked) or a plan file (its own method, and its baseline); no
 // methods: every method APP has, or the file's own and its baseline.
-std::vector<Plan> search_templates(const std::string& plan_arg, const std::vector<Method>& methods);
+// pretrained: the model.pt transfer learning starts from (its plans are searched only with one).
+std::vector<Plan> search_templates(const std::string& plan_arg, const std::vector<Method>& methods, const std::string& pretrained = "");
 std::vector<Method> parse_methods(const std::string& text);
 
 // Every template once per data path: each staging of `staging` ("none,nearest") with each codec of

@@ -22,11 +22,12 @@ GradSync::GradSync(std::vector<torch::Tensor> params, Communicator& comm, double
     }
   }
   if (comm_.size() == 1) return;  // nothing to average: no hooks, no thread
+  hooks_.resize(params_.size());
   for (auto& b : buckets_) {
     Bucket* bp = b.get();
     for (size_t j = 0; j < bp->params.size(); ++j) {
       const int64_t off = bp->offsets[j];
-      params_[bp->params[j]].register_hook([this, bp, off](torch::Tensor g) {
+      hooks_[bp->params[j]] = params_[bp->params[j]].register_hook([this, bp, off](torch::Tensor g) {
         bp->flat.narrow(0, off, g.numel()).copy_(g.reshape({-1}));
         if (bp->pending.fetch_sub(1) == 1) {
           std::lock_guard<std::mutex> lock(mu_);
@@ -40,6 +41,7 @@ GradSync::GradSync(std::vector<torch::Tensor> params, Communicator& comm, double
 }
 
 GradSync::~GradSync() {
+  for (size_t k = 0; k < hooks_.size(); ++k) params_[k].remove_hook(hooks_[k]);
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;

@@ -17,6 +17,8 @@
 
 namespace mrplan {
 
+// A sync's hooks live as long as it does: a model trained on (a new sync over other parameters, as
+// transfer learning's frozen layers thaw) calls none of an earlier sync's.
 class GradSync {
  public:
   GradSync(std::vector<torch::Tensor> params, Communicator& comm, double bucket_bytes);
@@ -39,6 +41,7 @@ class GradSync {
   };
   void comm_loop();
   std::vector<torch::Tensor> params_;
+  std::vector<unsigned> hooks_;  // params_[k]'s hook: removed with the sync, so that none calls into a sync that is gone
   Communicator& comm_;
   std::vector<std::unique_ptr<Bucket>> buckets_;
   std::mutex mu_;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "exec/fault_injection.hpp"
+#include "exec/freezing.hpp"
 #include "exec/grad_sync.hpp"
 #include "exec/lamb.hpp"
 #include "exec/loader.hpp"
@@ -16,6 +17,7 @@
 #include "model/errors.hpp"
 #include "model/mllog_keys.hpp"
 #include "model/method_rules.hpp"
+#include "model/plan_network.hpp"
 #include "model/record_header.hpp"
 
 namespace mrplan {
@@ -88,7 +90,7 @@ struct ModelStage {
   const ModelRun& mr;
   const SampleStore& store;
   const TrainingObjective& objective;
-  GradSync& sync;
+  GradSync* sync;  // over the parameters that train now (transfer learning's frozen layers left out)
   StepClock& clock;
   BatchPool& batches;
   int iters = 0;      // full batches per epoch
@@ -110,12 +112,12 @@ double train_step(ModelStage& ms, SpecNetImpl& model, torch::optim::Optimizer& o
   ms.clock.mark(1);
   set_lr(opt, learning_rate(ms.mr, e, t.iterations, ms.iters));
   opt.zero_grad();
-  ms.sync.begin_step();
+  ms.sync->begin_step();
   auto loss = training_loss(ms.objective, model.forward(b.x), b.y);
   ms.clock.mark(2);
   loss.backward();
   ms.clock.mark(3);
-  ms.sync.finish_step();
+  ms.sync->finish_step();
   ms.clock.mark(4);
   opt.step();
   ms.clock.mark(5);
@@ -240,11 +242,23 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
   const Stage& st = plan.stages[job.stage];
   const ModelRun& mr = st.models[job.model];
   const SampleStore store = open_store(ctx, mr, st.name);
-  GradSync sync(model.parameters(), job.tensors, plan.bucket_bytes);
   StepClock clock(ctx.device.is_cuda() ? ctx.device.index() : -1, 6);
   // in flight at once: the queue, the batch being filled, the step's and the one before it
   BatchPool batches(kPrefetchDepth + 3);
-  ModelStage ms{ctx, job, st, mr, store, objective_for(ctx, store), sync, clock, batches, 0, {}, ""};
+  ModelStage ms{ctx, job, st, mr, store, objective_for(ctx, store), nullptr, clock, batches, 0, {}, ""};
+  // transfer learning: the pretrained model's bottom layers frozen for its first epochs
+  std::vector<torch::Tensor> frozen;
+  const int freeze_epochs = mr.pretrained ? mr.pretrained->freeze_epochs : 0;
+  if (freeze_epochs > 0) frozen = bottom_parameters(model, checked_freeze_through(plan, ctx.spec, job.stage));
+  std::unique_ptr<GradSync> sync;
+  auto sync_over = [&](bool freeze) {
+    sync.reset();  // its hooks go before the next sync's come
+    set_trainable(frozen, !freeze);
+    sync = std::make_unique<GradSync>(trainable_parameters(model), job.tensors, plan.bucket_bytes);
+    ms.sync = sync.get();
+  };
+  bool frozen_now = prog.epoch < freeze_epochs;
+  sync_over(frozen_now);
   ms.iters = static_cast<int>(prog.record.iterations_per_epoch);
   if (ms.iters < 1)
     fail_input(plan.source_file, "dataset.train_samples", fmt::format("too few samples for one batch per rank in stage '{}'", st.name));
@@ -259,6 +273,11 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
                   fmt::format("{{\"stage\": \"{}\", \"model\": \"{}\", \"model_index\": {}, \"resolution\": {}, \"local_batch\": {}}}",
                               st.name, mr.name, job.model, mr.resolution, mr.local_batch));
   for (;;) {
+    if (frozen_now && prog.epoch >= freeze_epochs) {
+      sync_over(frozen_now = false);
+      if (job.group.rank() == 0 && !ctx.options.quiet)
+        fmt::print("{}: layers through '{}' train from epoch {} on\n", ms.tag, mr.pretrained->freeze_through, prog.epoch + 1);
+    }
     const auto t_epoch = Clock::now();
     job.log.event("epoch_start", "INTERVAL_START", "null", ms.meta(prog.total_epochs + 1));
     const EpochTimes t = train_epoch(ms, model, opt, prog, checkpoints);

@@ -21,6 +21,12 @@ std::string resolve_data_dir(const Plan& plan, const RunOptions& o) {
   return p.string();
 }
 
+std::string resolve_pretrained(const Plan& plan, const Pretrained& pre) {
+  fs::path p(pre.checkpoint);
+  if (p.is_relative() && !plan.source_file.empty() && !fs::exists(p)) p = fs::path(plan.source_file).parent_path() / p;
+  return p.string();
+}
+
 torch::Device pick_device(const std::string& want, const Communicator& comm) {
   if (want != "auto" && want != "cpu" && want != "cuda")
     fail_input("", "--device", fmt::format("'{}' is not a device (cpu, cuda, auto)", want));

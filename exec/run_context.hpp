@@ -47,6 +47,8 @@ void batch_to_device(const RunContext& ctx, const SampleStore& store, Batch& b);
 
 // The plan's data folder, or --data; relative paths from the plan file's folder.
 std::string resolve_data_dir(const Plan& plan, const RunOptions& options);
+// A pretrained model's file as the data folder is found: as given, or beside the plan file.
+std::string resolve_pretrained(const Plan& plan, const Pretrained& p);
 // One GPU per rank (the node-local rank picks it) when asked for or, on auto, when there is one.
 torch::Device pick_device(const std::string& want, const Communicator& comm);
 // The samples model `run` of stage `stage_name` trains on (dataset folder resF/), checked against

@@ -154,6 +154,15 @@ std::string stage_end_line(const Plan& plan, size_t si, const StageRecord& sr) {
   return fmt::format("stage '{}' ends: {}, {:.1f} s{}", sr.name, fmt::join(why, "; "), sr.time_s, next);
 }
 
+// Transfer learning: the model starts from an earlier run's model.pt of the same network (every
+// parameter and buffer, its shape checked), read on every rank as the plan is.
+void load_pretrained(RunContext& ctx, const ModelRun& run, SpecNetImpl& model) {
+  const auto file = resolve_pretrained(ctx.plan, *run.pretrained);
+  SpecNet from = build_network(ctx, run.resolution);
+  module_from_bytes(*from, read_bytes(file), file);
+  initialise_from(*from, model, fmt::format("the pretrained model {}", file));
+}
+
 // One stage on every rank: each group of ranks trains its model (continuing from `resume_from`
 // where it checkpointed one), the models' records gathered, then the hand-off saved with the run's
 // state. Returns false when --stop-after ended the run.
@@ -185,6 +194,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
     resume_from->load_model(si, j, *model, *opt, prog, host.rank());
   } else {
     if (run.from_previous && handed) initialise_from(*handed, *model);
+    if (run.pretrained) load_pretrained(ctx, run, *model);
     broadcast_module(*model, tensors);
     prog.total_epochs = epochs_before(plan, state.record, si, j);
     prog.record = start_model_record(ctx, job, *model, nccl != nullptr);
@@ -277,8 +287,18 @@ void end_log_aborted(const fs::path& mllog) {
 void check_before_training(const Plan& plan, const NetworkSpec& spec) {
   for (const auto& s : plan.stages)  // a network that cannot be built at some stage's resolution fails now, not mid-run
     for (const auto& m : s.models) model_run_table(plan, spec, m);
-  for (size_t i = 0; i < plan.stages.size(); ++i)  // every fusion's point, before anything trains
+  for (size_t i = 0; i < plan.stages.size(); ++i) {  // every fusion's point and what a pretrained model freezes
     if (plan.stages[i].handoff.kind == Handoff::Kind::fuse) checked_fusion_split(plan, spec, i);
+    if (const auto& pre = plan.stages[i].models.front().pretrained) {
+      if (pre->freeze_epochs > 0) checked_freeze_through(plan, spec, i);
+      if (pre->checkpoint.empty())
+        fail_input(plan.source_file, fmt::format("stages[{}].pretrained.checkpoint", i),
+                   "no pretrained model given: name it here or with `mrplan run --pretrained MODEL.pt` (an earlier run's model.pt)");
+      if (!fs::is_regular_file(resolve_pretrained(plan, *pre)))
+        fail_input(plan.source_file, fmt::format("stages[{}].pretrained.checkpoint", i),
+                   fmt::format("{}: no such file (as given, or beside the plan)", pre->checkpoint));
+    }
+  }
   check_target_metric(layout_for(spec.name).task, plan.target_metric, plan.source_file);
   if (plan.validation_samples < 1)
     fail_input(plan.source_file, "dataset.validation_samples", "the execution backend needs validation samples for the target");
@@ -468,6 +488,9 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
     state.record.provenance = provenance(facts, dev, o);
     state.record.provenance["data_dir"] = fs::absolute(data_dir).lexically_normal().string();
     state.record.provenance["data_identity"] = data_id;
+    for (const auto& st : plan.stages)  // what transfer learning started from
+      if (const auto& pre = st.models.front().pretrained)
+        state.record.provenance["pretrained"] = fs::absolute(resolve_pretrained(plan, *pre)).lexically_normal().string();
   }
   if (!state.record.device_matmul_flops_per_s) state.record.device_matmul_flops_per_s = matmul_probe(world, dev);  // kept on resume
   if (!resuming && rank == 0) checkpoints.save_run(state, nullptr);  // a run killed in its first stage resumes from here

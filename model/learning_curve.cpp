@@ -92,6 +92,10 @@ double coarse_progress(const LearningCurve& loss, double s) {
   return std::clamp((start - curve_value(loss, s)) / (start - end), 0.0, 1.0);
 }
 
+bool pretrained_measured(const ConvergenceParams& p) { return p.pretrained_progress != ConvergenceParams::kUnmeasured; }
+
+double pretrained_start(const ConvergenceParams& p) { return pretrained_measured(p) ? p.pretrained_progress : p.transfer_efficiency; }
+
 double dense_epochs_after_transfer(const ConvergenceParams& p, double e0, double s) {
   return dense_epochs_after_transfer(p, e0, s, coarse_progress(p.coarse_loss, s));
 }

@@ -56,6 +56,11 @@ double progress_after(const ConvergenceParams& p, int resolution, double e0, dou
 // adds fusion_efficiency x the top parent's; within [-1, 1] (below 0 the fusion set it back). A top
 // parent that trained nothing leaves MRT's transfer.
 double fused_progress(const ConvergenceParams& p, double bottom, double top);
+// Transfer learning: the progress a pretrained model starts fine-tuning from. Unmeasured, MRT's
+// transfer efficiency stands in: a coarse model is a model of related data, and one trained to its
+// end (progress 1) carries transfer_efficiency of the dense model's way (MRT III-C's transfer).
+double pretrained_start(const ConvergenceParams& p);
+bool pretrained_measured(const ConvergenceParams& p);
 // Dense epochs still needed from a model with progress k: max(1, e0 (1 - k)), as after a transfer.
 double dense_epochs_after_progress(double e0, double k);
 

@@ -145,6 +145,11 @@ struct ConvergenceParams {
   // MRMF: dense progress the fused model's trained top layer group adds per unit of its parent's
   // progress (model/learning_curve fused_progress); 0: a fusion gives what MRT's transfer gives
   double fusion_efficiency = 0;
+  // Transfer learning: the progress (as above, 0..1) a model pretrained on related data starts its
+  // fine-tuning from, fitted by calibrate convergence from transfer runs; kUnmeasured: not fitted, and
+  // model/learning_curve pretrained_start lends MRT's transfer efficiency as the prior.
+  static constexpr double kUnmeasured = -2;
+  double pretrained_progress = kUnmeasured;
   double reference_global_batch = 256;  // batch the curves were measured at
   int coarse_resolution = 2;            // resolution the coarse curves were measured at
   double critical_batch = 0;  // epochs grow as (1 + B/critical)/(1 + B_ref/critical); 0 = no growth

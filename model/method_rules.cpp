@@ -74,11 +74,28 @@ void check_mrmf(const Plan& p) {
     fail_input(p.source_file, k + ".stop", "the fine-tuning stage ends at the target or after epochs, not by the switch rule");
 }
 
+void check_transfer(const Plan& p) {
+  check_one_model_stages(p, "a transfer-learning");
+  if (p.stages.size() != 1) fail_input(p.source_file, "stages", "a transfer plan has one stage: the pretrained model fine-tuned to the target");
+  const auto& m = p.stages[0].models[0];
+  if (!m.pretrained)
+    fail_input(p.source_file, "stages[0].pretrained", "a transfer plan starts from a pretrained model: pretrained: {checkpoint: MODEL.pt}");
+  if (m.resolution != 1)
+    fail_input(p.source_file, "stages[0].resolution", fmt::format("{}: a transfer plan fine-tunes at the original resolution, 1", m.resolution));
+  if (m.stop.kind == StopRule::Kind::switch_rule)
+    fail_input(p.source_file, "stages[0].stop", "the fine-tuning stage ends at the target or after epochs, not by the switch rule");
+}
+
 }  // namespace
 
 void check_method_structure(const Plan& p) {
-  for (size_t i = 0; i < p.stages.size(); ++i)
+  for (size_t i = 0; i < p.stages.size(); ++i) {
     if (p.stages[i].models.empty()) fail_input(p.source_file, stage_key(i) + ".models", "a stage trains at least one model");
+    for (const auto& m : p.stages[i].models)
+      if (m.pretrained && p.method != Method::transfer)
+        fail_input(p.source_file, stage_key(i) + ".pretrained",
+                   fmt::format("starting from a pretrained model is transfer learning: method: transfer, not {}", to_string(p.method)));
+  }
   switch (p.method) {
     case Method::baseline:
       check_one_model_stages(p, "a baseline");
@@ -93,6 +110,7 @@ void check_method_structure(const Plan& p) {
         fail_input(p.source_file, "stages[1].stop", "the dense stage ends at the target or after epochs, not by the switch rule");
       break;
     case Method::mrmf: check_mrmf(p); break;
+    case Method::transfer: check_transfer(p); break;
   }
 }
 
@@ -134,7 +152,8 @@ size_t handed_on_model(const Stage& s) { return s.handoff.kind == Handoff::Kind:
 
 int handed_on_resolution(const Stage& s) { return s.models[handed_on_model(s)].resolution; }
 
-double start_progress(const Plan& plan, size_t i, size_t j, double handed) {
+double start_progress(const Plan& plan, size_t i, size_t j, double handed, double pretrained) {
+  if (plan.stages[i].models[j].pretrained) return pretrained;
   return plan.method == Method::mrmf && i > 0 && plan.stages[i].models[j].from_previous ? handed : 0.0;
 }
 

@@ -54,9 +54,10 @@ size_t handed_on_model(const Stage& stage);
 // Resolution of what the stage hands on.
 int handed_on_resolution(const Stage& stage);
 
-// MRMF: the progress model j of stage i starts from, given what the previous stage handed on (a
-// fusion stage's first stage and models from scratch start from none; it may be < 0).
-double start_progress(const Plan& plan, size_t i, size_t j, double handed);
+// The progress model j of stage i starts from: MRMF, what the previous stage handed on (a fusion
+// stage's first stage and models from scratch start from none; it may be < 0); transfer learning,
+// `pretrained` (model/learning_curve pretrained_start).
+double start_progress(const Plan& plan, size_t i, size_t j, double handed, double pretrained);
 // MRMF: what a fusion stage hands on, from its models' progress (in the stage's order).
 double handed_on_progress(const ConvergenceParams& p, const Stage& stage, std::span<const double> progress);
 

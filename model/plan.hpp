@@ -14,7 +14,7 @@
 
 namespace mrplan {
 
-enum class Method { baseline, mrt, mrmf };
+enum class Method { baseline, mrt, mrmf, transfer };
 const char* to_string(Method m);
 std::optional<Method> method_from_string(const std::string& name);
 
@@ -52,6 +52,15 @@ struct StopRule {
 };
 const char* to_string(StopRule::Kind k);
 
+// Transfer learning (NAS 2019, ../shared/papers/related-abstracts.md): the model starts from one
+// trained on related data (last campaign's simulations), its bottom layers optionally frozen for a
+// while so that the new data first trains the top.
+struct Pretrained {
+  std::string checkpoint;      // a run's model.pt; empty: given at run time (`run --pretrained PATH`)
+  std::string freeze_through;  // the ops up to and including this one are frozen; empty: none
+  int freeze_epochs = 0;       // for this many epochs, then trained with the rest
+};
+
 // One model trained inside a stage, data parallel over its own GPUs.
 struct ModelRun {
   std::string name;      // unique within the stage; a one-model stage's model carries the stage's name
@@ -64,6 +73,7 @@ struct ModelRun {
   int warmup_epochs = 0;                          // linear learning-rate warm-up
   std::vector<std::pair<int, double>> lr_decay;   // (epoch, factor): piecewise-constant schedule
   bool from_previous = true;  // starts from what the previous stage hands on; false: from scratch
+  std::optional<Pretrained> pretrained;  // transfer learning: starts from a model trained on related data
 };
 
 // How a stage's models become the next stage's starting point.

@@ -72,4 +72,19 @@ size_t checked_fusion_split(const Plan& plan, const NetworkSpec& spec, size_t i)
   return split;
 }
 
+size_t checked_freeze_through(const Plan& plan, const NetworkSpec& spec, size_t i) {
+  const auto& name = plan.stages[i].models.front().pretrained->freeze_through;
+  const auto key = fmt::format("stages[{}].pretrained.freeze_through", i);
+  std::vector<std::string> names;
+  for (size_t k = 0; k < spec.ops.size(); ++k) {
+    if (spec.ops[k].name != name) {
+      names.push_back(spec.ops[k].name);
+      continue;
+    }
+    if (k + 1 == spec.ops.size()) fail_input(plan.source_file, key, fmt::format("'{}' is the last op: nothing would train", name));
+    return k;
+  }
+  fail_input(plan.source_file, key, fmt::format("'{}' is no op of workload '{}' (its ops: {})", name, spec.name, fmt::join(names, ", ")));
+}
+
 }  // namespace mrplan

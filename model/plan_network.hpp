@@ -19,4 +19,8 @@ LayerTable model_run_table(const Plan& plan, const NetworkSpec& spec, const Mode
 // layers up to it have the fused model's parameters), as the simulator costs it and the trainer fuses.
 size_t checked_fusion_split(const Plan& plan, const NetworkSpec& spec, size_t stage);
 
+// Transfer learning: the index of the last op a pretrained model of stage i freezes, checked (the
+// op exists and is not the last: something trains).
+size_t checked_freeze_through(const Plan& plan, const NetworkSpec& spec, size_t stage);
+
 }  // namespace mrplan

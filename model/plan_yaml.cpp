@@ -8,6 +8,7 @@
 
 #include "model/errors.hpp"
 #include "model/method_rules.hpp"
+#include "model/method_table.hpp"
 #include "model/yaml_fields.hpp"
 
 namespace mrplan {
@@ -23,18 +24,11 @@ const char* to_string(StopRule::Kind k) {
   return "?";
 }
 
-const char* to_string(Method m) {
-  switch (m) {
-    case Method::baseline: return "baseline";
-    case Method::mrt: return "mrt";
-    case Method::mrmf: return "mrmf";
-  }
-  return "?";
-}
+const char* to_string(Method m) { return method_row(m).name; }
 
 std::optional<Method> method_from_string(const std::string& name) {
-  for (Method m : {Method::baseline, Method::mrt, Method::mrmf})
-    if (name == to_string(m)) return m;
+  for (const auto& r : method_table())
+    if (name == r.name) return r.method;
   return std::nullopt;
 }
 
@@ -224,6 +218,21 @@ Handoff read_handoff(const YamlFields& f) {
   return h;
 }
 
+Pretrained read_pretrained(const YamlFields& stage) {
+  auto f = stage.child("pretrained");
+  f.only({"checkpoint", "freeze_through", "freeze_epochs"});
+  Pretrained p;
+  p.checkpoint = f.text("checkpoint", "");
+  p.freeze_through = f.text("freeze_through", "");
+  p.freeze_epochs = f.int32("freeze_epochs", 0);
+  if (p.freeze_epochs < 0) fail_input(f.file(), f.key_path("freeze_epochs"), "must be >= 0 (0: nothing frozen)");
+  if (p.freeze_epochs > 0 && p.freeze_through.empty())
+    fail_input(f.file(), f.key_path("freeze_through"), "freeze_epochs without freeze_through: name the last op of the frozen bottom layers");
+  if (p.freeze_epochs == 0 && !p.freeze_through.empty())
+    fail_input(f.file(), f.key_path("freeze_epochs"), fmt::format("freeze_through: {} without freeze_epochs: say for how many epochs", p.freeze_through));
+  return p;
+}
+
 Scaling read_scaling(const YamlFields& f, const std::string& name) {
   const auto s = scaling_from_string(name);
   if (!s) fail_input(f.file(), f.key_path("scaling"), fmt::format("unknown scaling '{}' (expected strong: keep the global batch, or weak: keep the local batch)", name));
@@ -258,10 +267,11 @@ Stage read_stage(const YamlFields& f, size_t index) {
     }
   } else {
     f.only({"name", "resolution", "gpus", "local_batch", "global_batch", "optimizer", "learning_rate", "warmup_epochs",
-            "lr_decay", "transfer", "stop", "handoff", "scaling"});
+            "lr_decay", "transfer", "pretrained", "stop", "handoff", "scaling"});
     ModelRun m = read_model(f, {});
     m.name = s.name;
     m.from_previous = f.boolean("transfer", true);
+    if (f.has("pretrained")) m.pretrained = read_pretrained(f);
     s.models.push_back(std::move(m));
   }
   s.handoff = read_handoff(f);
@@ -288,7 +298,7 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   p.scaling = read_scaling(f, f.text("scaling", "strong"));
   const auto method = f.text("method", "baseline");
   const auto m = method_from_string(method);
-  if (!m) fail_input(file, "method", fmt::format("unknown method '{}' (expected baseline, mrt or mrmf)", method));
+  if (!m) fail_input(file, "method", fmt::format("unknown method '{}' (expected {})", method, method_names()));
   p.method = *m;
   const auto precision = f.text("precision", "fp32");
   if (precision != "fp32" && precision != "amp")
@@ -400,6 +410,14 @@ void emit_stage(YAML::Emitter& e, const Stage& s) {
     const auto& m = s.models[0];
     emit_model(e, m);
     if (!m.from_previous) e << YAML::Key << "transfer" << YAML::Value << false;
+    if (m.pretrained) {
+      e << YAML::Key << "pretrained" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      if (!m.pretrained->checkpoint.empty()) e << YAML::Key << "checkpoint" << YAML::Value << m.pretrained->checkpoint;
+      if (m.pretrained->freeze_epochs > 0)
+        e << YAML::Key << "freeze_through" << YAML::Value << m.pretrained->freeze_through << YAML::Key << "freeze_epochs" << YAML::Value
+          << m.pretrained->freeze_epochs;
+      e << YAML::EndMap;
+    }
     emit_stop(e, m.stop);
   } else {
     e << YAML::Key << "models" << YAML::Value << YAML::BeginSeq;

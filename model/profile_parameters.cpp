@@ -132,6 +132,7 @@ const std::vector<Entry>& entries() {
       }
     for (auto [name, member, lo, hi] : {std::tuple{"transfer_efficiency", &ConvergenceParams::transfer_efficiency, -1.0, kInf},
                                         std::tuple{"fusion_efficiency", &ConvergenceParams::fusion_efficiency, -1.0, kInf},
+                                        std::tuple{"pretrained_progress", &ConvergenceParams::pretrained_progress, -2.0, 1.0},
                                         std::tuple{"overtrain_epochs", &ConvergenceParams::overtrain_epochs, 0.0, kInf},
                                         std::tuple{"overtrain_penalty", &ConvergenceParams::overtrain_penalty, 0.0, kInf},
                                         std::tuple{"critical_batch", &ConvergenceParams::critical_batch, 0.0, kInf},
@@ -302,6 +303,7 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"io.codecs.*.output_bytes_per_value", opt, 4, pos, 8},
       {"convergence.*.transfer_efficiency", req, 0, any, kInf},
       {"convergence.*.fusion_efficiency", opt, 0, any, kInf},
+      {"convergence.*.pretrained_progress", opt, ConvergenceParams::kUnmeasured, any, 1},
       {"convergence.*.overtrain_epochs", opt, 1e9, any, kInf},
       {"convergence.*.overtrain_penalty", opt, 1, any, kInf},
       {"convergence.*.reference_global_batch", opt, 256, pos, kInf},

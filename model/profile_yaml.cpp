@@ -91,29 +91,10 @@ void read_numbers(const YamlFields& f, const std::string& prefix, const std::str
   }
 }
 
-MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
-  YamlFields f(root, file, "");
-  f.only({"name", "description", "gpus_per_node", "whole_nodes", "gpu_memory_GB", "host_memory_GB", "compute", "node_sharing",
-          "comm", "io", "convergence", "fitted", "correlations"});
-  MachineProfile m;
-  m.name = f.text("name");
-  m.description = f.text("description", "");
-  m.gpus_per_node = f.int32("gpus_per_node");
-  if (m.gpus_per_node < 1) fail_input(file, "gpus_per_node", "must be >= 1");
-  m.whole_nodes = f.boolean("whole_nodes", false);
-  m.gpu_memory_bytes = f.positive("gpu_memory_GB") * 1e9;
-  m.host_memory_bytes = f.positive("host_memory_GB") * 1e9;
-
-  auto c = f.child("compute");
-  for (const auto& [old_key, new_key] : {std::pair{"node_sharing_slowdown", "slowdown"}, std::pair{"comm_steal_fraction", "comm_steal_fraction"}})
-    if (c.has(old_key))
-      fail_input(file, fmt::format("compute.{}", old_key),
-                 fmt::format("this parameter now lives in its own section: move it to node_sharing.{} (or rerun calibrate sharing)", new_key));
-  c.only(keys_under("compute.", {"efficiency", "half_work_GFLOP_by_family", "mem_efficiency_by_kind", "backward_efficiency", "step_forward",
-                                 "step_backward", "step_factor", "step_bytes_per_param", "first_touch"}));
-  read_numbers(c, "compute.", "", m);
-  if (m.compute.peak_fp16_flops <= 0) m.compute.peak_fp16_flops = m.compute.peak_fp32_flops;  // no tensor cores
-  // fractions of a measured peak; above 1 where an op beats the largest matmul or copy (caches)
+// compute's per-kind maps: fractions of a measured peak
+void read_compute_maps(const YamlFields& c, MachineProfile& m) {
+  const auto& file = c.file();
+  // above 1 where an op beats the largest matmul or copy (caches)
   auto read_map = [&](const char* key, std::map<std::string, double>& out, double max) {
     if (!c.has(key)) return;
     out.clear();
@@ -141,6 +122,20 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       if (!(v >= 0)) fail_input(file, "compute.half_work_GFLOP_by_family." + k, "expected a number >= 0");
       m.compute.half_work_flops_by_family[k] = v * 1e9;
     }
+}
+
+void read_compute(const YamlFields& f, MachineProfile& m) {
+  const auto& file = f.file();
+  auto c = f.child("compute");
+  for (const auto& [old_key, new_key] : {std::pair{"node_sharing_slowdown", "slowdown"}, std::pair{"comm_steal_fraction", "comm_steal_fraction"}})
+    if (c.has(old_key))
+      fail_input(file, fmt::format("compute.{}", old_key),
+                 fmt::format("this parameter now lives in its own section: move it to node_sharing.{} (or rerun calibrate sharing)", new_key));
+  c.only(keys_under("compute.", {"efficiency", "half_work_GFLOP_by_family", "mem_efficiency_by_kind", "backward_efficiency", "step_forward",
+                                 "step_backward", "step_factor", "step_bytes_per_param", "first_touch"}));
+  read_numbers(c, "compute.", "", m);
+  if (m.compute.peak_fp16_flops <= 0) m.compute.peak_fp16_flops = m.compute.peak_fp32_flops;  // no tensor cores
+  read_compute_maps(c, m);
   // profiles fitted before the phases were split: one factor for both, the sweep counted with backward
   m.compute.step_forward.factor = m.compute.step_backward.factor = c.positive_at_most("step_factor", 1.0, 10);
   m.compute.step_backward.bytes_per_param = c.non_negative("step_bytes_per_param", 0.0);
@@ -160,7 +155,10 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
     m.compute.first_touch.param_factor = t.non_negative("param_factor", 0.0);
     m.compute.first_touch.bandwidth_Bps = t.positive("bandwidth_GBps") * 1e9;
   }
+}
 
+void read_comm(const YamlFields& f, MachineProfile& m) {
+  const auto& file = f.file();
   if (f.has("node_sharing")) {
     auto ns = f.child("node_sharing");
     ns.only(keys_under("node_sharing.", {}));
@@ -175,7 +173,10 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
   if (!collectives)
     fail_input(file, "comm.collectives", fmt::format("unknown '{}' (expected alpha_beta or nccl)", cm.text("collectives", "")));
   m.comm.collectives = *collectives;
+}
 
+void read_io(const YamlFields& f, MachineProfile& m) {
+  const auto& file = f.file();
   auto io = f.child("io");
   for (const auto& [old_key, new_key] : {std::pair{"pfs", "tiers.pfs"}, std::pair{"nvme_bandwidth_GBps", "tiers.nvme.per_node_bandwidth_GBps"},
                                          std::pair{"nvme_capacity_GB", "tiers.nvme.capacity_per_node_GB"},
@@ -204,7 +205,10 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       read_numbers(cf, "io.codecs.*.", c, m);
     }
   }
+}
 
+void read_convergence(const YamlFields& f, MachineProfile& m) {
+  const auto& file = f.file();
   if (f.has("convergence")) {
     for (const auto& kv : f.node()["convergence"]) {
       const auto w = kv.first.as<std::string>();
@@ -222,6 +226,10 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       read_numbers(cv, "convergence.*.", w, m);
     }
   }
+}
+
+void read_fitted(const YamlFields& f, MachineProfile& m) {
+  const auto& file = f.file();
   if (f.has("fitted")) {
     for (const auto& e : f.list("fitted")) {
       e.only({"key", "value", "std_error", "source"});
@@ -237,6 +245,10 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
       m.fitted.push_back(std::move(p));
     }
   }
+}
+
+void read_correlations(const YamlFields& f, MachineProfile& m) {
+  const auto& file = f.file();
   if (f.has("correlations")) {
     const auto blocks = f.list("correlations");
     for (const auto& b : blocks) {
@@ -246,6 +258,27 @@ MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
     for (size_t i = 0; i < m.correlations.size(); ++i)
       if (const auto why = correlation_problem(m, m.correlations[i]); !why.empty()) fail_input(file, blocks[i].key_path("keys"), why);
   }
+}
+
+MachineProfile read_profile(const YAML::Node& root, const std::string& file) {
+  YamlFields f(root, file, "");
+  f.only({"name", "description", "gpus_per_node", "whole_nodes", "gpu_memory_GB", "host_memory_GB", "compute", "node_sharing",
+          "comm", "io", "convergence", "fitted", "correlations"});
+  MachineProfile m;
+  m.name = f.text("name");
+  m.description = f.text("description", "");
+  m.gpus_per_node = f.int32("gpus_per_node");
+  if (m.gpus_per_node < 1) fail_input(file, "gpus_per_node", "must be >= 1");
+  m.whole_nodes = f.boolean("whole_nodes", false);
+  m.gpu_memory_bytes = f.positive("gpu_memory_GB") * 1e9;
+  m.host_memory_bytes = f.positive("host_memory_GB") * 1e9;
+
+  read_compute(f, m);
+  read_comm(f, m);
+  read_io(f, m);
+  read_convergence(f, m);
+  read_fitted(f, m);
+  read_correlations(f, m);
   return m;
 }
 
@@ -257,7 +290,8 @@ void write_numbers(YAML::Emitter& e, const std::string& prefix, const std::strin
     const auto slot = find_parameter(m, named(y.key, name));
     if (!slot) continue;
     const double v = *slot->values.front() / slot->to_internal;
-    if (!y.required && !y.fallback_from && y.fallback == 0 && v == 0) continue;
+    // an optional number at its fallback of 0, or at a negative one (the mark of "not measured"), is left out
+    if (!y.required && !y.fallback_from && v == y.fallback && (v == 0 || v < 0)) continue;
     e << YAML::Key << y.key.substr(prefix.size()) << YAML::Value << v;
   }
 }
@@ -268,31 +302,17 @@ void curve_out(YAML::Emitter& e, const char* key, const LearningCurve& c) {
     << YAML::Key << "scale" << YAML::Value << c.scale << YAML::EndMap;
 }
 
-}  // namespace
-
-MachineProfile profile_from_yaml_text(const std::string& text, const std::string& file) {
-  return read_profile(parse_yaml_text(text, file), file);
+template <class V>
+void kv(YAML::Emitter& e, const char* k, const V& v) {
+  e << YAML::Key << k << YAML::Value << v;
 }
 
-MachineProfile load_profile_file(const std::string& path) { return read_profile(load_yaml_file(path), path); }
-
-std::string profile_to_yaml(const MachineProfile& profile) {
-  MachineProfile m = profile;  // the registry hands out writable places
-  YAML::Emitter e;
-  e.SetDoublePrecision(8);
-  auto kv = [&](const char* k, auto v) { e << YAML::Key << k << YAML::Value << v; };
-  e << YAML::BeginMap;
-  kv("name", m.name);
-  kv("description", m.description);
-  kv("gpus_per_node", m.gpus_per_node);
-  kv("whole_nodes", m.whole_nodes);
-  kv("gpu_memory_GB", m.gpu_memory_bytes / 1e9);
-  kv("host_memory_GB", m.host_memory_bytes / 1e9);
+void write_compute(YAML::Emitter& e, MachineProfile& m) {
   e << YAML::Key << "compute" << YAML::Value << YAML::BeginMap;
   write_numbers(e, "compute.", "", m);
   auto write_map = [&](const char* key, const std::map<std::string, double>& values) {
     e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
-    for (const auto& [k, v] : values) kv(k.c_str(), v);
+    for (const auto& [k, v] : values) kv(e, k.c_str(), v);
     e << YAML::EndMap;
   };
   write_map("efficiency", m.compute.efficiency);
@@ -306,18 +326,21 @@ std::string profile_to_yaml(const MachineProfile& profile) {
   for (auto [key, phase] : {std::pair{"step_forward", &m.compute.step_forward}, std::pair{"step_backward", &m.compute.step_backward}})
     if (phase->factor != 1.0 || phase->bytes_per_param != 0) {
       e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
-      kv("factor", phase->factor);
-      kv("bytes_per_param", phase->bytes_per_param);
+      kv(e, "factor", phase->factor);
+      kv(e, "bytes_per_param", phase->bytes_per_param);
       e << YAML::EndMap;
     }
   if (m.compute.first_touch.bandwidth_Bps > 0) {
     e << YAML::Key << "first_touch" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    kv("activation_factor", m.compute.first_touch.activation_factor);
-    kv("param_factor", m.compute.first_touch.param_factor);
-    kv("bandwidth_GBps", m.compute.first_touch.bandwidth_Bps / 1e9);
+    kv(e, "activation_factor", m.compute.first_touch.activation_factor);
+    kv(e, "param_factor", m.compute.first_touch.param_factor);
+    kv(e, "bandwidth_GBps", m.compute.first_touch.bandwidth_Bps / 1e9);
     e << YAML::EndMap;
   }
   e << YAML::EndMap;
+}
+
+void write_comm(YAML::Emitter& e, MachineProfile& m) {
   if (m.node_sharing.slowdown != 1 || m.node_sharing.comm_steal_fraction != 0 || m.node_sharing.step_time_cv != 0) {
     e << YAML::Key << "node_sharing" << YAML::Value << YAML::Flow << YAML::BeginMap;
     write_numbers(e, "node_sharing.", "", m);
@@ -332,6 +355,9 @@ std::string profile_to_yaml(const MachineProfile& profile) {
   write_numbers(e, "comm.", "", m);
   if (m.comm.collectives != Collectives::alpha_beta) e << YAML::Key << "collectives" << YAML::Value << to_string(m.comm.collectives);
   e << YAML::EndMap;
+}
+
+void write_io(YAML::Emitter& e, MachineProfile& m) {
   e << YAML::Key << "io" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "tiers" << YAML::Value << YAML::BeginMap;
   for (const std::string tier : {"pfs", "nvme", "host_memory"}) {
@@ -341,7 +367,7 @@ std::string profile_to_yaml(const MachineProfile& profile) {
   }
   e << YAML::EndMap;
   write_numbers(e, "io.", "", m);
-  kv("prefetch_depth", m.io.prefetch_depth);
+  kv(e, "prefetch_depth", m.io.prefetch_depth);
   if (!m.io.codecs.empty()) {
     e << YAML::Key << "codecs" << YAML::Value << YAML::BeginMap;
     for (const auto& [c, rates] : m.io.codecs) {
@@ -352,6 +378,9 @@ std::string profile_to_yaml(const MachineProfile& profile) {
     e << YAML::EndMap;
   }
   e << YAML::EndMap;
+}
+
+void write_convergence(YAML::Emitter& e, MachineProfile& m) {
   if (!m.convergence.empty()) {
     e << YAML::Key << "convergence" << YAML::Value << YAML::BeginMap;
     for (const auto& [w, p] : m.convergence) {
@@ -360,18 +389,22 @@ std::string profile_to_yaml(const MachineProfile& profile) {
       curve_out(e, "coarse_loss", p.coarse_loss);
       curve_out(e, "coarse_metric", p.coarse_metric);
       write_numbers(e, "convergence.*.", w, m);
-      kv("coarse_resolution", p.coarse_resolution);
+      kv(e, "coarse_resolution", p.coarse_resolution);
       e << YAML::EndMap;
     }
     e << YAML::EndMap;
   }
+}
+
+// every fitted value with its source, and how each fit's values moved together
+void write_fits(YAML::Emitter& e, MachineProfile& m) {
   e << YAML::Key << "fitted" << YAML::Value << YAML::BeginSeq;
   for (const auto& p : m.fitted) {
     e << YAML::Flow << YAML::BeginMap;
-    kv("key", p.key);
-    kv("value", p.value);
-    kv("std_error", p.std_error);
-    kv("source", p.source);
+    kv(e, "key", p.key);
+    kv(e, "value", p.value);
+    kv(e, "std_error", p.std_error);
+    kv(e, "source", p.source);
     e << YAML::EndMap;
   }
   e << YAML::EndSeq;
@@ -385,6 +418,32 @@ std::string profile_to_yaml(const MachineProfile& profile) {
     }
     e << YAML::EndSeq;
   }
+}
+
+}  // namespace
+
+MachineProfile profile_from_yaml_text(const std::string& text, const std::string& file) {
+  return read_profile(parse_yaml_text(text, file), file);
+}
+
+MachineProfile load_profile_file(const std::string& path) { return read_profile(load_yaml_file(path), path); }
+
+std::string profile_to_yaml(const MachineProfile& profile) {
+  MachineProfile m = profile;  // the registry hands out writable places
+  YAML::Emitter e;
+  e.SetDoublePrecision(8);
+  e << YAML::BeginMap;
+  kv(e, "name", m.name);
+  kv(e, "description", m.description);
+  kv(e, "gpus_per_node", m.gpus_per_node);
+  kv(e, "whole_nodes", m.whole_nodes);
+  kv(e, "gpu_memory_GB", m.gpu_memory_bytes / 1e9);
+  kv(e, "host_memory_GB", m.host_memory_bytes / 1e9);
+  write_compute(e, m);
+  write_comm(e, m);
+  write_io(e, m);
+  write_convergence(e, m);
+  write_fits(e, m);
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }

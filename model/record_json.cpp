@@ -7,6 +7,7 @@
 #include "model/errors.hpp"
 #include "model/text_file.hpp"
 #include "model/record.hpp"
+#include "model/method_table.hpp"
 
 namespace mrplan {
 
@@ -251,7 +252,7 @@ Record record_from_json(const std::string& text, const std::string& file) {
   r.machine = R.str(j, "machine", "");
   const auto method = R.str(j, "method", "");
   const auto m = method_from_string(method);
-  if (!m) R.fail("method", fmt::format("'{}': expected baseline, mrt or mrmf", method));
+  if (!m) R.fail("method", fmt::format("'{}': expected {}", method, method_names()));
   r.method = *m;
   const auto& tgt = R.at(j, "target", "");
   r.target_metric = R.str(tgt, "metric", "target");

@@ -7,6 +7,8 @@
 
 #include "model/builtin_workloads.hpp"
 #include "model/layer_table.hpp"
+#include "model/learning_curve.hpp"
+#include "model/method_table.hpp"
 
 namespace mrplan {
 
@@ -50,6 +52,10 @@ void convergence_warnings(const PreparedPlan& p, std::vector<std::string>& out) 
                                   who(s, m), batch, batch / ref, p.spec.name, ref, ref));
     }
   }
+  if (starts_pretrained(plan) && !pretrained_measured(cv))
+    out.push_back(fmt::format("the pretrained model's head start on {} is a prior, MRT's transfer efficiency ({:.3g} of the baseline's "
+                              "epochs saved): measure it with `mrplan calibrate convergence` on a transfer run's record beside baseline ones",
+                              p.spec.name, pretrained_start(cv)));
   for (int r : coarse)
     if (r != cv.coarse_resolution)
       out.push_back(fmt::format("the coarse curves of {} were fitted at resolution {}; resolution {} uses them as they are",

@@ -20,6 +20,53 @@ CommParams gradient_comm(CommParams c, CommFramework f) {
 }
 }  // namespace
 
+namespace {
+
+struct BackwardTimeline {
+  double bwd_s = 0, comm_total_s = 0, comm_exposed_s = 0;
+  int buckets = 0;
+  AllreduceAlgo algo = AllreduceAlgo::ring;
+};
+
+// Backward in reverse layer order with gradient buckets (PyTorch DDP, Li et al. 2020): a bucket's
+// allreduce starts once backward has filled it (after backward when the plan does not overlap).
+// The first `frozen` layers (transfer learning's frozen bottom) take no gradient: no backward, no
+// bucket bytes.
+BackwardTimeline backward_timeline(const std::vector<LayerTime>& times, const LayerTable& table, const Plan& plan, const ModelRun& run,
+                                   const MachineProfile& m, size_t frozen = 0) {
+  BackwardTimeline t;
+  double bucket_bytes = 0, comm_free_at = 0;
+  const CommParams grad_comm = gradient_comm(m.comm, plan.framework);
+  auto flush = [&](double ready_at) {
+    if (bucket_bytes <= 0) return;
+    const auto ar = best_allreduce(bucket_bytes, run.gpus, m.gpus_per_node, grad_comm);
+    t.algo = ar.algo;
+    const double start = plan.overlap_comm ? std::max(ready_at, comm_free_at) : comm_free_at;
+    comm_free_at = start + ar.seconds;
+    t.comm_total_s += ar.seconds;
+    bucket_bytes = 0;
+    ++t.buckets;
+  };
+  for (size_t i = times.size(); i-- > frozen;) {
+    t.bwd_s += times[i].bwd_s;
+    bucket_bytes += static_cast<double>(table.layers[i].params) * 4.0;  // fp32 gradients
+    if (bucket_bytes >= plan.bucket_bytes) flush(t.bwd_s);
+  }
+  flush(t.bwd_s);
+  t.comm_exposed_s = plan.overlap_comm ? std::max(0.0, comm_free_at - t.bwd_s) : t.comm_total_s;
+  return t;
+}
+
+// Layers up to and including the op named `last` (model/plan_network checked_freeze_through has
+// refused a name the network lacks before any cost is asked).
+size_t frozen_ops(const LayerTable& table, const std::string& last) {
+  for (size_t i = 0; i < table.layers.size(); ++i)
+    if (table.layers[i].name == last) return i + 1;
+  return 0;
+}
+
+}  // namespace
+
 ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& m) {
   ModelCosts c;
   const auto& optimizer = run.optimizer;
@@ -32,44 +79,28 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   c.iterations_per_epoch = std::max<int64_t>(1, plan.train_samples / c.global_batch);
   c.params = table.total_params();
 
-  // forward, then backward in reverse layer order with gradient buckets (PyTorch DDP, Li et al. 2020)
-  // whole step vs ops alone, and ranks of one node slowing each other down
+  // forward, then backward with its gradient buckets (backward_timeline); whole step vs ops alone, and ranks of one node slowing each other down
   const double sharing = node_sharing_factor(m.node_sharing, gpn, m.gpus_per_node);
   const auto times = whole_step_layer_times(table, m.compute, amp, sharing);
   double fwd_s = 0;
   for (const auto& t : times) fwd_s += t.fwd_s;
-  double bwd_clock = 0, bucket_bytes = 0, comm_free_at = 0, comm_total = 0;
-  int buckets = 0;
-  AllreduceAlgo algo = AllreduceAlgo::ring;
-  const CommParams grad_comm = gradient_comm(m.comm, plan.framework);
-  auto flush = [&](double ready_at) {
-    if (bucket_bytes <= 0) return;
-    const auto ar = best_allreduce(bucket_bytes, run.gpus, m.gpus_per_node, grad_comm);
-    algo = ar.algo;
-    const double start = plan.overlap_comm ? std::max(ready_at, comm_free_at) : comm_free_at;
-    comm_free_at = start + ar.seconds;
-    comm_total += ar.seconds;
-    bucket_bytes = 0;
-    ++buckets;
-  };
-  if (!plan.overlap_comm) comm_free_at = 0;
-  for (size_t i = times.size(); i-- > 0;) {
-    bwd_clock += times[i].bwd_s;
-    bucket_bytes += static_cast<double>(table.layers[i].params) * 4.0;  // fp32 gradients
-    if (bucket_bytes >= plan.bucket_bytes) flush(bwd_clock);
-  }
-  flush(bwd_clock);
-  const double bwd_s = bwd_clock;
-  c.comm_total_iter_s = run.gpus > 1 ? comm_total : 0.0;
-  c.comm_exposed_iter_s = run.gpus > 1 ? (plan.overlap_comm ? std::max(0.0, comm_free_at - bwd_s) : comm_total) : 0.0;
+  const auto bwd = backward_timeline(times, table, plan, run, m);
+  c.comm_total_iter_s = run.gpus > 1 ? bwd.comm_total_s : 0.0;
+  c.comm_exposed_iter_s = run.gpus > 1 ? bwd.comm_exposed_s : 0.0;
   // pooled batch-norm statistics wait inline in forward and backward: nothing hides them
   c.sync_batchnorm_iter_s = sync_batchnorm_iter_s(table, std::min(plan.batchnorm_group, run.gpus), m.gpus_per_node, m);
   c.comm_exposed_iter_s += c.sync_batchnorm_iter_s;
-  c.buckets = buckets;
-  c.allreduce_algorithm = run.gpus > 1 ? to_string(algo) : "none";
+  if (const auto& pre = run.pretrained; pre && pre->freeze_epochs > 0) {
+    const auto frozen = backward_timeline(times, table, plan, run, m, frozen_ops(table, pre->freeze_through));
+    c.frozen_epochs = pre->freeze_epochs;
+    c.frozen_saved_compute_iter_s = bwd.bwd_s - frozen.bwd_s;
+    c.frozen_saved_comm_iter_s = run.gpus > 1 ? bwd.comm_exposed_s - frozen.comm_exposed_s : 0.0;
+  }
+  c.buckets = bwd.buckets;
+  c.allreduce_algorithm = run.gpus > 1 ? to_string(bwd.algo) : "none";
   const double opt_s = optimizer_step_s(m.compute, c.params, table.total_param_tensors(), optimizer);
   c.forward_iter_s = fwd_s;
-  c.backward_iter_s = bwd_s + m.node_sharing.comm_steal_fraction * c.comm_total_iter_s;
+  c.backward_iter_s = bwd.bwd_s + m.node_sharing.comm_steal_fraction * c.comm_total_iter_s;
   c.optimizer_iter_s = opt_s * sharing;
   c.compute_iter_s = c.forward_iter_s + c.backward_iter_s + c.optimizer_iter_s;
   // the allreduce waits for the slowest rank: a data-parallel run measures that wait as comm

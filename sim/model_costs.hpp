@@ -43,6 +43,10 @@ struct ModelCosts {
   Placement placement;     // where this model's dataset sits (model/io_cost)
   EpochCost first_epoch;   // reads from placement.first_epoch
   EpochCost later_epoch;   // reads from placement.later_epochs
+  // transfer learning's first frozen_epochs epochs: per iteration, what the frozen layers' backward
+  // and their gradients' allreduce do not cost (model_time takes it off those epochs)
+  int frozen_epochs = 0;
+  double frozen_saved_compute_iter_s = 0, frozen_saved_comm_iter_s = 0;
   int64_t params = 0;
   MemoryEstimate memory;
 };

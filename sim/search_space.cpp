@@ -11,11 +11,17 @@
 
 namespace mrplan {
 
-std::vector<Plan> builtin_templates(const std::string& app, const std::string& machine, std::vector<Method> methods) {
+std::vector<Plan> builtin_templates(const std::string& app, const std::string& machine, std::vector<Method> methods,
+                                    const std::string& pretrained) {
   const bool asked = !methods.empty();  // none asked: every method the application has a plan of
   if (!asked)
     for (const auto& r : method_table())
-      if (r.single_stage || !app.ends_with("-mlperf")) methods.push_back(r.method);
+      if ((r.single_stage || !app.ends_with("-mlperf")) && (!r.pretrained || !pretrained.empty())) methods.push_back(r.method);
+  for (Method m : methods)
+    if (method_row(m).pretrained && pretrained.empty())
+      fail_input("command line", "--methods",
+                 fmt::format("{} starts from a pretrained model: give --pretrained MODEL.pt (an earlier run's model of related data)",
+                             method_row(m).display));
   const auto names = builtin_plan_names();
   auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   std::vector<Plan> out;
@@ -36,7 +42,10 @@ std::vector<Plan> builtin_templates(const std::string& app, const std::string& m
     const auto& row = method_row(m);
     size_t found = 0;
     for (const auto& suffix : row.plan_suffixes)
-      if (known(app + suffix)) out.push_back(builtin_plan(app + suffix + "@" + machine)), ++found;
+      if (known(app + suffix)) {
+        out.push_back(builtin_plan(app + suffix + "@" + machine)), ++found;
+        if (row.pretrained) start_from(out.back(), pretrained);
+      }
     if (found == 0 && (asked || row.every_app_has_one))
       fail_input("command line", "--methods",
                  fmt::format("'{}' has no built-in {} plan (built-in plans: {})", app, to_string(m), fmt::join(names, ", ")));

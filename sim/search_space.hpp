@@ -10,8 +10,10 @@ namespace mrplan {
 
 // The built-in plans of an application (cosmoflow, deepcam, neuron-inverter) on `machine`, one per
 // method asked (none: every method it has); mrmf brings one and two fusion stages (APP-mrmf,
-// APP-mrmf2) where the application has them.
-std::vector<Plan> builtin_templates(const std::string& app, const std::string& machine, std::vector<Method> methods);
+// APP-mrmf2) where the application has them. A method that starts from a pretrained model (transfer
+// learning) comes only with `pretrained`, the model.pt its plans then start from.
+std::vector<Plan> builtin_templates(const std::string& app, const std::string& machine, std::vector<Method> methods,
+                                    const std::string& pretrained = "");
 
 // The default space around `templates`: one node to 4096 GPUs in doubling node counts, every local
 // batch 1..64, switch points (stage lengths) 1..200 epochs, and each template's own switch rule.

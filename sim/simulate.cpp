@@ -72,6 +72,7 @@ PreparedStage prepare_stage(const PreparedPlan& p, size_t i, const MachineProfil
   PreparedStage ps;
   ps.gpus = s.gpus();
   if (s.handoff.kind == Handoff::Kind::fuse) ps.fusion_s = fusion_cost_s(p.plan, p.spec, i, machine);
+  if (const auto& pre = s.models.front().pretrained; pre && pre->freeze_epochs > 0) checked_freeze_through(p.plan, p.spec, i);
   for (const auto& m : s.models) {
     auto c = model_costs(p.plan, m, model_run_table(p.plan, p.spec, m), machine);
     ps.rule_switch_epochs.push_back(rule_switch(p, m, c));
@@ -150,7 +151,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
     const double after = dense_epochs_after_transfer(cv, *e, s, from.progress);
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
-  } else if (k0 != 0 && m.resolution == 1) {  // MRMF: fine-tuning the fused model (k0 < 0: it set the model back)
+  } else if (k0 != 0 && m.resolution == 1) {  // MRMF's fused model or a pretrained one fine-tuned (k0 < 0: set back)
     const double after = dense_epochs_after_progress(*e, k0);
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
@@ -248,7 +249,7 @@ void stage_epochs(const PreparedPlan& p, size_t i, std::optional<double> forced,
   const auto& st = plan.stages[i];
   out.resize(p.stages[i].first);
   for (size_t j = 0; j < st.models.size(); ++j) {
-    const double k0 = start_progress(plan, i, j, handed);
+    const double k0 = start_progress(plan, i, j, handed, p.convergence ? pretrained_start(*p.convergence) : 0.0);
     const bool moved = forced && sweep_moves(plan, i, j);
     out.push_back(one_model_epochs(p, i, j, out, k0, moved ? forced : std::nullopt));
   }
@@ -266,6 +267,9 @@ EpochCost model_time(const ModelCosts& c, double epochs) {
   e.compute_s = first * c.first_epoch.compute_s + later * c.later_epoch.compute_s;
   e.h2d_s = first * c.first_epoch.h2d_s + later * c.later_epoch.h2d_s;
   e.eval_s = first * c.first_epoch.eval_s + later * c.later_epoch.eval_s;
+  const double frozen = std::min(epochs, static_cast<double>(c.frozen_epochs)) * static_cast<double>(c.iterations_per_epoch);
+  e.compute_s -= frozen * c.frozen_saved_compute_iter_s;
+  e.comm_s -= frozen * c.frozen_saved_comm_iter_s;
   return e;
 }
 
@@ -325,7 +329,9 @@ ModelRecord predicted_model(const PreparedPlan& p, const ModelRun& run, const Mo
     EpochRecord er;
     er.epoch = e;
     er.fraction = f;
-    er.io_s = ec.io_s * f, er.comm_s = ec.comm_s * f, er.compute_s = ec.compute_s * f, er.eval_s = ec.eval_s * f;
+    const double frozen = e <= c.frozen_epochs ? f * static_cast<double>(c.iterations_per_epoch) : 0.0;  // transfer learning's frozen epochs
+    er.io_s = ec.io_s * f, er.comm_s = ec.comm_s * f - frozen * c.frozen_saved_comm_iter_s,
+    er.compute_s = ec.compute_s * f - frozen * c.frozen_saved_compute_iter_s, er.eval_s = ec.eval_s * f;
     er.epoch_s = er.io_s + er.comm_s + er.compute_s + er.eval_s;
     const double iters = static_cast<double>(c.iterations_per_epoch) * f;
     er.phases = StepPhases{ec.h2d_s * f, c.forward_iter_s * iters, c.backward_iter_s * iters, c.optimizer_iter_s * iters};

@@ -296,3 +296,60 @@ TEST_F(TinyRun, ResumedAtTheSwitchEndsWithTheSameParameters) {
   const auto again = run_plan(p, r);
   EXPECT_EQ(record_to_json(again), record_to_json(resumed));
 }
+
+// Transfer learning: the run starts from an earlier run's model.pt; the layers through relu3 stay
+// frozen for its first epoch (so, trained one epoch, they end as the pretrained model had them),
+// the rest train; the record says the method and where the model came from, and the log reads back
+// as a transfer run.
+TEST_F(TinyRun, TransferStartsFromThePretrainedModelWithItsBottomFrozen) {
+  run_plan(plan("baseline"), options("pretrained"));
+  const auto pre = dir / "pretrained" / "model.pt";
+  const std::string stage = fmt::format(
+      "  - {{name: dense, resolution: 1, gpus: 1, local_batch: 8, pretrained: {{checkpoint: {}, freeze_through: relu3, freeze_epochs: 1}}, "
+      "stop: {{epochs: 1}}}}\n",
+      pre.string());
+  Plan p = plan_from_yaml_text(mrplan::testing::tiny_plan_yaml({.method = "transfer"}, stage), "tiny.yaml");
+  p.data_dir = (dir / "data").string();
+  const auto r = run_plan(p, options("transfer"));
+  EXPECT_EQ(r.method, Method::transfer);
+  EXPECT_EQ(r.provenance.at("pretrained"), fs::absolute(pre).lexically_normal().string());
+  const auto spec = builtin_workload("cosmoflow-mrt", {.size = 16, .width = 0.25});
+  SpecNet net(spec, coarsened_spatial(spec, 1));
+  const auto before = load_params(dir / "pretrained"), after = load_params(dir / "transfer");
+  size_t frozen = 0, trained = 0, k = 0;
+  for (const auto& item : net->named_parameters()) {
+    const auto& name = item.key();
+    const bool bottom = net->op_index_of(name) <= 11;  // input_bn .. relu3
+    EXPECT_EQ(torch::equal(before[k], after[k]), bottom) << name;
+    ++(bottom ? frozen : trained);
+    ++k;
+  }
+  EXPECT_GT(frozen, 0u);
+  EXPECT_GT(trained, 0u);
+  EXPECT_EQ(load_mllog_file((dir / "transfer" / "mllog.txt").string()).method, Method::transfer);
+}
+
+// A pretrained model of another network is refused with the parameter that differs; a missing one
+// with the plan's key.
+TEST_F(TinyRun, TransferRefusesAnotherNetworksModelAndAMissingOne) {
+  const auto wide = builtin_workload("cosmoflow-mrt", {.size = 16, .width = 0.5});
+  SpecNet other(wide, coarsened_spatial(wide, 1));
+  fs::create_directories(dir / "wide");
+  torch::save(other, (dir / "wide" / "model.pt").string());
+  auto transfer = [&](const std::string& checkpoint) {
+    Plan p = plan_from_yaml_text(mrplan::testing::tiny_plan_yaml(
+                                     {.method = "transfer"},
+                                     fmt::format("  - {{name: dense, resolution: 1, gpus: 1, local_batch: 8, pretrained: {{checkpoint: {}}}, "
+                                                 "stop: {{epochs: 1}}}}\n",
+                                                 checkpoint)),
+                                 "tiny.yaml");
+    p.data_dir = (dir / "data").string();
+    return mrplan::testing::error_of([&] { run_plan(p, options("refused")); });
+  };
+  const auto shape = transfer((dir / "wide" / "model.pt").string());
+  EXPECT_NE(shape.find("parameter 'conv1.weight'"), std::string::npos) << shape;
+  EXPECT_NE(shape.find("in the pretrained model"), std::string::npos) << shape;
+  const auto missing = transfer((dir / "none.pt").string());
+  EXPECT_NE(missing.find("stages[0].pretrained.checkpoint"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("no such file"), std::string::npos) << missing;
+}

@@ -9,20 +9,7 @@ source "$(dirname "$0")/../support/shell_prelude.sh"
 export OMP_NUM_THREADS=1 OMPI_MCA_rmaps_base_oversubscribe=1
 "$MRPLAN" datagen cosmoflow-mrt --out "$tmp/data/res1" --samples 64 --size 16 --samples-per-file 16 --threads 1 > /dev/null 2>&1 || fail datagen
 "$MRPLAN" coarsen "$tmp/data/res1" "$tmp/data/res2" --factor 2 --op sum --threads 1 > /dev/null 2>&1 || fail coarsen
-head_yaml() {
-  cat <<YAML
-name: $1
-workload: cosmoflow-mrt
-workload_options: {size: 16, width: 0.25}
-machine: summit
-method: $1
-dataset: {train_samples: 32, validation_samples: 16}
-target: {metric: val_mse, value: 0.0001}
-data: {dir: $tmp/data}
-checkpoint_every: 1
-stages:
-YAML
-}
+head_yaml() { tiny_plan_head "$1" "$1" "$tmp/data" "checkpoint_every: 1"; }
 { head_yaml mrt; cat <<'YAML'; } > "$tmp/mrt.yaml"
   - {name: coarse, resolution: 2, gpus: 2, local_batch: 4, stop: {epochs: 2}}
   - {name: dense, resolution: 1, gpus: 2, local_batch: 4, stop: {epochs: 3}}

@@ -384,6 +384,36 @@ StageRecord stage_from(const LearningCurve& metric, const LearningCurve* loss, i
   return s;
 }
 
+// Curves the fits below recover: a dense metric falling over `dense_scale` epochs, MRT's transfer
+// efficiency `eta`.
+ConvergenceParams true_curves(double dense_scale, double eta) {
+  ConvergenceParams truth;
+  truth.dense_metric = {CurveForm::exp, 0.1, 0.5, dense_scale};
+  truth.coarse_loss = {CurveForm::exp, 0.2, 0.6, 2.0};
+  truth.coarse_metric = {CurveForm::exp, 0.25, 0.4, 2.5};
+  truth.transfer_efficiency = eta;
+  return truth;
+}
+
+// A baseline run of `epochs` epochs, then MRT runs switching at each of `switches`, each stopping at
+// the first whole epoch past its crossing.
+std::vector<NamedRecord> baseline_and_mrt(const ConvergenceParams& truth, const Record& base, int epochs, std::initializer_list<int> switches) {
+  const double e0 = *crossing_epoch(truth.dense_metric, base.target_value);
+  std::vector<NamedRecord> recs;
+  Record b = base;
+  b.stages = {stage_from(truth.dense_metric, nullptr, epochs, 1)};
+  recs.push_back({"base.json", b});
+  for (int s : switches) {
+    Record m = base;
+    m.method = Method::mrt;
+    m.stages = {stage_from(truth.coarse_metric, &truth.coarse_loss, s, 2), stage_from(truth.dense_metric, nullptr, 1, 1)};
+    m.stages[1].epochs = m.stages[1].single().epochs = std::ceil(dense_epochs_after_transfer(truth, e0, s));
+    m.stages[1].single().stop_reason = StopReason::target_reached;
+    recs.push_back({"mrt" + std::to_string(s) + ".json", m});
+  }
+  return recs;
+}
+
 }  // namespace
 
 TEST(ConvergenceFit, RecoversLearningCurvesAndTransferEfficiency) {
@@ -545,27 +575,14 @@ TEST(ConvergenceFit, RefusesRecordsWithoutABaselineOrMissingMetrics) {
 // MRMF records made from known parameters: the fine-tuning epochs each needed after its fusion
 // (from the progress its two parents made) give back the fusion efficiency.
 TEST(ConvergenceFit, RecoversTheFusionEfficiencyFromMrmfRuns) {
-  ConvergenceParams truth;
-  truth.dense_metric = {CurveForm::exp, 0.1, 0.5, 6.0};
-  truth.coarse_loss = {CurveForm::exp, 0.2, 0.6, 2.0};
-  truth.coarse_metric = {CurveForm::exp, 0.25, 0.4, 2.5};
-  truth.transfer_efficiency = 0.3;
+  auto truth = true_curves(6.0, 0.3);
   truth.fusion_efficiency = 1.5;
   const double target = 0.12;
   const double e0 = *crossing_epoch(truth.dense_metric, target);
-  std::vector<NamedRecord> recs;
   Record base;
   base.source = Source::measured, base.workload = "w", base.target_value = target;
-  base.stages.push_back(stage_from(truth.dense_metric, nullptr, 25, 1));
-  recs.push_back({"base.json", base});
-  for (int s : {2, 5}) {  // MRT runs pin the curves and the transfer
-    Record m = base;
-    m.method = Method::mrt;
-    m.stages = {stage_from(truth.coarse_metric, &truth.coarse_loss, s, 2), stage_from(truth.dense_metric, nullptr, 1, 1)};
-    m.stages[1].epochs = m.stages[1].single().epochs = std::ceil(dense_epochs_after_transfer(truth, e0, s));
-    m.stages[1].single().stop_reason = StopReason::target_reached;
-    recs.push_back({"mrt" + std::to_string(s) + ".json", m});
-  }
+  auto recs = baseline_and_mrt(truth, base, 25, {2, 5});  // MRT runs pin the curves and the transfer
+  base = recs.front().record;
   const std::string spec = R"(name: m
 workload: cosmoflow-mrt
 machine: summit
@@ -611,5 +628,54 @@ stages:
   Record bare = base;
   bare.method = Method::mrmf;
   EXPECT_NE(error_of([&] { fit_convergence({{"base.json", base}, {"bare.json", bare}}); }).find("bare.json: plan_spec: an MRMF record needs"),
+            std::string::npos);
+}
+
+// Transfer learning: the pretrained model's head start k from transfer runs' epochs to target,
+// ceil(max(1, e0 (1 - k))) each, against the baseline's e0; into the profile with its source, and a
+// profile without transfer records keeps its own (the prior: MRT's transfer efficiency).
+TEST(ConvergenceFit, RecoversThePretrainedModelsHeadStartFromTransferRuns) {
+  const auto truth = true_curves(6.0, 0.3);
+  const double target = 0.11;
+  const double e0 = *crossing_epoch(truth.dense_metric, target);
+  Record base;
+  base.source = Source::measured, base.workload = "w", base.target_value = target;
+  auto recs = baseline_and_mrt(truth, base, 30, {2, 5});
+  base = recs.front().record;
+  const size_t without = recs.size();
+  MachineProfile p;
+  apply_convergence_fit(p, fit_convergence(recs));
+  EXPECT_FALSE(pretrained_measured(p.convergence["w"]));
+  EXPECT_DOUBLE_EQ(pretrained_start(p.convergence["w"]), p.convergence["w"].transfer_efficiency);
+  EXPECT_EQ(profile_to_yaml(p).find("pretrained_progress"), std::string::npos);  // unmeasured: not written
+  EXPECT_FALSE(pretrained_measured(profile_from_yaml_text(profile_to_yaml(p)).convergence.at("w")));
+  const double k = 0.6;
+  for (int seed = 0; seed < 3; ++seed) {
+    Record t = base;
+    t.method = Method::transfer;
+    t.stages = {stage_from(truth.dense_metric, nullptr, 1, 1)};
+    t.stages[0].epochs = t.stages[0].single().epochs = std::ceil(dense_epochs_after_progress(e0, k)) + (seed == 2 ? 1 : 0);
+    t.stages[0].single().stop_reason = StopReason::target_reached;
+    recs.push_back({fmt::format("transfer{}.json", seed), t});
+  }
+  const auto fit = fit_convergence(recs);
+  EXPECT_EQ(fit.transfer_runs, 3);
+  ASSERT_TRUE(fit.pretrained_fitted);
+  // the epochs it needed, half an epoch before each whole one: e0 (1 - k) = mean(E - 0.5)
+  double mean = 0;
+  for (size_t i = without; i < recs.size(); ++i) mean += (recs[i].record.stages[0].epochs - 0.5) / 3;
+  EXPECT_NEAR(fit.params.pretrained_progress, 1 - mean / e0, 1e-6);
+  EXPECT_GT(fit.pretrained_progress_std_error, 0);
+  apply_convergence_fit(p, fit);
+  EXPECT_TRUE(pretrained_measured(p.convergence["w"]));
+  EXPECT_DOUBLE_EQ(pretrained_start(p.convergence["w"]), fit.params.pretrained_progress);
+  EXPECT_NE(p.fitted.back().source.find("3 transfer-learning runs"), std::string::npos) << p.fitted.back().source;
+  // the profile's value round-trips through its YAML; an unmeasured one is left out of it
+  const auto back = profile_from_yaml_text(profile_to_yaml(p));
+  EXPECT_NEAR(back.convergence.at("w").pretrained_progress, fit.params.pretrained_progress, 1e-6);
+  // a transfer record of another shape is refused with its file
+  Record two = recs.back().record;
+  two.stages.push_back(two.stages[0]);
+  EXPECT_NE(error_of([&] { fit_convergence({{"base.json", base}, {"two.json", two}}); }).find("two.json: stages: a transfer-learning record"),
             std::string::npos);
 }

@@ -28,6 +28,9 @@ TEST(MethodTable, ARecordsMethodIsRecognisedFromItsShape) {
   EXPECT_EQ(method_of_shape(false, 1), method_from_string("baseline"));
   EXPECT_EQ(method_of_shape(false, 2), method_from_string("mrt"));
   EXPECT_EQ(method_of_shape(true, 3), method_from_string("mrmf"));
+  // transfer learning has the baseline's shape: its records say it by name (mrplan's log's mrplan_method)
+  EXPECT_EQ(method_of_shape(false, 1), Method::baseline);
+  EXPECT_EQ(method_names(), "baseline, mrt, mrmf or transfer");
 }
 
 TEST(MethodTable, TheStructureSaysWhoHandsOnByTransferAndWhoFuses) {

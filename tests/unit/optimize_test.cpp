@@ -8,6 +8,10 @@
 
 #include "calibrate/paper_calibration.hpp"
 #include "cli/optimize_args.hpp"
+#include "model/compute_cost.hpp"
+#include "model/learning_curve.hpp"
+#include "model/method_table.hpp"
+#include "model/plan_network.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/optimize.hpp"
@@ -206,4 +210,123 @@ TEST(OptimizeArgs, DurationsInTheUnitsPeopleWriteThem) {
 TEST(OptimizeArgs, AMisspeltApplicationIsTheArgumentsErrorNotAMethods) {
   EXPECT_EQ(error_of([] { builtin_templates("cosmoflw", "summit", {}); }),
             "command line: APP@MACHINE: 'cosmoflw' is no application with built-in plans (known: cosmoflow, deepcam, neuron-inverter)");
+}
+
+// ---- transfer learning, the fourth method (issue 41): one row of the method table, a plan key, a
+// convergence parameter; the simulator, the search and the readers ask the structure.
+
+namespace {
+
+std::string transfer_yaml(const std::string& method, const std::string& pretrained, int resolution = 1) {
+  return fmt::format(R"(name: t
+workload: cosmoflow-mrt
+machine: summit
+method: {}
+dataset: {{train_samples: 8192, validation_samples: 1024}}
+target: {{metric: val_mse, value: 0.0025}}
+stages:
+  - {{name: dense, resolution: {}, gpus: 32, local_batch: 8, {}stop: {{target: true, max_epochs: 300}}}}
+)",
+                     method, resolution, pretrained.empty() ? "" : "pretrained: " + pretrained + ", ");
+}
+
+}  // namespace
+
+TEST(TransferLearning, APlanStartsFromAPretrainedModelAndRoundTrips) {
+  const Plan p = plan_from_yaml_text(transfer_yaml("transfer", "{checkpoint: last/model.pt, freeze_through: relu3, freeze_epochs: 2}"), "t.yaml");
+  ASSERT_TRUE(p.stages[0].models[0].pretrained);
+  EXPECT_EQ(p.stages[0].models[0].pretrained->checkpoint, "last/model.pt");
+  const Plan back = plan_from_yaml_text(plan_to_yaml(p), "back.yaml");
+  EXPECT_EQ(back.method, Method::transfer);
+  EXPECT_EQ(back.stages[0].models[0].pretrained->freeze_through, "relu3");
+  EXPECT_EQ(back.stages[0].models[0].pretrained->freeze_epochs, 2);
+  EXPECT_EQ(plan_to_yaml(back), plan_to_yaml(p));
+  // its baseline starts from scratch
+  EXPECT_FALSE(baseline_of(p).stages[0].models[0].pretrained);
+}
+
+TEST(TransferLearning, RefusalsNameTheKeyAndWhatWasExpected) {
+  auto refused = [](const std::string& yaml) { return error_of([&] { plan_from_yaml_text(yaml, "t.yaml"); }); };
+  EXPECT_NE(refused(transfer_yaml("baseline", "{checkpoint: m.pt}")).find("t.yaml: stages[0].pretrained: starting from a pretrained model is transfer learning: method: transfer"),
+            std::string::npos);
+  EXPECT_NE(refused(transfer_yaml("transfer", "")).find("t.yaml: stages[0].pretrained: a transfer plan starts from a pretrained model"),
+            std::string::npos);
+  EXPECT_NE(refused(transfer_yaml("transfer", "{freeze_epochs: 2}")).find("freeze_epochs without freeze_through"), std::string::npos);
+  EXPECT_NE(refused(transfer_yaml("transfer", "{freeze_through: conv2}")).find("freeze_through: conv2 without freeze_epochs"), std::string::npos);
+  EXPECT_NE(refused(transfer_yaml("transfer", "{}", 2)).find("fine-tunes at the original resolution"), std::string::npos);
+  EXPECT_NE(refused(transfer_yaml("fine-tune", "{}")).find("expected baseline, mrt, mrmf or transfer"), std::string::npos);
+  // an op the network does not have is refused before anything is predicted, with the ops it has
+  const Plan bad = plan_from_yaml_text(transfer_yaml("transfer", "{freeze_through: conv9, freeze_epochs: 1}"), "t.yaml");
+  const auto e = error_of([&] { simulate(bad, calibrated_builtin_profile("summit")); });
+  EXPECT_NE(e.find("stages[0].pretrained.freeze_through: 'conv9' is no op of workload 'cosmoflow-mrt' (its ops: input_bn, conv1"), std::string::npos) << e;
+}
+
+// The fine-tuning needs the baseline's epochs less the head start: ceil(max(1, e0 (1 - k)) x the
+// batch's scale); unmeasured, k is MRT's transfer efficiency and the prediction says it is a prior.
+TEST(TransferLearning, PredictedEpochsAreTheBaselinesLessTheHeadStart) {
+  MachineProfile m = calibrated_builtin_profile("summit");
+  const Plan p = builtin_plan("cosmoflow-transfer@summit");
+  auto& cv = m.convergence.at("cosmoflow-mrt");
+  const double e0 = *crossing_epoch(cv.dense_metric, p.target_value) * epoch_scale_for_batch(cv, p.stages[0].global_batch());
+  const auto prior = simulate(p, m);
+  EXPECT_DOUBLE_EQ(prior.stages[0].single().epochs, std::ceil(std::max(1.0, e0 * (1 - cv.transfer_efficiency)) - 1e-9));
+  EXPECT_TRUE(std::any_of(prior.warnings.begin(), prior.warnings.end(), [](const std::string& w) {
+    return w.find("head start on cosmoflow-mrt is a prior, MRT's transfer efficiency") != std::string::npos;
+  }));
+  for (double k : {0.0, 0.5, 0.99}) {
+    cv.pretrained_progress = k;
+    const auto r = simulate(p, m);
+    EXPECT_DOUBLE_EQ(r.stages[0].single().epochs, std::ceil(std::max(1.0, e0 * (1 - k)) - 1e-9)) << k;
+    EXPECT_TRUE(r.totals.reached_target);
+    EXPECT_TRUE(std::none_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.find("is a prior") != std::string::npos; }));
+  }
+  cv.pretrained_progress = 0;  // no head start: the baseline's epochs
+  EXPECT_DOUBLE_EQ(simulate(p, m).totals.epochs, simulate(builtin_plan("cosmoflow-baseline@summit"), m).totals.epochs);
+}
+
+TEST(TransferLearning, TheSearchHoldsItOnlyWithAPretrainedModel) {
+  auto methods = [](const std::vector<Plan>& ts) {
+    std::set<Method> out;
+    for (const auto& t : ts) out.insert(t.method);
+    return out;
+  };
+  EXPECT_EQ(methods(builtin_templates("cosmoflow", "summit", {})).count(Method::transfer), 0u);
+  const auto with = builtin_templates("cosmoflow", "summit", {}, "last/model.pt");
+  ASSERT_EQ(methods(with).count(Method::transfer), 1u);
+  for (const auto& t : with) {
+    if (t.method != Method::transfer) continue;
+    EXPECT_EQ(t.stages[0].models[0].pretrained->checkpoint, "last/model.pt");
+  }
+  EXPECT_NE(error_of([] { builtin_templates("cosmoflow", "summit", {Method::transfer}); }).find("give --pretrained MODEL.pt"), std::string::npos);
+  EXPECT_NE(error_of([] { search_templates("cosmoflow@summit", {}, "/nonexistent/model.pt"); }).find("--pretrained: /nonexistent/model.pt: no such file"),
+            std::string::npos);
+  // neuron-inverter has no transfer plan: searched without one, not refused
+  EXPECT_EQ(methods(builtin_templates("neuron-inverter", "summit", {}, "last/model.pt")).count(Method::transfer), 0u);
+}
+
+// Frozen epochs cost less: the frozen layers' backward is not run (model/compute_cost's per-layer
+// times), so each of the first F epochs is shorter by iterations x their backward time.
+TEST(TransferLearning, FrozenEpochsSkipTheFrozenLayersBackward) {
+  const auto& m = calibrated_builtin_profile("summit");
+  Plan thawed = plan_from_yaml_text(transfer_yaml("transfer", "{}"), "t.yaml");
+  thawed.stages[0].models[0].gpus = 1;
+  Plan frozen = thawed;
+  frozen.stages[0].models[0].pretrained = Pretrained{"", "relu3", 3};
+  const auto pf = prepare(frozen, m);
+  const auto& c = pf.stages[0].models[0];
+  const auto table = model_run_table(frozen, pf.spec, frozen.stages[0].models[0]);
+  const auto times = whole_step_layer_times(table, m.compute, false, 1.0);
+  double bottom_bwd_s = 0;
+  for (size_t i = 0; i < times.size() && i <= 11; ++i) bottom_bwd_s += times[i].bwd_s;  // input_bn .. relu3
+  EXPECT_EQ(table.layers[11].name, "relu3");
+  EXPECT_NEAR(c.frozen_saved_compute_iter_s, bottom_bwd_s, 1e-12 * bottom_bwd_s);
+  EXPECT_EQ(c.frozen_epochs, 3);
+  const auto a = simulate(thawed, m), b = simulate(frozen, m);
+  EXPECT_EQ(a.totals.epochs, b.totals.epochs);
+  EXPECT_NEAR(a.totals.time_to_target_s - b.totals.time_to_target_s, 3 * c.iterations_per_epoch * bottom_bwd_s, 1e-9 * a.totals.time_to_target_s);
+  // the per-epoch records say the same: the first three epochs are the shorter ones
+  const auto& ea = a.stages[0].single().per_epoch;
+  const auto& eb = b.stages[0].single().per_epoch;
+  EXPECT_NEAR(ea[2].compute_s - eb[2].compute_s, c.iterations_per_epoch * bottom_bwd_s, 1e-9);
+  EXPECT_NEAR(ea[3].compute_s, eb[3].compute_s, 1e-12);
 }
