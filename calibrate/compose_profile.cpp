@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/paper_calibration.hpp"
 #include "model/errors.hpp"
 

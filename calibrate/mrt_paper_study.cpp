@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/simulate.hpp"
 

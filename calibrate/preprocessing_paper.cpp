@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/profile_parameters.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/simulate.hpp"

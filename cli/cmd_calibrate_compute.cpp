@@ -31,31 +31,17 @@ struct ComputeArgs {
   ComputeBenchOptions bench;
 };
 
-void calibrate_compute(ComputeArgs a) {
-  a.bench.workloads.clear();
-  for (const auto& w : a.workloads) a.bench.workloads.push_back(parse_workload_variant(w));
-  const auto peaks = measure_device_peaks(a.bench);
-  fmt::print("device peaks ({} threads): {:.1f} GFLOP/s ({}), {:.2f} GB/s ({})\n", a.bench.threads,
-             peaks.matmul_flops_per_s / 1e9, peaks.matmul_shape, peaks.copy_Bps / 1e9, peaks.copy_shape);
-  const auto timings = time_workload_ops(a.bench, [](int done, int total) {
-    print_progress("timing ops and steps", static_cast<size_t>(done), static_cast<size_t>(total), "(configurations x rounds)");
-  });
-  if (!timings.round_s.empty()) {
-    const auto [lo, hi] = std::minmax_element(timings.round_s.begin(), timings.round_s.end());
-    double total_s = 0;
-    for (double t : timings.round_s) total_s += t;
-    fmt::print("rounds after the first: {} in {:.0f} s, each took {:.2f} s median, {:.2f}-{:.2f} s (the same work each round: the machine's drift)\n",
-               timings.round_s.size(), total_s, median(timings.round_s), *lo, *hi);
-  }
-  ComputeParams roofs;
-  roofs.peak_fp32_flops = peaks.matmul_flops_per_s;
-  roofs.mem_bandwidth_Bps = peaks.copy_Bps;
-  const auto& samples = timings.ops;
-  // the optimizer as the whole steps ran it (fit_step_phases then adds its cost per tensor)
-  std::vector<OptimizerTiming> optimizer_steps;
-  for (const auto& w : timings.whole_steps) optimizer_steps.push_back({w.optimizer, w.params, w.optimizer_s, w.context, w.param_tensors});
-  auto fit = fit_compute(samples, optimizer_steps, roofs);
-  fit_step_phases(fit, samples, timings.whole_steps);
+// The rounds after the first each do the same work: their spread is the machine's drift.
+void print_rounds(const ComputeTimings& timings) {
+  if (timings.round_s.empty()) return;
+  const auto [lo, hi] = std::minmax_element(timings.round_s.begin(), timings.round_s.end());
+  double total_s = 0;
+  for (double t : timings.round_s) total_s += t;
+  fmt::print("rounds after the first: {} in {:.0f} s, each took {:.2f} s median, {:.2f}-{:.2f} s (the same work each round: the machine's drift)\n",
+             timings.round_s.size(), total_s, median(timings.round_s), *lo, *hi);
+}
+
+void print_compute_fit(const ComputeFit& fit) {
   fmt::print("fit over {} timings (ops forward and backward, optimizer steps), R^2 on log time = {:.4f}\n",
              fit.relative_residuals.size(), fit.r2);
   for (const auto& [fam, eff] : fit.compute.efficiency)
@@ -82,6 +68,11 @@ void calibrate_compute(ComputeArgs a) {
   if (fit.compute.inference_factor > 0)
     fmt::print("  validation forward   {:.3f} +- {:.3f} of the whole-step forward (eval mode, no autograd)\n", fit.compute.inference_factor,
                fit.inference_factor_std_error);
+}
+
+// Per configuration: the sum over its ops alone and the whole step (and its phases) measured,
+// beside what the fitted model predicts for each.
+void print_step_table(const std::vector<OpTimingSample>& samples, const ComputeTimings& timings, const ComputeFit& fit) {
   // per configuration: the sum over ops alone, and the whole step the simulator predicts from it
   std::map<std::string, std::pair<double, LayerTable>> per_config;
   for (const auto& s : samples) {
@@ -110,7 +101,9 @@ void calibrate_compute(ComputeArgs a) {
                100 * (model_step_s - w.seconds) / w.seconds, phase(w.forward_s, model_fwd_s), phase(w.backward_s, model_bwd_s),
                phase(w.optimizer_s, model_opt_s), w.inference_s > 0 ? phase(w.inference_s, model_fwd_s * fit.compute.inference_factor) : "-");
   }
-  const auto first_touch = fit_first_touch(timings.whole_steps);
+}
+
+void print_first_touch(const FirstTouchFit& first_touch, const ComputeTimings& timings) {
   if (first_touch.params.bandwidth_Bps > 0) {
     fmt::print("start-up (a fresh network's first two steps beyond two typical ones, on a heap given back to the kernel):\n");
     fmt::print("  working set {:.2f} +- {:.2f} x activation bytes + {:.2f} +- {:.2f} x parameter bytes, first touch at {:.2f} +- {:.2f} GB/s\n",
@@ -126,13 +119,40 @@ void calibrate_compute(ComputeArgs a) {
   } else {
     fmt::print("start-up: not fitted ({} timings with page faults; GPUs are not measured), none predicted\n", first_touch.timings);
   }
-  if (!a.csv.empty()) {
-    std::ofstream f(a.csv);
-    f << "configuration,op,family,fwd_flops,bytes,fwd_s,bwd_s\n";
-    for (const auto& s : samples)
-      f << fmt::format("{},{},{},{},{},{},{}\n", s.context, s.layer.name, layer_family(s.layer), s.layer.fwd_flops,
-                       s.layer.bytes_read + s.layer.bytes_written, s.fwd_s, s.bwd_s);
-  }
+}
+
+void write_samples_csv(const std::string& path, const std::vector<OpTimingSample>& samples) {
+  std::ofstream f(path);
+  f << "configuration,op,family,fwd_flops,bytes,fwd_s,bwd_s\n";
+  for (const auto& s : samples)
+    f << fmt::format("{},{},{},{},{},{},{}\n", s.context, s.layer.name, layer_family(s.layer), s.layer.fwd_flops,
+                     s.layer.bytes_read + s.layer.bytes_written, s.fwd_s, s.bwd_s);
+}
+
+void calibrate_compute(ComputeArgs a) {
+  a.bench.workloads.clear();
+  for (const auto& w : a.workloads) a.bench.workloads.push_back(parse_workload_variant(w));
+  const auto peaks = measure_device_peaks(a.bench);
+  fmt::print("device peaks ({} threads): {:.1f} GFLOP/s ({}), {:.2f} GB/s ({})\n", a.bench.threads,
+             peaks.matmul_flops_per_s / 1e9, peaks.matmul_shape, peaks.copy_Bps / 1e9, peaks.copy_shape);
+  const auto timings = time_workload_ops(a.bench, [](int done, int total) {
+    print_progress("timing ops and steps", static_cast<size_t>(done), static_cast<size_t>(total), "(configurations x rounds)");
+  });
+  print_rounds(timings);
+  ComputeParams roofs;
+  roofs.peak_fp32_flops = peaks.matmul_flops_per_s;
+  roofs.mem_bandwidth_Bps = peaks.copy_Bps;
+  const auto& samples = timings.ops;
+  // the optimizer as the whole steps ran it (fit_step_phases then adds its cost per tensor)
+  std::vector<OptimizerTiming> optimizer_steps;
+  for (const auto& w : timings.whole_steps) optimizer_steps.push_back({w.optimizer, w.params, w.optimizer_s, w.context, w.param_tensors});
+  auto fit = fit_compute(samples, optimizer_steps, roofs);
+  fit_step_phases(fit, samples, timings.whole_steps);
+  print_compute_fit(fit);
+  print_step_table(samples, timings, fit);
+  const auto first_touch = fit_first_touch(timings.whole_steps);
+  print_first_touch(first_touch, timings);
+  if (!a.csv.empty()) write_samples_csv(a.csv, samples);
   if (!a.plot.empty()) roofline_plot(samples, fit.compute, a.plot);
   const auto source = fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}, {} rounds", samples.size(),
                                   fmt::join(a.workloads, " and "), fmt::join(a.bench.resolutions, "/"), fmt::join(a.bench.batches, "/"),

@@ -8,7 +8,7 @@
 
 #include "calibrate/batch_epochs_fit.hpp"
 #include "calibrate/mllog_ingest.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/records_fit.hpp"
 #include "calibrate/straggler_prior.hpp"
 #include "cli/commands.hpp"

@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
 #include "cli/profile_keys.hpp"

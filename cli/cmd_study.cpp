@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "calibrate/mrt_paper_study.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/gnuplot.hpp"

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "calibrate/mllog_ingest.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/spread_coverage.hpp"
 #include "calibrate/validation.hpp"
 #include "cli/commands.hpp"

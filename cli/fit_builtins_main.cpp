@@ -5,7 +5,7 @@
 
 #include <exception>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/text_file.hpp"
 
 int main(int argc, char** argv) {

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/text_file.hpp"
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"

@@ -6,7 +6,7 @@
 #include <exception>
 #include <filesystem>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "cli/commands.hpp"
 #include "cli/exec_forward.hpp"
 #include "model/launch_env.hpp"

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "calibrate/mrmf_paper.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/output_file.hpp"
 #include "cli/studies.hpp"

@@ -65,50 +65,9 @@ size_t frozen_ops(const LayerTable& table, const std::string& last) {
   return 0;
 }
 
-}  // namespace
-
-ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& m) {
-  ModelCosts c;
-  const auto& optimizer = run.optimizer;
-  const bool amp = plan.precision == Precision::amp;
-  c.gpus = run.gpus;
-  const int gpn = std::min(run.gpus, m.gpus_per_node);
-  c.nodes = (run.gpus + m.gpus_per_node - 1) / m.gpus_per_node;
-  c.global_batch = run.gpus * run.local_batch;
-  // drop_last: a partial global batch is not trained (as the reference loaders do)
-  c.iterations_per_epoch = std::max<int64_t>(1, plan.train_samples / c.global_batch);
-  c.params = table.total_params();
-
-  // forward, then backward with its gradient buckets (backward_timeline); whole step vs ops alone, and ranks of one node slowing each other down
-  const double sharing = node_sharing_factor(m.node_sharing, gpn, m.gpus_per_node);
-  const auto times = whole_step_layer_times(table, m.compute, amp, sharing);
-  double fwd_s = 0;
-  for (const auto& t : times) fwd_s += t.fwd_s;
-  const auto bwd = backward_timeline(times, table, plan, run, m);
-  c.comm_total_iter_s = run.gpus > 1 ? bwd.comm_total_s : 0.0;
-  c.comm_exposed_iter_s = run.gpus > 1 ? bwd.comm_exposed_s : 0.0;
-  // pooled batch-norm statistics wait inline in forward and backward: nothing hides them
-  c.sync_batchnorm_iter_s = sync_batchnorm_iter_s(table, std::min(plan.batchnorm_group, run.gpus), m.gpus_per_node, m);
-  c.comm_exposed_iter_s += c.sync_batchnorm_iter_s;
-  if (const auto& pre = run.pretrained; pre && pre->freeze_epochs > 0) {
-    const auto frozen = backward_timeline(times, table, plan, run, m, frozen_ops(table, pre->freeze_through));
-    c.frozen_epochs = pre->freeze_epochs;
-    c.frozen_saved_compute_iter_s = bwd.bwd_s - frozen.bwd_s;
-    c.frozen_saved_comm_iter_s = run.gpus > 1 ? bwd.comm_exposed_s - frozen.comm_exposed_s : 0.0;
-  }
-  c.buckets = bwd.buckets;
-  c.allreduce_algorithm = run.gpus > 1 ? to_string(bwd.algo) : "none";
-  const double opt_s = optimizer_step_s(m.compute, c.params, table.total_param_tensors(), optimizer);
-  c.forward_iter_s = fwd_s;
-  c.backward_iter_s = bwd.bwd_s + m.node_sharing.comm_steal_fraction * c.comm_total_iter_s;
-  c.optimizer_iter_s = opt_s * sharing;
-  c.compute_iter_s = c.forward_iter_s + c.backward_iter_s + c.optimizer_iter_s;
-  // the allreduce waits for the slowest rank: a data-parallel run measures that wait as comm
-  const double cv = gpn > 1 && m.node_sharing.step_time_cv > 0 ? m.node_sharing.step_time_cv : m.compute.step_time_cv;
-  c.comm_exposed_iter_s += straggler_wait_s(c.compute_iter_s, cv, run.gpus);
-
-  // input pipeline: a prefetcher overlaps producing batch i+1 with training on batch i; what it
-  // cannot hide is the first batch of each epoch plus any per-batch excess over the step time.
+// The model's data: where its dataset sits (model/io_cost place_dataset) beside its memory, and the
+// staging before training; the job io_per_iteration prices.
+IoJob io_job(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& m, int ranks_on_node, ModelCosts& c) {
   IoJob job;
   job.sample_bytes = table.sample_bytes_on_disk + table.label_bytes_on_disk;
   job.device_bytes = static_cast<double>(table.input_shape.empty() ? 0 : [&] {
@@ -117,17 +76,24 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
     return p;
   }()) * 4.0;
   job.local_batch = run.local_batch;
-  job.ranks_on_node = gpn;
+  job.ranks_on_node = ranks_on_node;
   job.nodes = c.nodes;
   job.codec = codec_rates(m, plan.codec, plan.decoder);
   job.decoder = plan.decoder;
   job.dataset_bytes = job.sample_bytes * static_cast<double>(plan.train_samples) / (job.codec ? job.codec->ratio : 1.0);
   job.staging = plan.staging;
-  c.memory = estimate_memory(table, optimizer, amp, m.gpu_memory_bytes);
+  c.memory = estimate_memory(table, run.optimizer, plan.precision == Precision::amp, m.gpu_memory_bytes);
   job.device_room_bytes = m.gpu_memory_bytes - c.memory.total_bytes;
   c.placement = place_dataset(m, job);
   c.staging_s = staging_s(m, job, c.placement);
   job.samples_per_file = table.samples_per_file;
+  return job;
+}
+
+// An epoch's exposed input pipeline, compute, communication and validation: a prefetcher overlaps
+// producing batch i+1 with training on batch i; what it cannot hide is the first batch of each
+// epoch plus any per-batch excess over the step time.
+void price_epochs(const Plan& plan, const ModelRun& run, const MachineProfile& m, const IoJob& job, ModelCosts& c) {
   const double step_s = c.compute_iter_s + c.comm_exposed_iter_s;
   // validation after every epoch, as exec/trainer runs it: each rank its share of the held-out
   // samples, after the batches that recompute batch norm; a partial last batch counts by its samples
@@ -160,6 +126,53 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   };
   c.first_epoch = epoch_cost(0);
   c.later_epoch = epoch_cost(1);
+}
+
+}  // namespace
+
+ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& m) {
+  ModelCosts c;
+  const auto& optimizer = run.optimizer;
+  const bool amp = plan.precision == Precision::amp;
+  c.gpus = run.gpus;
+  const int gpn = std::min(run.gpus, m.gpus_per_node);
+  c.nodes = (run.gpus + m.gpus_per_node - 1) / m.gpus_per_node;
+  c.global_batch = run.gpus * run.local_batch;
+  // drop_last: a partial global batch is not trained (as the reference loaders do)
+  c.iterations_per_epoch = std::max<int64_t>(1, plan.train_samples / c.global_batch);
+  c.params = table.total_params();
+
+  // forward, then backward with its gradient buckets (backward_timeline); whole step vs ops alone,
+  // and ranks of one node slowing each other down
+  const double sharing = node_sharing_factor(m.node_sharing, gpn, m.gpus_per_node);
+  const auto times = whole_step_layer_times(table, m.compute, amp, sharing);
+  double fwd_s = 0;
+  for (const auto& t : times) fwd_s += t.fwd_s;
+  const auto bwd = backward_timeline(times, table, plan, run, m);
+  c.comm_total_iter_s = run.gpus > 1 ? bwd.comm_total_s : 0.0;
+  c.comm_exposed_iter_s = run.gpus > 1 ? bwd.comm_exposed_s : 0.0;
+  // pooled batch-norm statistics wait inline in forward and backward: nothing hides them
+  c.sync_batchnorm_iter_s = sync_batchnorm_iter_s(table, std::min(plan.batchnorm_group, run.gpus), m.gpus_per_node, m);
+  c.comm_exposed_iter_s += c.sync_batchnorm_iter_s;
+  if (const auto& pre = run.pretrained; pre && pre->freeze_epochs > 0) {
+    const auto frozen = backward_timeline(times, table, plan, run, m, frozen_ops(table, pre->freeze_through));
+    c.frozen_epochs = pre->freeze_epochs;
+    c.frozen_saved_compute_iter_s = bwd.bwd_s - frozen.bwd_s;
+    c.frozen_saved_comm_iter_s = run.gpus > 1 ? bwd.comm_exposed_s - frozen.comm_exposed_s : 0.0;
+  }
+  c.buckets = bwd.buckets;
+  c.allreduce_algorithm = run.gpus > 1 ? to_string(bwd.algo) : "none";
+  const double opt_s = optimizer_step_s(m.compute, c.params, table.total_param_tensors(), optimizer);
+  c.forward_iter_s = fwd_s;
+  c.backward_iter_s = bwd.bwd_s + m.node_sharing.comm_steal_fraction * c.comm_total_iter_s;
+  c.optimizer_iter_s = opt_s * sharing;
+  c.compute_iter_s = c.forward_iter_s + c.backward_iter_s + c.optimizer_iter_s;
+  // the allreduce waits for the slowest rank: a data-parallel run measures that wait as comm
+  const double cv = gpn > 1 && m.node_sharing.step_time_cv > 0 ? m.node_sharing.step_time_cv : m.compute.step_time_cv;
+  c.comm_exposed_iter_s += straggler_wait_s(c.compute_iter_s, cv, run.gpus);
+
+  const IoJob job = io_job(plan, run, table, m, gpn, c);
+  price_epochs(plan, run, m, job, c);
   c.working_set_bytes = step_working_set_bytes(m.compute.first_touch, table.activation_bytes(), c.params);
   return c;
 }

@@ -203,6 +203,100 @@ Feasible feasible(const PreparedStage& st, const Plan& plan, std::optional<doubl
   return Feasible::yes;
 }
 
+// The unit's plan prepared without its stages (stage_grid sets each stage's batch), or none where it
+// cannot run at the unit's GPU count: its `n` candidates are counted out.
+std::optional<PreparedPlan> unit_shell(const SearchSpace& space, const Unit& u, const MachineProfile& machine, uint64_t n,
+                                       SearchCounts& counts) {
+  if (!placeable(u.gpus, machine)) {
+    counts.bad_gpus += n;
+    return std::nullopt;
+  }
+  try {
+    Plan p = unit_plan(space, u);
+    for (size_t i = 0; i < p.stages.size(); ++i) set_stage_batch(p, i, 1);
+    if (u.gpus > p.train_samples) {
+      counts.too_few_samples += n;
+      return std::nullopt;
+    }
+    return prepare_shell(p, machine);
+  } catch (const InputError&) {  // a model left without a GPU at this count
+    counts.bad_gpus += n;
+    return std::nullopt;
+  }
+}
+
+// Each stage of a unit's plan at each local batch of the space, prepared once, and why one is not feasible.
+struct StageGrid {
+  std::vector<std::vector<std::optional<PreparedStage>>> at;  // [stage][batch]: the feasible ones
+  std::vector<std::vector<Feasible>> fit;                     // [stage][batch]
+  // the first reason stages [from, to) at batch b are not feasible
+  Feasible why_not(size_t from, size_t to, size_t b) const {
+    for (size_t i = from; i < to; ++i)
+      if (fit[i][b] != Feasible::yes) return fit[i][b];
+    return Feasible::yes;
+  }
+};
+
+StageGrid stage_grid(const SearchSpace& space, PreparedPlan& shell, const MachineProfile& machine) {
+  const size_t ns = shell.plan.stages.size(), nb = space.local_batches.size();
+  StageGrid g{std::vector<std::vector<std::optional<PreparedStage>>>(ns, std::vector<std::optional<PreparedStage>>(nb)),
+              std::vector<std::vector<Feasible>>(ns, std::vector<Feasible>(nb))};
+  for (size_t i = 0; i < ns; ++i)
+    for (size_t b = 0; b < nb; ++b) {
+      set_stage_batch(shell.plan, i, space.local_batches[b]);
+      auto st = prepare_stage(shell, i, machine);
+      g.fit[i][b] = feasible(st, shell.plan, space.max_global_batch);
+      if (g.fit[i][b] == Feasible::yes) g.at[i][b] = std::move(st);
+    }
+  return g;
+}
+
+// Every tail batch's stages on head batch b0 (stages [head, ns) on the space's second batch axis):
+// each with the start-ups that follow this head (a stage's start-up depends on the stages before
+// it), its largest memory, and whether it is feasible; `scratch` is left holding the head's stages.
+// False when no tail batch is.
+struct Tails {
+  std::vector<std::vector<PreparedStage>> at;  // per tail batch
+  std::vector<double> memory;
+  std::vector<bool> ok;
+};
+
+bool prepare_tails(const SearchSpace& space, const StageGrid& grid, size_t head, size_t b0, PreparedPlan& scratch,
+                   const MachineProfile& machine, Tails& t) {
+  const size_t ns = grid.at.size();
+  bool any = false;
+  for (size_t b1 = 0; b1 < t.at.size(); ++b1) {
+    t.ok[b1] = false;
+    if (head < ns && grid.why_not(head, ns, b1) != Feasible::yes) continue;
+    scratch.stages.clear();
+    for (size_t i = 0; i < ns; ++i) {
+      const size_t b = i < head ? b0 : b1;
+      scratch.stages.push_back(*grid.at[i][b]);
+      set_stage_batch(scratch.plan, i, space.local_batches[b]);
+    }
+    add_startups(scratch, machine);
+    t.at[b1].assign(std::make_move_iterator(scratch.stages.begin() + head), std::make_move_iterator(scratch.stages.end()));
+    t.memory[b1] = 0;
+    for (const auto& st : t.at[b1])
+      for (const auto& m : st.models) t.memory[b1] = std::max(t.memory[b1], m.memory.total_bytes);
+    t.ok[b1] = any = true;
+  }
+  return any;
+}
+
+// A candidate of the unit with totals `t` (its batches, memory, point and order are the caller's).
+Candidate candidate_of(const Unit& u, const Totals& t, const MachineProfile& machine) {
+  Candidate c;
+  c.template_index = u.template_index;
+  c.gpus = u.gpus;
+  c.low_fraction = u.split;
+  c.time_s = t.time_s, c.io_s = t.io_s, c.comm_s = t.comm_s, c.compute_s = t.compute_s, c.other_s = t.eval_s + t.fusion_s;
+  c.gpu_hours = t.gpu_hours;
+  c.node_hours = node_hours(machine, u.gpus, t.time_s, t.gpu_hours);
+  c.reached_target = t.reached_target;
+  return c;
+}
+
 void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, const MachineProfile& machine, Objective objective,
                  Keeper& keeper) {
   const Plan& tmpl = space.templates[u.template_index];
@@ -211,75 +305,33 @@ void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, c
   uint64_t combos = 1;
   for (size_t a = 0; a < batch_axes(tmpl); ++a) combos *= nb;
   auto& counts = keeper.counts();
-  if (!placeable(u.gpus, machine)) {
-    counts.bad_gpus += combos * points.size();
-    return;
-  }
-  PreparedPlan shell;
-  try {
-    Plan p = unit_plan(space, u);
-    for (size_t i = 0; i < p.stages.size(); ++i) set_stage_batch(p, i, 1);  // each stage's batch is set below
-    if (u.gpus > p.train_samples) {
-      counts.too_few_samples += combos * points.size();
-      return;
-    }
-    shell = prepare_shell(p, machine);
-  } catch (const InputError&) {  // a model left without a GPU at this count
-    counts.bad_gpus += combos * points.size();
-    return;
-  }
-  // each stage at each batch, prepared once
+  auto shell_or = unit_shell(space, u, machine, combos * points.size(), counts);
+  if (!shell_or) return;
+  PreparedPlan& shell = *shell_or;
   const size_t ns = tmpl.stages.size();
-  std::vector<std::vector<std::optional<PreparedStage>>> stage_at(ns, std::vector<std::optional<PreparedStage>>(nb));
-  std::vector<std::vector<Feasible>> fit(ns, std::vector<Feasible>(nb));
-  for (size_t i = 0; i < ns; ++i)
-    for (size_t b = 0; b < nb; ++b) {
-      set_stage_batch(shell.plan, i, space.local_batches[b]);
-      auto st = prepare_stage(shell, i, machine);
-      fit[i][b] = feasible(st, shell.plan, space.max_global_batch);
-      if (fit[i][b] == Feasible::yes) stage_at[i][b] = std::move(st);
-    }
+  const StageGrid grid = stage_grid(space, shell, machine);
   // the head (the stages on batch axis 0) is evaluated once per batch and point, the tail (the
   // stages on axis 1: the last stage) once per tail batch on top of it
   size_t head = 0;
   while (head < ns && axis_of_stage(tmpl, head) == 0) ++head;
   const size_t tail_nb = head < ns ? nb : 1;
-  auto why_not = [&](size_t from, size_t to, size_t b) {
-    for (size_t i = from; i < to; ++i)
-      if (fit[i][b] != Feasible::yes) return fit[i][b];
-    return Feasible::yes;
-  };
+  auto why_not = [&](size_t from, size_t to, size_t b) { return grid.why_not(from, to, b); };
   auto count_out = [&](Feasible why, uint64_t n) {
     (why == Feasible::no_memory ? counts.no_memory : why == Feasible::beyond_batch ? counts.beyond_batch : counts.too_few_samples) += n;
   };
   PreparedPlan scratch = shell;
-  std::vector<std::vector<PreparedStage>> tail_at(tail_nb);  // per tail batch, with its start-up
-  std::vector<double> tail_memory(tail_nb, 0.0);
+  Tails tails{std::vector<std::vector<PreparedStage>>(tail_nb), std::vector<double>(tail_nb, 0.0), std::vector<bool>(tail_nb, false)};
+  auto& tail_at = tails.at;
+  const auto& tail_memory = tails.memory;
+  const auto& tail_ok = tails.ok;
   std::vector<ModelEpochs> head_epochs, epochs;
   for (size_t b0 = 0; b0 < nb; ++b0) {
     if (const auto why = why_not(0, head, b0); why != Feasible::yes) {
       count_out(why, tail_nb * points.size());
       continue;
     }
-    // every stage's start-up depends on the stages before it: the tail's on this head batch
-    std::vector<bool> tail_ok(tail_nb, false);
     double head_memory = 0;
-    for (size_t b1 = 0; b1 < tail_nb; ++b1) {
-      if (head < ns && why_not(head, ns, b1) != Feasible::yes) continue;
-      scratch.stages.clear();
-      for (size_t i = 0; i < ns; ++i) {
-        const size_t b = i < head ? b0 : b1;
-        scratch.stages.push_back(*stage_at[i][b]);
-        set_stage_batch(scratch.plan, i, space.local_batches[b]);
-      }
-      add_startups(scratch, machine);
-      tail_at[b1].assign(std::make_move_iterator(scratch.stages.begin() + head), std::make_move_iterator(scratch.stages.end()));
-      tail_memory[b1] = 0;
-      for (const auto& st : tail_at[b1])
-        for (const auto& m : st.models) tail_memory[b1] = std::max(tail_memory[b1], m.memory.total_bytes);
-      tail_ok[b1] = true;
-    }
-    if (std::find(tail_ok.begin(), tail_ok.end(), true) == tail_ok.end()) {
+    if (!prepare_tails(space, grid, head, b0, scratch, machine, tails)) {
       count_out(why_not(head, ns, 0), tail_nb * points.size());  // no tail batch fits this head
       continue;
     }
@@ -311,17 +363,10 @@ void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, c
             std::swap(scratch.stages[i], tail_at[b1][i - head]);
           }
         }
-        Candidate c;
-        c.template_index = u.template_index;
-        c.gpus = u.gpus;
-        c.low_fraction = u.split;
+        Candidate c = candidate_of(u, t, machine);
         for (size_t i = 0; i < ns; ++i) c.local_batch[i] = space.local_batches[i < head ? b0 : b1];
         c.memory_bytes = std::max(head_memory, head < ns ? tail_memory[b1] : 0.0);
         c.switch_epoch = points[k];
-        c.time_s = t.time_s, c.io_s = t.io_s, c.comm_s = t.comm_s, c.compute_s = t.compute_s, c.other_s = t.eval_s + t.fusion_s;
-        c.gpu_hours = t.gpu_hours;
-        c.node_hours = node_hours(machine, u.gpus, t.time_s, t.gpu_hours);
-        c.reached_target = t.reached_target;
         c.order = (unit_index << 40) | (uint64_t(b0 + nb * b1) << 12) | k;
         if (keeper.observe(c) && (!best_of[b1] || ranks_before(c, *best_of[b1], objective))) best_of[b1] = c;
       }

@@ -2,7 +2,7 @@
 // per-point cost inside a sweep (a prepared plan evaluated at many switch points).
 #include <benchmark/benchmark.h>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/optimize.hpp"
 #include "sim/search_space.hpp"

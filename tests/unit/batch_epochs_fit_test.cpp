@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "calibrate/batch_epochs_fit.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/learning_curve.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/monte_carlo.hpp"

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "calibrate/builtin_mlperf_fit.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/profile_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/simulate.hpp"

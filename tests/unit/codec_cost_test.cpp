@@ -2,7 +2,7 @@
 // rate on the host or its time in the device's step, FP16 halving the host-to-device copy.
 #include <gtest/gtest.h>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/io_cost.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"

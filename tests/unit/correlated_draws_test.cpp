@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/errors.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"

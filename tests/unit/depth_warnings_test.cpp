@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/builtin_workloads.hpp"
 #include "model/workload_yaml.hpp"
 #include "sim/builtin_plans.hpp"

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "calibrate/mllog_ingest.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/validation.hpp"
 #include "model/builtin_profiles.hpp"
 #include "model/plan_yaml.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "calibrate/convergence_fit.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/errors.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "calibrate/mrmf_paper.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/allreduce_cost.hpp"
 #include "model/builtin_workloads.hpp"
 #include "model/fusion.hpp"

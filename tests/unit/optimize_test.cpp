@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "cli/optimize_args.hpp"
 #include "model/compute_cost.hpp"
 #include "model/learning_curve.hpp"

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "calibrate/mrt_paper_study.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/mrt_paper_tables.hpp"
 
 using namespace mrplan;

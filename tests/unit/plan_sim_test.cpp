@@ -8,7 +8,7 @@
 #include <functional>
 #include <fstream>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/builtin_workloads.hpp"
 #include "model/compute_cost.hpp"
 #include "model/errors.hpp"
@@ -26,7 +26,6 @@ using namespace mrplan;
 using mrplan::testing::error_of;
 
 namespace {
-
 
 const char* kPlan = R"(name: test
 workload: cosmoflow-mrt

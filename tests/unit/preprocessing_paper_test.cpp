@@ -3,7 +3,7 @@
 #include <cmath>
 #include <set>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/preprocessing_paper.hpp"
 #include "model/io_cost.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/records_fit.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_parameters.hpp"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/staging_fit.hpp"
 #include "model/io_cost.hpp"
 #include "model/plan_yaml.hpp"

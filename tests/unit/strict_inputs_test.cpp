@@ -7,7 +7,7 @@
 
 #include "calibrate/mllog_events.hpp"
 #include "calibrate/mllog_ingest.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/builtin_workloads.hpp"
 #include "model/plan_diff.hpp"
 #include "model/plan_yaml.hpp"

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "calibrate/mllog_ingest.hpp"
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/validation.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_yaml.hpp"

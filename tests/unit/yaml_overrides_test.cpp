@@ -1,7 +1,7 @@
 // `--set KEY=VALUE`: dotted keys into the plan and the profile, read back by their own readers.
 #include <gtest/gtest.h>
 
-#include "calibrate/paper_calibration.hpp"
+#include "calibrate/calibrated_builtins.hpp"
 #include "model/yaml_overrides.hpp"
 #include "sim/builtin_plans.hpp"
 #include "tests/support/error_of.hpp"
