@@ -94,6 +94,8 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
   std::vector<int> gpus = spec.gpus;
   if (gpus.empty()) gpus = {plan.stages.front().gpus()};
   const bool staged = method_row(plan.method).has_switch;
+  // a method beside its baseline (transfer learning: no switch, but a baseline to set it beside)
+  const bool compared = staged || plan.method != method_row(plan.method).compared_against;
   const std::string method = to_string(plan.method);
   // MRMF: the fusion stages' GPU split is an axis too (the plan's own when none is given)
   std::vector<std::optional<double>> splits{std::nullopt};
@@ -110,9 +112,9 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
   for (size_t c = 0; c < configs.size(); ++c) {
     const Plan moved = plan_at_gpus(plan, configs[c].gpus);
     prepared[c] = prepare(configs[c].split ? plan_with_split(moved, *configs[c].split) : moved, machine);
-    if (staged) baselines[c] = prepare(baseline_of(moved), machine);
+    if (compared) baselines[c] = prepare(baseline_of(moved), machine);
   }
-  const size_t per_config = staged ? spec.switch_epochs.size() + 2 : 1;
+  const size_t per_config = staged ? spec.switch_epochs.size() + 2 : compared ? 2 : 1;
   const size_t total = configs.size() * per_config;
   std::vector<SweepPoint> out(total);
   std::atomic<size_t> next{0}, done{0};
@@ -124,7 +126,7 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
         const size_t c = k / per_config, j = k % per_config;
         const auto& pp = prepared[c];
         const int g = configs[c].gpus;
-        if (!staged) {
+        if (!compared) {
           out[k] = point_from(pp, model_epochs(pp), "baseline", g);
         } else if (j == 0) {
           out[k] = point_from(baselines[c], model_epochs(baselines[c]), "baseline", g);

@@ -22,7 +22,7 @@ struct SweepSpec {
 };
 
 struct SweepPoint {
-  std::string method;                 // baseline | mrt | mrmf | mrt-rule | mrmf-rule (the switch rule's own choice)
+  std::string method;                 // baseline | mrt | mrmf (a forced switch) | METHOD-rule (the plan's own stops: its switch rule's choice)
   int gpus = 0;
   std::optional<double> split;        // MRMF: the fusion stages' low_gpu_fraction, where swept
   std::optional<double> switch_epoch;

@@ -12,11 +12,13 @@
 #include "model/learning_curve.hpp"
 #include "model/method_table.hpp"
 #include "model/plan_network.hpp"
+#include "model/plan_scaling.hpp"
 #include "model/plan_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/optimize.hpp"
 #include "sim/search_space.hpp"
 #include "sim/simulate.hpp"
+#include "sim/sweep.hpp"
 #include "tests/support/error_of.hpp"
 
 using namespace mrplan;
@@ -329,4 +331,20 @@ TEST(TransferLearning, FrozenEpochsSkipTheFrozenLayersBackward) {
   const auto& eb = b.stages[0].single().per_epoch;
   EXPECT_NEAR(ea[2].compute_s - eb[2].compute_s, c.iterations_per_epoch * bottom_bwd_s, 1e-9);
   EXPECT_NEAR(ea[3].compute_s, eb[3].compute_s, 1e-12);
+}
+
+// A sweep sets a transfer plan beside its baseline at each GPU count (no switch points to sweep).
+TEST(TransferLearning, ASweepSetsItBesideItsBaseline) {
+  const auto& m = calibrated_builtin_profile("summit");
+  SweepSpec spec;
+  spec.gpus = {16, 32};
+  const auto pts = run_sweep(builtin_plan("cosmoflow-transfer@summit"), m, spec, 1);
+  ASSERT_EQ(pts.size(), 4u);
+  for (size_t i = 0; i < pts.size(); i += 2) {
+    EXPECT_EQ(pts[i].method, "baseline");
+    EXPECT_EQ(pts[i + 1].method, "transfer-rule");
+    EXPECT_EQ(pts[i].gpus, pts[i + 1].gpus);
+    EXPECT_LT(pts[i + 1].time_to_target_s, pts[i].time_to_target_s);  // the head start saves epochs
+    EXPECT_DOUBLE_EQ(pts[i].time_to_target_s, simulate(plan_at_gpus(builtin_plan("cosmoflow-baseline@summit"), pts[i].gpus), m).totals.time_to_target_s);
+  }
 }
