@@ -308,6 +308,8 @@ void optimize(const OptimizeOpts& o) {
   print_why(space, winner, result, machine);
   for (const auto& note : draws.notes) fmt::print("note: {}\n", note);
   for (const auto& w : simulate(plan_of(space, winner), machine).warnings) fmt::print("warning (chosen plan): {}\n", w);
+  if (const auto why = spread_by_source(plan_of(space, winner), machine, workload, o.samples, o.seed, ranked.front().spread); !why.empty())
+    fmt::print("spread (chosen plan): {}\n", why);
   if (!o.out.empty()) {
     Plan best = plan_of(space, winner);
     best.name = describe(space, winner, machine);

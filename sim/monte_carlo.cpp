@@ -232,6 +232,11 @@ std::string width_by_source(const Plan& plan, const MachineProfile& m, const std
 
 }  // namespace
 
+std::string spread_by_source(const Plan& plan, const MachineProfile& machine, const std::string& workload, size_t samples, uint64_t seed,
+                             const Spread& all) {
+  return width_by_source(plan, machine, workload, samples, seed, all);
+}
+
 void add_spread(Record& record, const Plan& plan, const MachineProfile& machine, size_t samples, uint64_t seed) {
   const auto draws = draw_profiles(machine, record.workload, samples, seed);
   const auto s = plan_spread(plan, draws);

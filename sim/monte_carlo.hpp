@@ -63,5 +63,9 @@ inline constexpr size_t kMaxDraws = 100000;
 // with the band's width (P90/P10) that each source gives alone, naming the widest and, where that
 // one is assumed rather than measured, the command that measures it.
 void add_spread(Record& record, const Plan& plan, const MachineProfile& machine, size_t samples, uint64_t seed);
+// That one line for `plan` whose spread over those draws is `all` (empty with fewer than 10 draws):
+// what optimize says of its chosen plan.
+std::string spread_by_source(const Plan& plan, const MachineProfile& machine, const std::string& workload, size_t samples, uint64_t seed,
+                             const Spread& all);
 
 }  // namespace mrplan

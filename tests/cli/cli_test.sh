@@ -82,6 +82,10 @@ want=$(grep -o "reproduces its P50 [0-9.]* s, [0-9.]* GPU-hours" "$tmp/opt.txt" 
 [[ -n "$want" ]] || fail "optimize names the chosen plan's P50"
 "$MRPLAN" predict "$tmp/best.yaml" --samples 20 --seed 3 > "$tmp/best.txt"
 grep -q "P50 ${want%% s,*} / " "$tmp/best.txt" || fail "predict of the chosen plan: expected P50 $want in $(grep spread "$tmp/best.txt")"
+# the chosen plan's band by source, the line predict gives it (issue 45)
+line=$(grep "^spread (chosen plan): P10-P90 width" "$tmp/opt.txt" | sed 's/^spread (chosen plan): //') || fail "optimize: no width by source"
+grep -qF "warning: spread: $line" "$tmp/best.txt" || fail "optimize's width by source differs from predict's: $line"
+
 [[ $(head -1 "$tmp/all.csv") == template,gpus,local_batch,* ]] || fail "optimize CSV header"
 expect_error "unknown method 'mrx'" optimize cosmoflow@summit --methods mrt,mrx
 expect_error "'8:4': need FROM <= TO" optimize cosmoflow@summit --local-batch 8:4
@@ -129,7 +133,7 @@ grep -q "data: {dir: /scratch/c}" "$tmp/js/cosmoflow-mlperf.yaml" || fail "jobsc
 "$MRPLAN" plan cosmoflow-mrt@summit | sed 's/staging: none/staging: nvme/' > "$tmp/js/s.yaml"
 expect_error "--account: summit charges every job to a project" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --out "$tmp/js/summit.sh"
 "$MRPLAN" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --account a1 --out "$tmp/js/summit.sh" 2> /dev/null > /dev/null
-for line in "#BSUB -nnodes 6" "#BSUB -W 0:30" "#BSUB -P a1" "STAGED=\"/mnt/bb/\$USER/mrplan\"" "DATA=/gpfs/c" \
+for line in "#BSUB -nnodes 6" "#BSUB -W 0:30" "#BSUB -P a1" "STAGED=\"/mnt/bb/\$USER/mrplan\"" "DATA='/gpfs/c'" \
     "trap 'jsrun -n 6 -r1 -a1 -c1 rm -rf \"\$STAGED\"' EXIT" "[ -d \"\$DATA/res2\" ] || \"\$MRPLAN\" coarsen \"\$DATA/res1\" \"\$DATA/res2\" --factor 2 --workload cosmoflow-mrt"; do
   grep -qxF -- "$line" "$tmp/js/summit.sh" || fail "summit job script lacks: $line"
 done
@@ -160,7 +164,10 @@ mkdir -p "$tmp/js/my data \$(touch $tmp/js/pwned1)/res1" "$tmp/js/my data \$(tou
 "$MRPLAN" jobscript "$tmp/js/s.yaml" --account a1 --data "$tmp/js/my data \$(touch $tmp/js/pwned1)" --run-out "out/\`touch $tmp/js/pwned2\`; touch $tmp/js/pwned3" \
   --time 1h --overwrite --out "$tmp/js/quoted.sh" 2> /dev/null > /dev/null
 bash -n "$tmp/js/quoted.sh" || fail "the quoted job script is not valid bash"
-for sh in pm summit f quoted; do shellcheck -S warning "$tmp/js/$sh.sh" || fail "shellcheck: $sh.sh"; done
+# a data folder named like a command (`at`, found by the jobscript fuzzer) is still a quoted value
+(cd "$tmp/js" && "$MRPLAN" jobscript s.yaml --data at --time 1h --account a1 --overwrite --out at.sh 2> /dev/null > /dev/null) || fail "jobscript --data at"
+grep -qxF "DATA='$tmp/js/at'" "$tmp/js/at.sh" || fail "DATA=at is not quoted: $(grep '^DATA=' "$tmp/js/at.sh")"
+for sh in pm summit f quoted at; do shellcheck -S warning "$tmp/js/$sh.sh" || fail "shellcheck: $sh.sh"; done
 printf '#!/bin/sh\nexit 0\n' > "$tmp/js/bin/jsrun"; cp "$tmp/js/bin/jsrun" "$tmp/js/bin/module"; chmod +x "$tmp/js/bin/jsrun" "$tmp/js/bin/module"
 (cd "$tmp/js/run" && USER=ci PATH="$tmp/js/bin:$PATH" bash "$tmp/js/quoted.sh") || fail "the quoted job script did not run under a stub jsrun"
 [[ ! -e "$tmp/js/pwned1" && ! -e "$tmp/js/pwned2" && ! -e "$tmp/js/pwned3" ]] || fail "a value in a job script ran as a command"
