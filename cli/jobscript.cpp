@@ -60,7 +60,9 @@ std::optional<Site> read_site(const std::string& name) {
 }
 
 // Single-quoted (a quote inside closed, escaped and reopened), so that `$(...)`, backquotes, `;`
-// and spaces stay text (issue 44: no command injected through a job script).
+// and spaces stay text (issue 44: no command injected through a job script). A variable's value is
+// always quoted: a bare one that names a command (DATA=at) reads, to a reader and to shellcheck
+// (SC2209), as if its output were meant.
 std::string shell_quoted(const std::string& s) {
   std::string q = "'";
   for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -76,9 +78,6 @@ std::string shell_word(const std::string& s) {
   return plain ? s : shell_quoted(s);
 }
 
-// A variable's value, always quoted: a bare one that names a command (DATA=at) reads to a reader, and
-// to shellcheck (SC2209), as if its output were meant.
-std::string shell_value(const std::string& s) { return shell_quoted(s); }
 
 // A name that reaches a scheduler directive (#SBATCH -J, -A, -o) or a file name: directives are not
 // shell words, so nothing can be quoted there, and only a safe character set passes.
@@ -176,7 +175,7 @@ std::string environment_step(const Site& site, const JobRequest& job) {
   std::string out;
   if (!site.modules.empty()) out += fmt::format("module load {}\n", fmt::join(site.modules, " "));
   if (!job.env_file.empty()) out += fmt::format(". {}\n", shell_word(job.env_file));
-  return out + fmt::format("MRPLAN={}\n", shell_value(job.mrplan));
+  return out + fmt::format("MRPLAN={}\n", shell_quoted(job.mrplan));
 }
 
 // Every resolution folder the plan reads, before the launch: res1 must be there, a coarse one is
@@ -191,7 +190,7 @@ std::string data_step(const Plan& plan, const JobRequest& job) {
   for (const auto& st : plan.stages)
     for (const auto& m : st.models) resolutions.insert(m.resolution);
   std::string out = fmt::format("DATA={}\n[ -d \"$DATA/res1\" ] || {{ echo \"mrplan job: $DATA/res1 (the dense data) is missing\" >&2; exit 2; }}\n",
-                                shell_value(dir.string()));
+                                shell_quoted(dir.string()));
   for (const int r : resolutions)
     if (r > 1)
       out += fmt::format("[ -d \"$DATA/res{0}\" ] || \"$MRPLAN\" coarsen \"$DATA/res1\" \"$DATA/res{0}\" --factor {0} --workload {1}\n", r,

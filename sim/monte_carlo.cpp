@@ -202,9 +202,12 @@ std::string widest_fits(const Plan& plan, const MachineProfile& m, const std::st
   return parts.empty() ? "" : fmt::format(" (most: {})", fmt::join(parts, ", "));
 }
 
+}  // namespace
+
 // "P90/P10 3.7: from the fitted parameters alone 1.3, seeds alone 3.5, run speed alone 1.0 (the
 // widest: seeds, assumed ...)": each source drawn alone with the same seed.
-std::string width_by_source(const Plan& plan, const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed, const Spread& all) {
+std::string spread_by_source(const Plan& plan, const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed,
+                             const Spread& all) {
   if (n < 10 || width(all.time_to_target_s) <= 0) return "";
   struct Source {
     const char* name;
@@ -230,19 +233,12 @@ std::string width_by_source(const Plan& plan, const MachineProfile& m, const std
                      top->assumed.empty() ? "" : " (" + top->assumed + ")");
 }
 
-}  // namespace
-
-std::string spread_by_source(const Plan& plan, const MachineProfile& machine, const std::string& workload, size_t samples, uint64_t seed,
-                             const Spread& all) {
-  return width_by_source(plan, machine, workload, samples, seed, all);
-}
-
 void add_spread(Record& record, const Plan& plan, const MachineProfile& machine, size_t samples, uint64_t seed) {
   const auto draws = draw_profiles(machine, record.workload, samples, seed);
   const auto s = plan_spread(plan, draws);
   record.spread = RecordSpread{s.time_to_target_s, s.gpu_hours, static_cast<int>(s.samples), static_cast<int>(s.reached), seed};
   for (const auto& n : draws.notes) record.warnings.push_back("spread: " + n);
-  if (const auto why = width_by_source(plan, machine, record.workload, samples, seed, s); !why.empty()) record.warnings.push_back("spread: " + why);
+  if (const auto why = spread_by_source(plan, machine, record.workload, samples, seed, s); !why.empty()) record.warnings.push_back("spread: " + why);
 }
 
 }  // namespace mrplan
