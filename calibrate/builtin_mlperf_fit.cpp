@@ -4,26 +4,30 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "calibrate/batch_epochs_fit.hpp"
 #include "calibrate/mllog_ingest.hpp"
 #include "calibrate/records_fit.hpp"
 #include "model/errors.hpp"
+#include "model/plan_yaml.hpp"
+#include "model/profile_parameters.hpp"
 #include "model/yaml_fields.hpp"
 
 namespace fs = std::filesystem;
 
 namespace mrplan {
 
-std::map<std::string, std::vector<MlperfFolder>> read_mlperf_fits(const std::string& yaml_text, const std::string& file) {
+std::vector<MlperfMachine> read_mlperf_fits(const std::string& yaml_text, const std::string& file) {
   const YAML::Node root = parse_yaml_text(yaml_text, file);
-  std::map<std::string, std::vector<MlperfFolder>> out;
+  std::vector<MlperfMachine> out;
   if (root.IsNull()) return out;
   if (!root.IsMap()) fail_input(file, "", "expected a map of machine names to lists of log folders");
   const YamlFields top(root, file, "");
   for (const auto& machine : root) {
     const auto name = machine.first.as<std::string>();
+    out.push_back({name, {}});
     for (const auto& f : top.list(name.c_str())) {
       f.only({"logs", "framework", "precision"});
       MlperfFolder m{f.text("logs"), {}, {}};
@@ -36,7 +40,7 @@ std::map<std::string, std::vector<MlperfFolder>> read_mlperf_fits(const std::str
         if (p != "amp" && p != "fp32") fail_input(file, f.key_path("precision"), fmt::format("unknown precision '{}' (expected fp32 or amp)", p));
         m.precision = p == "amp" ? Precision::amp : Precision::fp32;
       }
-      out[name].push_back(m);
+      out.back().folders.push_back(m);
     }
   }
   return out;
@@ -69,22 +73,30 @@ std::vector<fs::path> population_folders(const fs::path& root, const std::string
   return out;
 }
 
+// The machine's own runs, each named by its path under the logs root.
+std::vector<NamedRecord> own_records(const std::string& machine, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
+  std::vector<NamedRecord> recs;
+  for (const auto& f : own) {
+    const fs::path folder = fs::path(logs_root) / f.logs;
+    const auto logs = result_logs(folder);
+    if (logs.empty()) fail_input(folder.string(), "", fmt::format("no result_*.txt logs of {} here (data/mlperf_fits.yaml)", machine));
+    MllogOptions o;
+    o.machine = machine, o.framework = f.framework, o.precision = f.precision;
+    for (const auto& log : logs) recs.push_back({fs::relative(log, logs_root).string(), load_mllog_file(log.string(), o)});
+  }
+  return recs;
+}
+
 }  // namespace
 
 MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
   MlperfFitSummary s;
-  std::vector<NamedRecord> recs, others;
+  std::vector<NamedRecord> recs = own_records(profile.name, own, logs_root), others;
   std::set<fs::path> own_folders;
   std::set<std::string> benchmarks;
   for (const auto& f : own) {
-    const fs::path folder = fs::path(logs_root) / f.logs;
-    const auto logs = result_logs(folder);
-    if (logs.empty()) fail_input(folder.string(), "", fmt::format("no result_*.txt logs of {} here (data/mlperf_fits.yaml)", profile.name));
-    MllogOptions o;
-    o.machine = profile.name, o.framework = f.framework, o.precision = f.precision;
-    for (const auto& log : logs) recs.push_back({fs::relative(log, logs_root).string(), load_mllog_file(log.string(), o)});
-    own_folders.insert(folder);
-    benchmarks.insert(folder.filename().string());
+    own_folders.insert(fs::path(logs_root) / f.logs);
+    benchmarks.insert(fs::path(f.logs).filename().string());
   }
   for (const auto& b : benchmarks)
     for (const auto& folder : population_folders(logs_root, b, own_folders))
@@ -101,6 +113,27 @@ MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<M
   // does not stand for what the file system gives a job reading its epochs
   fit_records(profile, recs);
   return s;
+}
+
+}  // namespace mrplan
+
+namespace mrplan {
+
+std::vector<FittedParameter> code_spreads(const MachineProfile& fitted, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
+  std::map<std::string, std::vector<NamedRecord>> by_code;
+  for (auto& r : own_records(fitted.name, own, logs_root))
+    if (const auto code = code_of({plan_from_yaml_text(r.record.plan_spec, r.file)})) by_code[*code].push_back(std::move(r));
+  std::vector<FittedParameter> out;
+  for (const auto& [code, recs] : by_code) {
+    std::set<int> gpus;
+    for (const auto& r : recs) gpus.insert(r.record.stages.front().gpus);
+    if (gpus.size() < 2) continue;  // one count cannot tell the wait from the step
+    MachineProfile p = fitted;
+    set_parameter(p, "compute.step_time_cv", 0);  // the machine's is all its codes' at once: fitted afresh
+    for (const auto& f : fit_records(p, recs).fitted)
+      if (f.key == "compute.step_time_cv") out.push_back(f);
+  }
+  return out;
 }
 
 }  // namespace mrplan

@@ -2,7 +2,6 @@
 // Built-in machines fitted to their own public MLPerf HPC runs (data/mlperf_fits.yaml), at build
 // time: `calibrate records` on the machine's logs, the epochs to target with every other system's
 // runs of the benchmark as the population (calibrate/batch_epochs_fit).
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +18,15 @@ struct MlperfFolder {
   std::optional<Precision> precision;
 };
 
-// data/mlperf_fits.yaml's text: machine -> its folders. InputError naming `file` and key where bad.
-std::map<std::string, std::vector<MlperfFolder>> read_mlperf_fits(const std::string& yaml_text, const std::string& file);
+// One machine of data/mlperf_fits.yaml and its folders. The order is the file's: a machine borrows
+// what it has not fitted itself from one listed above it (calibrated_builtins).
+struct MlperfMachine {
+  std::string name;
+  std::vector<MlperfFolder> folders;
+};
+
+// data/mlperf_fits.yaml's text, in its order. InputError naming `file` and key where bad.
+std::vector<MlperfMachine> read_mlperf_fits(const std::string& yaml_text, const std::string& file);
 
 // What the fit did, for the build's log.
 struct MlperfFitSummary {
@@ -31,5 +37,11 @@ struct MlperfFitSummary {
 // Fits `profile` to its `own` folders under `logs_root` (each refused with its path when missing or
 // empty), the population from every other `*/*/*/BENCHMARK/result_*.txt` there.
 MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root);
+
+// Each code's (workload and allreduce library: calibrate/straggler_prior) step-time spread on this
+// machine, where its runs of that code train at two or more GPU counts: `fitted`, the machine fitted
+// to all its runs, fitted again to that code's alone (the spread is the code's, one key per profile).
+// What calibrate records takes as its prior for runs at one GPU count (builtin_code_spreads).
+std::vector<FittedParameter> code_spreads(const MachineProfile& fitted, const std::vector<MlperfFolder>& own, const std::string& logs_root);
 
 }  // namespace mrplan

@@ -16,6 +16,7 @@
 #include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"
 #include "model/text_file.hpp"
+#include "model/yaml_fields.hpp"
 
 namespace mrplan {
 
@@ -23,10 +24,10 @@ namespace {
 
 const char* prefitted = nullptr;
 
-// The document of profile `key` in the prefitted text ("---"-separated), empty when absent.
-std::string prefitted_document(const std::string& key) {
+// The document of the prefitted text ("---"-separated) that starts with `head`, empty when absent.
+std::string prefitted_document_with(const std::string& head) {
   if (!prefitted) return "";
-  const std::string text = prefitted, head = "name: " + key + "\n";
+  const std::string text = prefitted;
   for (size_t at = 0; at < text.size();) {
     const size_t end = std::min(text.find("\n---\n", at), text.size());
     if (text.compare(at, head.size(), head) == 0) return text.substr(at, end - at);
@@ -34,6 +35,11 @@ std::string prefitted_document(const std::string& key) {
   }
   return "";
 }
+
+// The document of profile `key`.
+std::string prefitted_document(const std::string& key) { return prefitted_document_with("name: " + key + "\n"); }
+
+constexpr std::string_view kCodeSpreadsHead = "code_spreads:\n";
 
 }  // namespace
 
@@ -43,7 +49,7 @@ namespace {
 
 struct MlperfSetup {
   std::string logs_root;
-  std::map<std::string, std::vector<MlperfFolder>> machines;
+  std::vector<MlperfMachine> machines;
 };
 std::optional<MlperfSetup> mlperf_setup;
 
@@ -51,18 +57,33 @@ std::optional<MlperfSetup> mlperf_setup;
 // paper fits): the prior of a leave-one-system-out check (studies/mlperf-scaling).
 constexpr std::string_view kBeforeMlperf = "-paper";
 
-// The same GPU: the same peaks, and HBM within 5% (Cori's A100 profile takes the preprocessing
-// paper's 1600 GB/s, Perlmutter's the datasheet's 1555).
-bool same_gpu(const MachineProfile& a, const MachineProfile& b) {
-  return a.compute.peak_fp32_flops == b.compute.peak_fp32_flops && a.compute.peak_fp16_flops == b.compute.peak_fp16_flops &&
-         std::abs(a.compute.mem_bandwidth_Bps / b.compute.mem_bandwidth_Bps - 1) <= 0.05;
+// The same GPU generation: the same peaks (an A100 with 40 or 80 GB; Cori's A100 profile takes the
+// preprocessing paper's 1600 GB/s of HBM, Perlmutter's the datasheet's 1555).
+bool same_peaks(const MachineProfile& a, const MachineProfile& b) {
+  return a.compute.peak_fp32_flops == b.compute.peak_fp32_flops && a.compute.peak_fp16_flops == b.compute.peak_fp16_flops;
 }
+
+// Whether a built-in's GPU fits are its own (the MRT paper's rows, its logs) rather than carried
+// over from another machine: only then does it keep them when a fitted machine could lend.
+bool fits_its_own_gpu(const MachineProfile& p) {
+  return std::any_of(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& f) {
+    return f.key.starts_with("compute.") && !f.source.starts_with("transferred") && !f.source.starts_with("lent");
+  });
+}
+
+// The machine among the first `upto` of data/mlperf_fits.yaml, fitted to its own logs, most like
+// `p`: the same peaks, then the nearest memory bandwidth, then the first listed. None where no GPU
+// of that generation has runs (a V100 machine never lends to an A100 one).
+const MachineProfile* nearest_donor(const MachineProfile& p, size_t upto);
 
 }  // namespace
 
 void lend_measured_fits(MachineProfile& to, const MachineProfile& from) {
   for (const auto& f : from.fitted) {
-    const bool lent = f.key.starts_with("compute.") || f.key == "io.host_decode_GBps" || f.key.starts_with("convergence.");
+    // a validation pass's fixed part and the ranks' step-time spread are the code's, not the GPU's
+    // (calibrate/straggler_prior): not lent
+    const bool code_own = f.key == "compute.eval_pass_ms" || f.key == "compute.step_time_cv";
+    const bool lent = (f.key.starts_with("compute.") && !code_own) || f.key == "io.host_decode_GBps" || f.key.starts_with("convergence.");
     if (!lent || !f.source.starts_with("calibrate records")) continue;
     set_parameter(to, f.key, f.value);
     record_fit(to, {f.key, f.value, f.std_error, fmt::format("lent by {} (fitted to its MLPerf HPC logs): {}", from.name, f.source)});
@@ -98,19 +119,26 @@ MachineProfile mlperf_fitted(const std::string& key) {
   MachineProfile p = built_profile(key + std::string(kBeforeMlperf));
   p.name = key;
   if (!mlperf_setup) return p;
-  if (const auto own = mlperf_setup->machines.find(key); own != mlperf_setup->machines.end()) {
-    const auto s = fit_to_mlperf_logs(p, own->second, mlperf_setup->logs_root);
-    // only mrplan-fit-builtins sets the logs: this is the build's log
-    fmt::print(stderr, "{}: fitted to {} runs of its own; epochs to target with {} runs of other systems\n", key, s.own_runs, s.population_runs);
-    for (const auto& why : s.skipped) fmt::print(stderr, "{}: left out of the population: {}\n", key, why);
-    return p;
-  }
-  for (const auto& entry : mlperf_setup->machines)
-    if (const MachineProfile& donor = built_profile(entry.first); same_gpu(donor, p)) {
-      lend_measured_fits(p, donor);
-      break;
-    }
+  const auto& machines = mlperf_setup->machines;
+  const auto own = std::find_if(machines.begin(), machines.end(), [&](const MlperfMachine& m) { return m.name == key; });
+  // what its own logs leave open (without logs: its GPU's fits), from the nearest GPU above it rather
+  // than a V100's, unless the GPU fits it has are its own
+  if (!fits_its_own_gpu(p))
+    if (const MachineProfile* donor = nearest_donor(p, static_cast<size_t>(own - machines.begin()))) lend_measured_fits(p, *donor);
+  if (own == machines.end()) return p;
+  const auto s = fit_to_mlperf_logs(p, own->folders, mlperf_setup->logs_root);
+  // only mrplan-fit-builtins sets the logs: this is the build's log
+  fmt::print(stderr, "{}: fitted to {} runs of its own; epochs to target with {} runs of other systems\n", key, s.own_runs, s.population_runs);
+  for (const auto& why : s.skipped) fmt::print(stderr, "{}: left out of the population: {}\n", key, why);
   return p;
+}
+
+const MachineProfile* nearest_donor(const MachineProfile& p, size_t upto) {
+  const MachineProfile* best = nullptr;
+  auto gap = [&](const MachineProfile& m) { return std::abs(std::log(m.compute.mem_bandwidth_Bps / p.compute.mem_bandwidth_Bps)); };
+  for (size_t i = 0; i < std::min(upto, mlperf_setup->machines.size()); ++i)
+    if (const MachineProfile& m = built_profile(mlperf_setup->machines[i].name); same_peaks(m, p) && (!best || gap(m) < gap(*best))) best = &m;
+  return best;
 }
 
 // A built-in, fitted once; called with calibrated_builtin_profile's lock held (it recurses for the
@@ -134,6 +162,49 @@ void use_mlperf_logs(const std::string& logs_root, const std::string& fits_yaml,
   mlperf_setup = MlperfSetup{logs_root, read_mlperf_fits(fits_yaml, fits_file)};
 }
 
+namespace {
+
+// The spreads the build fits per code (code_spreads), as the last document of the prefitted text.
+std::string code_spreads_yaml() {
+  YAML::Emitter e;
+  e << YAML::BeginMap << YAML::Key << "code_spreads" << YAML::Value << YAML::BeginSeq;
+  for (const auto& [name, p] : builtin_code_spreads())
+    for (const auto& f : p.fitted)
+      e << YAML::Flow << YAML::BeginMap << YAML::Key << "system" << YAML::Value << p.name << YAML::Key << "key" << YAML::Value << f.key
+        << YAML::Key << "value" << YAML::Value << f.value << YAML::Key << "std_error" << YAML::Value << f.std_error << YAML::Key
+        << "source" << YAML::Value << YAML::DoubleQuoted << f.source << YAML::EndMap;
+  e << YAML::EndSeq << YAML::EndMap;
+  return e.c_str();
+}
+
+std::vector<std::pair<std::string, MachineProfile>> read_code_spreads(const std::string& doc) {
+  std::vector<std::pair<std::string, MachineProfile>> out;
+  const YamlFields top(parse_yaml_text(doc, "the built-in code spreads"), "the built-in code spreads", "");
+  for (const auto& s : top.list("code_spreads")) {
+    MachineProfile p;
+    p.name = s.text("system");
+    p.fitted.push_back({s.text("key"), s.number("value"), s.number("std_error"), s.text("source")});
+    out.emplace_back(p.name + " (built-in)", std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, MachineProfile>> builtin_code_spreads() {
+  if (const auto doc = prefitted_document_with(std::string(kCodeSpreadsHead)); !doc.empty()) return read_code_spreads(doc);
+  std::vector<std::pair<std::string, MachineProfile>> out;
+  if (!mlperf_setup || prefitted) return out;
+  for (const auto& m : mlperf_setup->machines)
+    for (const auto& f : code_spreads(calibrated_builtin_profile(m.name), m.folders, mlperf_setup->logs_root)) {
+      MachineProfile p;
+      p.name = m.name;
+      p.fitted.push_back(f);
+      out.emplace_back(m.name + " (built-in)", std::move(p));
+    }
+  return out;
+}
+
 std::string prefitted_profiles_yaml() {
   std::string out;
   auto add = [&](const std::string& name) { out += (out.empty() ? "" : "\n---\n") + profile_to_yaml(calibrated_builtin_profile(name)); };
@@ -143,6 +214,7 @@ std::string prefitted_profiles_yaml() {
     before.name = name;
     if (profile_to_yaml(before) != profile_to_yaml(calibrated_builtin_profile(name))) add(name + std::string(kBeforeMlperf));
   }
+  if (mlperf_setup) out += "\n---\n" + code_spreads_yaml();
   return out;
 }
 

@@ -4,6 +4,8 @@
 // to their own (calibrate/builtin_mlperf_fit), lending their GPU's fits to built-ins with the same
 // GPU; made once at build time and embedded (use_prefitted_profiles). And a profile by name or file.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model/machine_profile.hpp"
 
@@ -24,13 +26,20 @@ void use_prefitted_profiles(const char* yaml_documents);
 // Each built-in's profile before that stays available as NAME-paper (a leave-one-system-out prior).
 void use_mlperf_logs(const std::string& logs_root, const std::string& fits_yaml, const std::string& fits_file);
 
-// What a machine fitted to its own runs lends another with the same GPU (hardware similarity): the
-// GPU's compute fits, the host's decode rate and the workloads' epochs to target, each with its
-// source; not the network's or the file system's. Replaces what `to` had of them (the V100 fits, for
-// an A100 without runs of its own).
+// What a machine fitted to its own runs lends another with the same GPU generation (hardware
+// similarity: calibrated_builtins.cpp nearest_donor): the GPU's compute fits, the host's decode rate
+// and the workloads' epochs to target, each with its source; not the network's or the file system's,
+// nor what belongs to a code (a validation pass's fixed part, the ranks' step-time spread). Replaces
+// what `to` had of them (the V100 fits, for an A100 without runs of its own).
 void lend_measured_fits(MachineProfile& to, const MachineProfile& from);
 // The name of a built-in's profile before its own MLPerf logs (its paper fits and what was lent to it).
 std::string before_mlperf(const std::string& builtin);
+
+// The step-time spreads the build fitted to the built-in machines' runs of one code at two or more GPU
+// counts (code_spreads), each as a profile holding that one fit, named "NAME (built-in)": what
+// `calibrate records` takes as the prior of the wait for the slowest rank (straggler_prior) where
+// its records train at one GPU count and no --straggler-from is given. Empty without the MLPerf logs.
+std::vector<std::pair<std::string, MachineProfile>> builtin_code_spreads();
 
 // A profile from a file or a built-in name.
 MachineProfile resolve_profile(const std::string& name_or_file);

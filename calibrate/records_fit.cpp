@@ -315,12 +315,15 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
       out.at_prior.push_back(key);
       continue;
     }
-    // the data narrow it less than twofold: a bound they set, not a value they pin (kept, and said)
-    if (sd[k] > 0.5 * (cand.prior_sigma > 0 ? cand.prior_sigma : kPriorSigma)) out.bounded.push_back(key);
+    // the data narrow it less than twofold: a bound they set, not a value they pin (kept, and said,
+    // in the profile too)
+    const bool bounded = sd[k] > 0.5 * (cand.prior_sigma > 0 ? cand.prior_sigma : kPriorSigma);
+    if (bounded) out.bounded.push_back(key);
+    const std::string own = bounded ? source + " (bounded, not pinned)" : source;
     out.fitted.push_back({key, value, value * sd[k],
                           held                           ? fmt::format("calibrate records at one GPU count, near {}: {}", straggler->source, fmt::join(out.used, ", "))
-                          : key.ends_with("step_time_cv") ? spread_source(source, code)
-                                                          : source});
+                          : key.ends_with("step_time_cv") ? spread_source(own, code)
+                                                          : own});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);
   std::vector<std::string> joint;  // how the joint fit's parameters moved together, drawn so (sim/monte_carlo)

@@ -46,6 +46,11 @@ std::string spread_source(const std::string& records_source, const std::optional
   return code ? fmt::format("{}{}{}", records_source, kCodeTag, *code) : records_source;
 }
 
+bool has_spread_of(const MachineProfile& fitted, const std::string& code) {
+  const FittedParameter* f = fitted_spread(fitted);
+  return f && code_in(f->source) == code;
+}
+
 SpreadPrior straggler_prior(const std::vector<std::pair<std::string, MachineProfile>>& fitted, const std::string& code) {
   if (fitted.empty()) fail_input("", "--straggler-from", "give at least one fitted profile");
   std::vector<double> values, logs, relative_errors;

@@ -28,6 +28,10 @@ std::optional<std::string> code_of(const std::vector<Plan>& plans);
 // source, and the code where they share one (which straggler_prior reads back).
 std::string spread_source(const std::string& records_source, const std::optional<std::string>& code);
 
+// Whether `fitted` holds a step-time spread that calibrate records fitted to runs of `code` at two or
+// more GPU counts (what straggler_prior takes from it).
+bool has_spread_of(const MachineProfile& fitted, const std::string& code);
+
 // The median of the step-time spreads (compute.step_time_cv, or node_sharing.step_time_cv) that
 // `calibrate records` fitted to runs of `code` at two or more GPU counts in each profile, and the
 // median absolute deviation of their logarithms as a normal's sigma, no narrower than their median

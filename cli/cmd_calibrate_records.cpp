@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "calibrate/batch_epochs_fit.hpp"
 #include "calibrate/mllog_ingest.hpp"
@@ -17,6 +18,7 @@
 #include "model/text_file.hpp"
 #include "model/errors.hpp"
 #include "model/profile_parameters.hpp"
+#include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
 
 namespace mrplan {
@@ -108,6 +110,27 @@ void print_straggler_prior(const std::optional<SpreadPrior>& prior, size_t given
              given - prior->left_out.size(), prior->source, prior->value, std::exp(prior->log_sd));
 }
 
+// Without --straggler-from, records at one GPU count take the prior of their wait for the slowest
+// rank from the built-in machines that ran their code at two (the build's fits, data/mlperf_fits.yaml),
+// the prior's own machine left out; said either way.
+std::vector<std::pair<std::string, MachineProfile>> builtin_spreads_for(const std::vector<NamedRecord>& recs, const MachineProfile& prior) {
+  std::set<int> gpus;
+  std::vector<Plan> plans;
+  for (const auto& r : recs) {
+    if (r.record.plan_spec.empty() || r.record.stages.empty()) return {};
+    plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file));
+    gpus.insert(r.record.stages.front().gpus);
+  }
+  const auto code = code_of(plans);
+  if (gpus.size() != 1 || !code) return {};
+  std::vector<std::pair<std::string, MachineProfile>> out;
+  for (auto& s : builtin_code_spreads())
+    if (s.second.name != prior.name && has_spread_of(s.second, *code)) out.push_back(std::move(s));
+  if (out.empty())
+    fmt::print("no built-in machine has run {} at two GPU counts: its wait for the slowest rank has no prior (give --straggler-from)\n", *code);
+  return out;
+}
+
 void calibrate_records(const RecordsArgs& a) {
   const bool builtin = !names_a_file(a.profile);
   if (builtin && a.out.empty())
@@ -138,6 +161,7 @@ void calibrate_records(const RecordsArgs& a) {
   std::vector<std::pair<std::string, MachineProfile>> straggler_from;
   for (const auto& f : a.straggler_from) straggler_from.emplace_back(f, resolve_profile(f));
   if (!a.force && !recs.empty()) check_records_of(recs, prior);
+  if (straggler_from.empty()) straggler_from = builtin_spreads_for(recs, prior);
   MachineProfile fitted = prior;
   // the epochs first (they refuse another workload's records at once), the times second: neither
   // fit moves what the other fits
@@ -169,7 +193,9 @@ void register_calibrate_records(CLI::App& cal) {
   c->add_option("--straggler-from", a->straggler_from,
                 "profiles of other machines that calibrate records fitted to runs of the same code (workload and allreduce "
                 "library) at two or more GPU counts: the median of their step-time spreads is the prior of this machine's wait "
-                "for the slowest rank, which grows with the ranks and which one GPU count cannot fit; other code's are left out")
+                "for the slowest rank, which grows with the ranks and which one GPU count cannot fit; other code's are left out. "
+                "Without it, records at one GPU count take the built-in machines' spreads of their code (fitted to their "
+                "MLPerf HPC runs at two counts)")
       ->expected(1, -1);
   c->add_flag("--force", a->force, "fit records of several machines, or whose device is far from the profile's, all the same");
   c->callback([a] { calibrate_records(*a); });

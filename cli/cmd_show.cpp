@@ -91,7 +91,7 @@ void register_show(CLI::App& app) {
     auto name = std::make_shared<std::string>();
     auto keys = std::make_shared<bool>(false);
     // not "name": `profile compose` has --name, which CLI11 2.4 refuses beside a parent's positional of that name
-    cmd->add_option("machine", *name, "summit, cori-gpu, perlmutter or a profile YAML");
+    cmd->add_option("machine", *name, "a built-in machine (mrplan list) or a profile YAML");
     cmd->add_flag("--keys", *keys, "print every number a profile may give (key, default, accepted values) as a Markdown table");
     register_profile_compose(*cmd);
     cmd->callback([cmd, name, keys] {

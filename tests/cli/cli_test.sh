@@ -209,6 +209,13 @@ if [[ -d "$logs" ]]; then
     "$MRPLAN" calibrate records --profile perlmutter-paper --out "$tmp/fit.yaml" "$tmp/ing/result_1.record.json" > "$tmp/records.txt"
     grep -q "compute.efficiency.conv2d" "$tmp/records.txt" && grep -q "calibrate records: .*result_1.record.json" "$tmp/fit.yaml" \
       || fail "calibrate records fits and names its record"
+    # one GPU count: the wait for the slowest rank from the built-in machines that ran the code at two
+    grep -q "the wait for the slowest rank from 4 machine(s): the median of the step-time spreads of deepcam with ddp fitted in perlmutter (built-in), horeka (built-in)" \
+      "$tmp/records.txt" || fail "calibrate records at one count takes the built-in code spreads: $(head -3 "$tmp/records.txt")"
+    "$MRPLAN" ingest-mllog --machine perlmutter --framework horovod --out "$tmp/hvd" "$logs"/result_1.txt > /dev/null
+    "$MRPLAN" calibrate records --profile perlmutter-paper --out "$tmp/fith.yaml" "$tmp/hvd/result_1.record.json" > "$tmp/records-h.txt"
+    grep -q "no built-in machine has run deepcam with horovod at two GPU counts: its wait for the slowest rank has no prior (give --straggler-from)" \
+      "$tmp/records-h.txt" || fail "calibrate records says a code has no built-in spread"
     "$MRPLAN" validate --profile "$tmp/fit.yaml" "$tmp/ing"/*.record.json > "$tmp/val.txt"
     grep -q "result_2.record.json .*epoch_s" "$tmp/val.txt" || fail "validate re-predicts an ingested record"
     expect_error "is a built-in profile: give --out" calibrate records --profile perlmutter "$tmp/ing/result_1.record.json"

@@ -102,7 +102,9 @@ TEST(CalibrateRecords, TheWaitForTheSlowestRankNeedsTwoGPUCountsOrAPrior) {
   ASSERT_NE(cv, nullptr);
   EXPECT_NEAR(cv->value, 0.08, std::max(0.004, 2 * cv->std_error));
   // the code it belongs to, which straggler_prior reads back
-  EXPECT_EQ(cv->source, "calibrate records: a.json, b.json; the step-time spread of cosmoflow-mlperf with ddp");
+  EXPECT_TRUE(cv->source.starts_with("calibrate records: a.json, b.json")) << cv->source;
+  EXPECT_TRUE(cv->source.ends_with("; the step-time spread of cosmoflow-mlperf with ddp")) << cv->source;
+  EXPECT_TRUE(has_spread_of(fitted, "cosmoflow-mlperf with ddp"));
   for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.02 * o.measured) << o.record << " " << o.quantity;
 
   MachineProfile one = prior;
