@@ -87,37 +87,73 @@ std::vector<NamedRecord> own_records(const std::string& machine, const std::vect
   return recs;
 }
 
-}  // namespace
-
-MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
-  MlperfFitSummary s;
-  std::vector<NamedRecord> recs = own_records(profile.name, own, logs_root), others;
-  std::set<fs::path> own_folders;
-  std::set<std::string> benchmarks;
-  for (const auto& f : own) {
-    own_folders.insert(fs::path(logs_root) / f.logs);
-    benchmarks.insert(fs::path(f.logs).filename().string());
-  }
-  for (const auto& b : benchmarks)
-    for (const auto& folder : population_folders(logs_root, b, own_folders))
-      for (const auto& log : result_logs(folder)) try {
-          Record r = load_mllog_file(log.string());
-          r.machine = fs::relative(folder, logs_root).string();  // one system's logs share a folder (a log's platform key can be wrong)
-          others.push_back({fs::relative(log, logs_root).string(), std::move(r)});
-        } catch (const InputError& e) {
-          s.skipped.push_back(e.what());
-        }
-  s.own_runs = static_cast<int>(recs.size()), s.population_runs = static_cast<int>(others.size());
-  fit_batch_epochs(profile, recs, others);
-  // staging is fitted to its own rate and fixed part (io.staging_*), so that its copy tool's pace
-  // does not stand for what the file system gives a job reading its epochs
-  fit_records(profile, recs);
-  return s;
+// The machine's runs of one benchmark (the folder's name is the benchmark's).
+std::vector<NamedRecord> own_records_of(const std::vector<NamedRecord>& recs, const std::string& benchmark) {
+  std::vector<NamedRecord> out;
+  for (const auto& r : recs)
+    if (fs::path(r.file).parent_path().filename() == benchmark) out.push_back(r);
+  return out;
 }
 
-}  // namespace mrplan
+// The benchmarks the logs hold runs of (ROUND/SUBMITTER/SYSTEM/BENCHMARK), sorted.
+std::set<std::string> benchmarks_under(const fs::path& root) {
+  std::set<std::string> out;
+  for (const auto& round : fs::directory_iterator(root))
+    if (round.is_directory())
+      for (const auto& submitter : fs::directory_iterator(round.path()))
+        if (submitter.is_directory())
+          for (const auto& system : fs::directory_iterator(submitter.path()))
+            if (system.is_directory())
+              for (const auto& b : fs::directory_iterator(system.path()))
+                if (b.is_directory() && !result_logs(b.path()).empty()) out.insert(b.path().filename().string());
+  return out;
+}
 
-namespace mrplan {
+// Every run of `benchmark` under the root but in the `excluded` folders, each system's named by its
+// folder (a log's platform key can be wrong); logs that will not ingest are listed in `skipped`.
+std::vector<NamedRecord> population_of(const std::string& logs_root, const std::string& benchmark, const std::set<fs::path>& excluded,
+                                       std::vector<std::string>& skipped) {
+  std::vector<NamedRecord> out;
+  for (const auto& folder : population_folders(logs_root, benchmark, excluded))
+    for (const auto& log : result_logs(folder)) try {
+        Record r = load_mllog_file(log.string());
+        r.machine = fs::relative(folder, logs_root).string();
+        out.push_back({fs::relative(log, logs_root).string(), std::move(r)});
+      } catch (const InputError& e) {
+        skipped.push_back(e.what());
+      }
+  return out;
+}
+
+// The folders of both lists, as paths under the root.
+std::set<fs::path> folders_of(const std::string& logs_root, const std::vector<MlperfFolder>& a, const std::vector<MlperfFolder>& b) {
+  std::set<fs::path> out;
+  for (const auto* list : {&a, &b})
+    for (const auto& f : *list) out.insert(fs::path(logs_root) / f.logs);
+  return out;
+}
+
+}  // namespace
+
+MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root,
+                                    const std::vector<MlperfFolder>& hidden) {
+  MlperfFitSummary s;
+  const std::vector<NamedRecord> recs = own_records(profile.name, own, logs_root);
+  const std::set<fs::path> excluded = folders_of(logs_root, own, hidden);
+  std::set<std::string> mine;
+  for (const auto& f : own) mine.insert(fs::path(f.logs).filename().string());
+  for (const auto& b : benchmarks_under(logs_root)) {
+    const auto others = population_of(logs_root, b, excluded, s.skipped);
+    s.population_runs += static_cast<int>(others.size());
+    // a benchmark it did not run: the population's curve, with the between-system spread
+    fit_batch_epochs(profile, mine.contains(b) ? own_records_of(recs, b) : std::vector<NamedRecord>{}, others);
+  }
+  s.own_runs = static_cast<int>(recs.size());
+  // staging is fitted to its own rate and fixed part (io.staging_*), so that its copy tool's pace
+  // does not stand for what the file system gives a job reading its epochs
+  if (!recs.empty()) fit_records(profile, recs);
+  return s;
+}
 
 std::vector<FittedParameter> code_spreads(const MachineProfile& fitted, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
   std::map<std::string, std::vector<NamedRecord>> by_code;

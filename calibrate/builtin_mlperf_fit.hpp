@@ -35,8 +35,12 @@ struct MlperfFitSummary {
 };
 
 // Fits `profile` to its `own` folders under `logs_root` (each refused with its path when missing or
-// empty), the population from every other `*/*/*/BENCHMARK/result_*.txt` there.
-MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root);
+// empty), the population from every other `*/*/*/BENCHMARK/result_*.txt` there but the `hidden`
+// folders (a system left out: studies/mlperf-builtins). A benchmark it has no runs of (none at all,
+// for a machine without logs: `own` empty) gets the population's epochs to target, with the
+// between-system spread, not another system's (calibrate/batch_epochs_fit).
+MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root,
+                                    const std::vector<MlperfFolder>& hidden = {});
 
 // Each code's (workload and allreduce library: calibrate/straggler_prior) step-time spread on this
 // machine, where its runs of that code train at two or more GPU counts: `fitted`, the machine fitted

@@ -13,6 +13,7 @@
 #include "calibrate/paper_calibration.hpp"
 #include "calibrate/preprocessing_paper.hpp"
 #include "model/builtin_profiles.hpp"
+#include "model/errors.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"
 #include "model/text_file.hpp"
@@ -50,6 +51,7 @@ namespace {
 struct MlperfSetup {
   std::string logs_root;
   std::vector<MlperfMachine> machines;
+  std::vector<MlperfFolder> hidden;  // a machine left out: its logs are in no fit
 };
 std::optional<MlperfSetup> mlperf_setup;
 
@@ -72,18 +74,21 @@ bool fits_its_own_gpu(const MachineProfile& p) {
 }
 
 // The machine among the first `upto` of data/mlperf_fits.yaml, fitted to its own logs, most like
-// `p`: the same peaks, then the nearest memory bandwidth, then the first listed. None where no GPU
-// of that generation has runs (a V100 machine never lends to an A100 one).
+// `p`: the same peaks, then the nearest memory bandwidth, then the first listed; without a GPU of the
+// same peaks, the generation nearest in tensor-core peak, where it is nearer than the V100 whose MRT
+// paper fits `p` carries (an H100 takes an A100's, as `profile compose`'s fits_from gives it; an
+// A100 never a V100's). None where no such machine has runs.
 const MachineProfile* nearest_donor(const MachineProfile& p, size_t upto);
 
 }  // namespace
 
-void lend_measured_fits(MachineProfile& to, const MachineProfile& from) {
+void lend_measured_fits(MachineProfile& to, const MachineProfile& from, Lend what) {
   for (const auto& f : from.fitted) {
     // a validation pass's fixed part and the ranks' step-time spread are the code's, not the GPU's
     // (calibrate/straggler_prior): not lent
     const bool code_own = f.key == "compute.eval_pass_ms" || f.key == "compute.step_time_cv";
-    const bool lent = (f.key.starts_with("compute.") && !code_own) || f.key == "io.host_decode_GBps" || f.key.starts_with("convergence.");
+    const bool lent = (f.key.starts_with("compute.") && !code_own) || f.key == "io.host_decode_GBps" ||
+                      (what == Lend::gpu_and_epochs && f.key.starts_with("convergence."));
     if (!lent || !f.source.starts_with("calibrate records")) continue;
     set_parameter(to, f.key, f.value);
     record_fit(to, {f.key, f.value, f.std_error, fmt::format("lent by {} (fitted to its MLPerf HPC logs): {}", from.name, f.source)});
@@ -123,21 +128,32 @@ MachineProfile mlperf_fitted(const std::string& key) {
   const auto own = std::find_if(machines.begin(), machines.end(), [&](const MlperfMachine& m) { return m.name == key; });
   // what its own logs leave open (without logs: its GPU's fits), from the nearest GPU above it rather
   // than a V100's, unless the GPU fits it has are its own
-  if (!fits_its_own_gpu(p))
-    if (const MachineProfile* donor = nearest_donor(p, static_cast<size_t>(own - machines.begin()))) lend_measured_fits(p, *donor);
-  if (own == machines.end()) return p;
-  const auto s = fit_to_mlperf_logs(p, own->folders, mlperf_setup->logs_root);
+  if (fits_its_own_gpu(p)) return p;
+  if (const MachineProfile* donor = nearest_donor(p, static_cast<size_t>(own - machines.begin()))) lend_measured_fits(p, *donor, Lend::gpu);
+  // without logs of its own: the population's epochs to target (fit_to_mlperf_logs)
+  const auto s = fit_to_mlperf_logs(p, own == machines.end() ? std::vector<MlperfFolder>{} : own->folders, mlperf_setup->logs_root,
+                                    mlperf_setup->hidden);
   // only mrplan-fit-builtins sets the logs: this is the build's log
-  fmt::print(stderr, "{}: fitted to {} runs of its own; epochs to target with {} runs of other systems\n", key, s.own_runs, s.population_runs);
+  if (s.own_runs > 0)
+    fmt::print(stderr, "{}: fitted to {} runs of its own; epochs to target with {} runs of other systems\n", key, s.own_runs, s.population_runs);
+  else
+    fmt::print(stderr, "{}: no runs of its own: the population's epochs to target, from {} runs\n", key, s.population_runs);
   for (const auto& why : s.skipped) fmt::print(stderr, "{}: left out of the population: {}\n", key, why);
   return p;
 }
 
 const MachineProfile* nearest_donor(const MachineProfile& p, size_t upto) {
+  auto peak_gap = [&](const MachineProfile& m) { return std::abs(std::log(m.compute.peak_fp16_flops / p.compute.peak_fp16_flops)); };
+  // another generation is ranked after every machine of the same peaks
+  auto gap = [&](const MachineProfile& m) {
+    return same_peaks(m, p) ? std::abs(std::log(m.compute.mem_bandwidth_Bps / p.compute.mem_bandwidth_Bps)) : 10 + peak_gap(m);
+  };
+  const double paper_gap = peak_gap(built_profile("cori-gpu"));  // where paper_profile's transferred fits come from
   const MachineProfile* best = nullptr;
-  auto gap = [&](const MachineProfile& m) { return std::abs(std::log(m.compute.mem_bandwidth_Bps / p.compute.mem_bandwidth_Bps)); };
-  for (size_t i = 0; i < std::min(upto, mlperf_setup->machines.size()); ++i)
-    if (const MachineProfile& m = built_profile(mlperf_setup->machines[i].name); same_peaks(m, p) && (!best || gap(m) < gap(*best))) best = &m;
+  for (size_t i = 0; i < std::min(upto, mlperf_setup->machines.size()); ++i) {
+    const MachineProfile& m = built_profile(mlperf_setup->machines[i].name);
+    if ((same_peaks(m, p) || peak_gap(m) < paper_gap) && (!best || gap(m) < gap(*best))) best = &m;
+  }
   return best;
 }
 
@@ -158,8 +174,14 @@ const MachineProfile& built_profile(const std::string& key) {
 
 std::string before_mlperf(const std::string& builtin) { return builtin + std::string(kBeforeMlperf); }
 
-void use_mlperf_logs(const std::string& logs_root, const std::string& fits_yaml, const std::string& fits_file) {
-  mlperf_setup = MlperfSetup{logs_root, read_mlperf_fits(fits_yaml, fits_file)};
+void use_mlperf_logs(const std::string& logs_root, const std::string& fits_yaml, const std::string& fits_file, const std::string& leave_out) {
+  mlperf_setup = MlperfSetup{logs_root, read_mlperf_fits(fits_yaml, fits_file), {}};
+  if (leave_out.empty()) return;
+  auto& machines = mlperf_setup->machines;
+  const auto out = std::find_if(machines.begin(), machines.end(), [&](const MlperfMachine& m) { return m.name == leave_out; });
+  if (out == machines.end()) fail_input(fits_file, leave_out, "no such machine to leave out");
+  mlperf_setup->hidden = out->folders;
+  machines.erase(out);
 }
 
 namespace {

@@ -24,14 +24,20 @@ void use_prefitted_profiles(const char* yaml_documents);
 // Makes calibrated_builtin_profile fit the machines `fits_yaml` names (data/mlperf_fits.yaml) to
 // their MLPerf HPC logs under `logs_root`, and lend their GPU's fits to built-ins with the same GPU.
 // Each built-in's profile before that stays available as NAME-paper (a leave-one-system-out prior).
-void use_mlperf_logs(const std::string& logs_root, const std::string& fits_yaml, const std::string& fits_file);
+// `leave_out` names a machine of the file to fit as if its logs were not there (its runs neither its
+// own nor in any population): it borrows like a built-in without runs (studies/mlperf-builtins).
+void use_mlperf_logs(const std::string& logs_root, const std::string& fits_yaml, const std::string& fits_file,
+                     const std::string& leave_out = "");
 
 // What a machine fitted to its own runs lends another with the same GPU generation (hardware
-// similarity: calibrated_builtins.cpp nearest_donor): the GPU's compute fits, the host's decode rate
-// and the workloads' epochs to target, each with its source; not the network's or the file system's,
-// nor what belongs to a code (a validation pass's fixed part, the ranks' step-time spread). Replaces
-// what `to` had of them (the V100 fits, for an A100 without runs of its own).
-void lend_measured_fits(MachineProfile& to, const MachineProfile& from);
+// similarity: calibrated_builtins.cpp nearest_donor): the GPU's compute fits and the host's decode
+// rate, each with its source; not the network's or the file system's, nor what belongs to a code (a
+// validation pass's fixed part, the ranks' step-time spread), and its system's epochs to target only
+// with Lend::gpu_and_epochs (`profile compose`, which has no logs to fit a population from; a built-in
+// without runs takes the population's). Replaces what `to` had of them (the V100 fits, for an A100
+// without runs of its own).
+enum class Lend { gpu, gpu_and_epochs };
+void lend_measured_fits(MachineProfile& to, const MachineProfile& from, Lend what);
 // The name of a built-in's profile before its own MLPerf logs (its paper fits and what was lent to it).
 std::string before_mlperf(const std::string& builtin);
 

@@ -56,7 +56,7 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
   MachineProfile p = calibrated_builtin_profile(r.prior.empty() ? before_mlperf(prior) : prior);
   std::erase_if(p.fitted, [](const FittedParameter& f) { return f.key == "hardware"; });  // the prior's own hardware notes
   for (auto& f : p.fitted) f.source = fmt::format("transferred from {} ({})", prior, f.source);
-  if (r.prior.empty()) lend_measured_fits(p, calibrated_builtin_profile(prior));
+  if (r.prior.empty()) lend_measured_fits(p, calibrated_builtin_profile(prior), Lend::gpu_and_epochs);
   p.name = r.name;
   p.description = fmt::format("composed: {}x {} per node, {} inside the node, {}x {} between nodes, {} to the host", r.gpus_per_node, r.gpu,
                               r.intra, count, network, host_name);

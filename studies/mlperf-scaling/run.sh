@@ -83,4 +83,18 @@ set title "MLPerf HPC strong-scaling pairs: error at the larger GPU count (grey 
 set object 1 rect from graph 0, first -5 to graph 1, first 5 fc rgb "#e8e8e8" behind
 plot "$OUT/errors.dat" using 2:xtic(1) title "mrplan" lc rgb "#1f77b4", "" using 3 title "linear scaling" lc rgb "#bbbbbb"
 GP
-echo "wrote $OUT/summary.md, $OUT/scaling.png, $OUT/errors.png"
+# the larger runs' time to train inside their predicted band, each pair over its measured median
+gnuplot <<GP
+set terminal pngcairo size 1100,500
+set output "$OUT/bands.png"
+set logscale y
+set ylabel "time to train / the pair's measured median"
+set xtics rotate by -20
+set offsets 0.5, 0.5, 0, 0
+set grid ytics
+set key top left
+set title "MLPerf HPC strong-scaling pairs: the larger runs' time to train (points) and mrplan's P10-P50-P90"
+plot "$OUT/bands.dat" using 1:3:4:5:xtic(2) with yerrorbars pt 7 ps 0.6 lc rgb "#1f77b4" title "mrplan P10-P50-P90", \
+     for [c=6:8] "" using 1:c with points pt 6 ps 1.2 lc rgb "#d62728" title (c == 6 ? "measured" : "")
+GP
+echo "wrote $OUT/summary.md, $OUT/scaling.png, $OUT/errors.png, $OUT/bands.png"

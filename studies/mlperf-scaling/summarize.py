@@ -31,7 +31,7 @@ def time_to_train(recs):
 rows, errs, lin_errs, points, epoch_rows = [], [], [], [], []
 by_set = {}  # development / held-out -> (mrplan's, linear scaling's) |errors|
 epoch_errs = {"mrplan": [], "prior": [], "unchanged": []}
-train_errs, inside, runs, bands = [], 0, 0, []
+train_errs, inside, runs, bands, band_rows = [], 0, 0, [], []
 for d in sorted(glob.glob(os.path.join(out, "*/"))):
     name = os.path.basename(d.rstrip("/"))
     small_recs, large_recs = records(os.path.join(d, "small")), records(os.path.join(d, "large"))
@@ -55,6 +55,9 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     inside, runs = inside + int(covered.group(1)), runs + int(covered.group(2))
     band = re.search(r"large/\S+\s+\S+\s+(\S+)\s+\S+\s+(\S+)\s+(yes|NO)", validation)
     bands.append(float(band.group(2)) / float(band.group(1)))
+    # the band and every larger run's time to train, for bands.png
+    runs_ttt = re.findall(r"large/\S+\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(?:yes|NO)", validation)
+    band_rows.append((name, [float(x) for x in runs_ttt[0][1:]], [float(r[0]) for r in runs_ttt]))
     prior_e = json.load(open(os.path.join(d, "predicted-prior.json")))["stages"][0]["epochs"]
     cells = []
     for key, v in (("mrplan", fit_e), ("prior", prior_e), ("unchanged", small_e)):
@@ -85,6 +88,13 @@ print(f"\nmedian |error| of the epochs to target: mrplan {med['mrplan']:.0f}%, p
 with open(os.path.join(out, "scaling.dat"), "w") as f:
     for name, g1, s1, g2, s2, pred, lin, _, _ in points:
         f.write(f"# {name}\n{g1} {s1} {s1} {s1}\n{g2} {s2} {pred} {lin}\n\n\n")
+
+# the larger runs' time to train against the predicted P10/P50/P90, each over the pair's measured
+# median (one log axis for every pair)
+with open(os.path.join(out, "bands.dat"), "w") as f:
+    for i, (name, (p10, p50, p90), measured) in enumerate(band_rows):
+        m = statistics.median(measured)
+        f.write(f"{i} {name} {p50 / m:.4f} {p10 / m:.4f} {p90 / m:.4f} " + " ".join(f"{x / m:.4f}" for x in measured) + "\n")
 
 # the larger run's error per pair, mrplan beside linear scaling (a bar chart: on the log-log plot
 # above, 5-10% errors are too small to see)

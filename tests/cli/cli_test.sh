@@ -233,9 +233,9 @@ if [[ -d "$logs" ]]; then
       || fail "calibrate records counts a record given twice once: $(cat "$tmp/records1.err")"
     # the smaller run's epochs at its global batch (1024), read straight from its logs, pin how the
     # epochs grow with the batch
-    small="$(dirname "$logs")/../perlmutter_10x128x4_ngc21.09_pytorch/deepcam"
+    small_logs="$(dirname "$logs")/../perlmutter_10x128x4_ngc21.09_pytorch/deepcam"
     "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fit2.yaml" "$tmp/ing"/*.record.json \
-      --epochs-from "$small"/result_1.txt "$small"/result_2.txt > "$tmp/records2.txt"
+      --epochs-from "$small_logs"/result_1.txt "$small_logs"/result_2.txt > "$tmp/records2.txt"
     grep -q "^convergence.deepcam.critical_batch " "$tmp/records2.txt" && grep -q "critical_batch: " "$tmp/fit2.yaml" \
       || fail "calibrate records --epochs-from fits the critical batch"
     expect_error "missing.json: cannot open record file" calibrate records --profile perlmutter --out "$tmp/fit3.yaml" \
@@ -246,6 +246,13 @@ if [[ -d "$logs" ]]; then
       calibrate records --profile perlmutter --out "$tmp/fit4.yaml" "$tmp/ing/result_1.record.json" --straggler-from "$tmp/fit.yaml"
     [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a --straggler-from profile"
   fi
+  # the leave-one-system-out fit (studies/mlperf-builtins) names a machine data/mlperf_fits.yaml lists
+  fits="$(dirname "$0")/../../data/mlperf_fits.yaml"
+  set +e
+  "$(dirname "$MRPLAN")/cli/mrplan-fit-builtins" "$(dirname "$logs")/../../.." "$fits" --leave-out nosuch > /dev/null 2> "$tmp/loso.err"
+  [[ $? -eq 1 ]] && grep -q "mlperf_fits.yaml: nosuch: no such machine to leave out" "$tmp/loso.err" \
+    || fail "mrplan-fit-builtins --leave-out an unknown machine: $(cat "$tmp/loso.err")"
+  set -e
   printf ':::MLLOG {"key": "run_start", "time_ms": 5}\n:::MLLOG {"key": "run_start", "time_ms": 6}\n' > "$tmp/two.txt"
   expect_error "two.txt: line 2: a second run_start" ingest-mllog --out "$tmp/ing" "$tmp/two.txt"
 fi

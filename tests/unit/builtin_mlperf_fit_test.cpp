@@ -100,6 +100,15 @@ TEST(BuiltinMlperfFit, AMachineBorrowsFromTheNearestGpuAboveItNeverAnotherGenera
     EXPECT_FALSE(std::any_of(calibrated_builtin_profile(other).fitted.begin(), calibrated_builtin_profile(other).fitted.end(),
                              [](const FittedParameter& f) { return f.source.starts_with("lent by"); }))
         << other;
+  // a machine without runs of a benchmark takes the population's epochs to target, not the lender's system's
+  for (const char* m : {"cori-a100", "horeka"}) {
+    const auto& fits = calibrated_builtin_profile(m).fitted;
+    const char* key = std::string(m) == "horeka" ? "convergence.cosmoflow-mlperf.epoch_factor" : "convergence.deepcam.epoch_factor";
+    EXPECT_TRUE(std::any_of(fits.begin(), fits.end(), [&](const FittedParameter& f) {
+      return f.key == key && f.source.ends_with("(a system without runs: the population's)");
+    })) << m;
+    EXPECT_TRUE(std::none_of(fits.begin(), fits.end(), [](const FittedParameter& f) { return f.key.starts_with("convergence.") && f.source.starts_with("lent by"); })) << m;
+  }
   // a code's own (its validation pass's fixed part, its ranks' spread) is not lent
   for (const auto& f : calibrated_builtin_profile("cori-a100").fitted) {
     if (f.source.starts_with("lent by")) {
