@@ -1,6 +1,9 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <string_view>
+
 #include "calibrate/calibrated_builtins.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
@@ -28,6 +31,18 @@ std::string shape(const std::vector<int64_t>& s) {
 
 }  // namespace
 
+// What a built-in's timing fits come from, in a few words: its own MLPerf HPC runs, the MRT paper's
+// rows, or what another machine lent it (calibrate/calibrated_builtins).
+std::string fits_origin(const MachineProfile& m) {
+  auto any = [&](std::string_view head) {
+    return std::find_if(m.fitted.begin(), m.fitted.end(), [&](const FittedParameter& f) { return f.source.starts_with(head); });
+  };
+  if (any("calibrate records: ") != m.fitted.end()) return "its MLPerf HPC runs";
+  if (const auto lent = any("lent by "); lent != m.fitted.end()) return lent->source.substr(0, lent->source.find(' ', 8));
+  if (any("MRT") != m.fitted.end()) return "the MRT paper's rows";
+  return "transferred from another machine";
+}
+
 // What a newcomer can name without writing a file: plans (APP@MACHINE), machines, workloads.
 void print_builtins(const std::string& what) {
   const bool all = what.empty();
@@ -42,12 +57,10 @@ void print_builtins(const std::string& what) {
     fmt::print("{}\n", plans.str());
   }
   if (all || what == "machines") {
-    TextTable machines({"machine", "GPUs/node", "GPU memory GB", "learning curves for", "description"});
+    TextTable machines({"machine", "GPUs/node", "GPU memory GB", "timing fitted to", "description"});
     for (const auto& name : builtin_profile_names()) {
       const auto& m = calibrated_builtin_profile(name);
-      std::string curves;
-      for (const auto& [w, c] : m.convergence) curves += (curves.empty() ? "" : ", ") + w;
-      machines.add({name, std::to_string(m.gpus_per_node), fmt::format("{:.0f}", m.gpu_memory_bytes / 1e9), curves, m.description});
+      machines.add({name, std::to_string(m.gpus_per_node), fmt::format("{:.0f}", m.gpu_memory_bytes / 1e9), fits_origin(m), m.description});
     }
     fmt::print("{}\n", machines.str());
     fmt::print("compose a profile of another machine from its parts: mrplan profile compose --list\n\n");

@@ -113,6 +113,7 @@ expect_error "io.codecs.lut: the profile has no rates for codec 'lut'" optimize 
 for name in cosmoflow-mlperf@MACHINE deepcam-mlperf@MACHINE perlmutter cosmoflow-mlperf; do
   grep -q "^$name " "$tmp/list.txt" || fail "list lacks $name"
 done
+grep -q "^summit .* the MRT paper's rows " "$tmp/list.txt" || fail "list says what a machine's timing is fitted to"
 "$MRPLAN" predict cosmoflow-mlperf@perlmutter --samples 20 > "$tmp/mlperf.txt"
 grep -q "time to target .*GPU-hours" "$tmp/mlperf.txt" && ! grep -q "NOT reached" "$tmp/mlperf.txt" || fail "cosmoflow-mlperf does not reach its target"
 # a CLI that explains itself: its version and build, a suggestion for a mistyped command
@@ -246,6 +247,8 @@ if [[ -d "$logs" ]]; then
       calibrate records --profile perlmutter --out "$tmp/fit4.yaml" "$tmp/ing/result_1.record.json" --straggler-from "$tmp/fit.yaml"
     [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a --straggler-from profile"
   fi
+  grep -q "^dgxa100 .* its MLPerf HPC runs " "$tmp/list.txt" && grep -q "^cori-a100 .* lent by perlmutter " "$tmp/list.txt" \
+    || fail "list: the machines fitted to their MLPerf runs, and what they lend"
   # the leave-one-system-out fit (studies/mlperf-builtins) names a machine data/mlperf_fits.yaml lists
   fits="$(dirname "$0")/../../data/mlperf_fits.yaml"
   set +e
