@@ -394,22 +394,21 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
       if (m.local_batch <= 1) m.local_batch = static_cast<int>(std::max<int64_t>(1, *f.global_batch / per_step));
   }
   r.totals = run_totals(r.stages, f.status == "success");
+  if (f.staging_start && f.staging_stop) r.staging_s = (*f.staging_stop - *f.staging_start) / 1000.0;
   // the log's own run time, from run_start to run_stop, includes what lies between its epochs
   if (f.run_stop) {
     r.totals.time_to_target_s = trained_time_s(f.times);
+    // mrplan's time to target counts the copy, as its plans price it; MLPerf HPC v3.0 logs stage
+    // before run_start, outside the timed region (v1.0 and v2.0 stage inside it)
+    if (r.staging_s && f.run_start && *f.staging_stop <= *f.run_start) {
+      r.totals.time_to_target_s += *r.staging_s;
+      r.warnings.push_back(fmt::format("staging ({:.1f} s) is logged before run_start, outside MLPerf's timed region: added to the time to "
+                                       "target, which counts it as the plan prices it",
+                                       *r.staging_s));
+    }
     r.totals.gpu_hours = r.totals.time_to_target_s * gpus / 3600.0;
   } else {
     r.warnings.push_back("no run_stop event: the run did not finish");
-  }
-  if (f.staging_start && f.staging_stop) r.staging_s = (*f.staging_stop - *f.staging_start) / 1000.0;
-  // mrplan's time to target counts the copy, as its plans price it; MLPerf HPC v3.0 logs stage
-  // before run_start, outside the timed region (v1.0 and v2.0 stage inside it)
-  if (r.staging_s && f.run_start && f.run_stop && *f.staging_stop <= *f.run_start) {
-    r.totals.time_to_target_s += *r.staging_s;
-    r.totals.gpu_hours = r.totals.time_to_target_s * gpus / 3600.0;
-    r.warnings.push_back(fmt::format("staging ({:.1f} s) is logged before run_start, outside MLPerf's timed region: added to the time to target, "
-                                     "which counts it as the plan prices it",
-                                     *r.staging_s));
   }
   if (bench && *bench->plan_family && r.stages.size() == 1 && r.stages[0].models.size() == 1) add_plan_spec(r, f, *bench, file, options);
   else if (!f.benchmark.empty() && (!bench || !*bench->plan_family))
