@@ -84,9 +84,9 @@ const MachineProfile* nearest_donor(const MachineProfile& p, size_t upto);
 
 void lend_measured_fits(MachineProfile& to, const MachineProfile& from, Lend what) {
   for (const auto& f : from.fitted) {
-    // a validation pass's fixed part and the ranks' step-time spread are the code's, not the GPU's
-    // (calibrate/straggler_prior): not lent
-    const bool code_own = f.key == "compute.eval_pass_ms" || f.key == "compute.step_time_cv";
+    // a validation pass's fixed part, the first epoch's warm-up and the ranks' step-time spread are
+    // the code's, not the GPU's (calibrate/straggler_prior): not lent
+    const bool code_own = f.key == "compute.eval_pass_ms" || f.key.starts_with("compute.warmup_s.") || f.key == "compute.step_time_cv";
     const bool lent = (f.key.starts_with("compute.") && !code_own) || f.key == "io.host_decode_GBps" ||
                       (what == Lend::gpu_and_epochs && f.key.starts_with("convergence."));
     if (!lent || !f.source.starts_with("calibrate records")) continue;

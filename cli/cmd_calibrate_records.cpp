@@ -55,7 +55,8 @@ void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
   for (const auto& f : fit.fitted) {
     MachineProfile p = prior;
     const auto slot = find_parameter(p, f.key);
-    t.add({f.key, fmt::format("{:.4g}", *slot->values.front() / slot->to_internal), fmt::format("{:.4g}", f.value),
+    // a workload's warm-up the prior does not list yet has none
+    t.add({f.key, slot ? fmt::format("{:.4g}", *slot->values.front() / slot->to_internal) : "-", fmt::format("{:.4g}", f.value),
            f.std_error == 0          ? "exact"
            : std::isinf(f.std_error) ? "not pinned"
                                      : fmt::format("{:.2g}", f.std_error)});

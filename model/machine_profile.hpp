@@ -64,6 +64,10 @@ struct ComputeParams {
   // A validation pass's cost that does not shrink with its samples (the loader's and the metric's
   // set-up and reduction): per pass, beside the forwards (fitted by calibrate records; 0: none).
   double eval_pass_s = 0;
+  // Per workload (its convergence key): a stage's first epoch's cost beyond its steps and its
+  // reads, the code's kernel autotuning, compilation and graph capture and its loader's first fill
+  // (fitted by calibrate records from the runs' first epochs; unlisted: none).
+  std::map<std::string, double> warmup_s;
   // Relative standard deviation of the machine's speed from run to run (each measured run times its
   // best matmul at its start; calibrate convergence fits it from such records): the Monte Carlo
   // scales the device's peaks and bandwidth by a draw of it (0: not measured).

@@ -79,6 +79,7 @@ const std::vector<Entry>& entries() {
     t.push_back(field("compute.step_time_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.compute.step_time_cv; }));
     t.push_back(field("compute.inference_factor", "", 1, 0, 10, [](MachineProfile& m) { return &m.compute.inference_factor; }));
     both("compute.eval_pass", "s", "ms", 1e-3, kInf, [](MachineProfile& m) { return &m.compute.eval_pass_s; });
+    t.push_back({"compute.warmup_s.*", "s", 1, 0, kInf, [](MachineProfile& m, const std::string& k) { return in_map(m.compute.warmup_s, k); }});
     t.push_back(field("compute.run_speed_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.compute.run_speed_cv; }));
     t.push_back(field("compute.first_touch.activation_factor", "", 1, 0, kInf, [](MachineProfile& m) { return &m.compute.first_touch.activation_factor; }));
     t.push_back(field("compute.first_touch.param_factor", "", 1, 0, kInf, [](MachineProfile& m) { return &m.compute.first_touch.param_factor; }));

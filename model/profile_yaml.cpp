@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -95,7 +96,7 @@ void read_numbers(const YamlFields& f, const std::string& prefix, const std::str
 void read_compute_maps(const YamlFields& c, MachineProfile& m) {
   const auto& file = c.file();
   // above 1 where an op beats the largest matmul or copy (caches)
-  auto read_map = [&](const char* key, std::map<std::string, double>& out, double max) {
+  auto read_map = [&](const char* key, std::map<std::string, double>& out, double max, bool zero = false) {
     if (!c.has(key)) return;
     out.clear();
     for (const auto& kv : c.node()[key]) {
@@ -106,8 +107,8 @@ void read_compute_maps(const YamlFields& c, MachineProfile& m) {
       } catch (const YAML::Exception&) {
         fail_input(file, fmt::format("compute.{}.{}", key, k), "expected a number");
       }
-      if (!(v > 0 && v <= max))
-        fail_input(file, fmt::format("compute.{}.{}", key, k), fmt::format("expected 0 < value <= {}, got {}", max, v));
+      if (!((zero ? v >= 0 : v > 0) && v <= max))
+        fail_input(file, fmt::format("compute.{}.{}", key, k), fmt::format("expected 0 {} value <= {}, got {}", zero ? "<=" : "<", max, v));
       out[k] = v;
     }
   };
@@ -115,6 +116,7 @@ void read_compute_maps(const YamlFields& c, MachineProfile& m) {
   read_map("mem_efficiency_by_kind", m.compute.mem_efficiency_by_kind, 10);
   // a CPU's max-pool backward (scatter into a zeroed gradient) can beat its forward tenfold
   read_map("backward_efficiency", m.compute.backward_efficiency, 100);
+  read_map("warmup_s", m.compute.warmup_s, std::numeric_limits<double>::infinity(), true);
   if (c.has("half_work_GFLOP_by_family"))
     for (const auto& kv : c.node()["half_work_GFLOP_by_family"]) {
       const auto k = kv.first.as<std::string>();
@@ -132,7 +134,7 @@ void read_compute(const YamlFields& f, MachineProfile& m) {
       fail_input(file, fmt::format("compute.{}", old_key),
                  fmt::format("this parameter now lives in its own section: move it to node_sharing.{} (or rerun calibrate sharing)", new_key));
   c.only(keys_under("compute.", {"efficiency", "half_work_GFLOP_by_family", "mem_efficiency_by_kind", "backward_efficiency", "step_forward",
-                                 "step_backward", "step_factor", "step_bytes_per_param", "first_touch"}));
+                                 "step_backward", "step_factor", "step_bytes_per_param", "first_touch", "warmup_s"}));
   read_numbers(c, "compute.", "", m);
   if (m.compute.peak_fp16_flops <= 0) m.compute.peak_fp16_flops = m.compute.peak_fp32_flops;  // no tensor cores
   read_compute_maps(c, m);
@@ -323,6 +325,7 @@ void write_compute(YAML::Emitter& e, MachineProfile& m) {
   }
   if (!m.compute.mem_efficiency_by_kind.empty()) write_map("mem_efficiency_by_kind", m.compute.mem_efficiency_by_kind);
   if (!m.compute.backward_efficiency.empty()) write_map("backward_efficiency", m.compute.backward_efficiency);
+  if (!m.compute.warmup_s.empty()) write_map("warmup_s", m.compute.warmup_s);
   for (auto [key, phase] : {std::pair{"step_forward", &m.compute.step_forward}, std::pair{"step_backward", &m.compute.step_backward}})
     if (phase->factor != 1.0 || phase->bytes_per_param != 0) {
       e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;

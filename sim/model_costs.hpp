@@ -39,7 +39,7 @@ struct ModelCosts {
                                 // plan's precise_bn_batches, the batches that recompute batch norm
   double working_set_bytes = 0;  // a step's peak live bytes (model/startup_cost)
   double staging_s = 0;          // copying this model's dataset (its resolution) to the staged tier, before training
-  double startup_s = 0;          // in first_epoch's compute: touching what the heap did not hold yet
+  double startup_s = 0;          // in first_epoch's compute: touching what the heap did not hold yet, and warming up
   Placement placement;     // where this model's dataset sits (model/io_cost)
   EpochCost first_epoch;   // reads from placement.first_epoch
   EpochCost later_epoch;   // reads from placement.later_epochs
@@ -54,8 +54,9 @@ struct ModelCosts {
 // Timeline of one iteration for `table` (resolved at the model's local batch) on the model's GPUs.
 ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& machine);
 
-// Adds the model's start-up to its first epoch, for a process whose heap already holds
-// `heap_held_bytes` (the largest working set of the earlier stages it ran); returns what it holds after.
-double add_startup(ModelCosts& c, const MachineProfile& machine, double heap_held_bytes);
+// Adds the model's start-up to its first epoch (first touch, and `workload`'s warm-up), for a
+// process whose heap already holds `heap_held_bytes` (the largest working set of the earlier stages
+// it ran); returns what it holds after.
+double add_startup(ModelCosts& c, const MachineProfile& machine, const std::string& workload, double heap_held_bytes);
 
 }  // namespace mrplan

@@ -95,7 +95,7 @@ void add_startups(PreparedPlan& p, const MachineProfile& machine) {
   for (auto& ps : p.stages) {
     ps.first = p.model_count;
     double held_after = 1e300;
-    for (auto& c : ps.models) held_after = std::min(held_after, add_startup(c, machine, heap_held_bytes));
+    for (auto& c : ps.models) held_after = std::min(held_after, add_startup(c, machine, p.spec.name, heap_held_bytes));
     heap_held_bytes = held_after;
     p.model_count += ps.models.size();
   }

@@ -94,7 +94,10 @@ TEST(BuiltinMlperfFit, EverySystemWithPublicLogsIsABuiltInFittedToItsOwn) {
 TEST(BuiltinMlperfFit, AMachineBorrowsFromTheNearestGpuAboveItNeverAnotherGeneration) {
   if (!has_logs()) GTEST_SKIP() << "no MLPerf logs at " << MRPLAN_MLPERF_LOGS;
   EXPECT_FALSE(lent_by(calibrated_builtin_profile("perlmutter"), "perlmutter"));  // the first A100: nothing above it
-  for (const char* a100 : {"thetagpu", "horeka", "juwels-booster", "dgxa100", "cori-a100"}) EXPECT_TRUE(lent_by(calibrated_builtin_profile(a100), "perlmutter")) << a100;
+  for (const char* a100 : {"thetagpu", "horeka", "juwels-booster", "cori-a100"}) EXPECT_TRUE(lent_by(calibrated_builtin_profile(a100), "perlmutter")) << a100;
+  // DGX A100's runs at four counts fit all it would borrow; nothing from another machine
+  for (const auto& f : calibrated_builtin_profile("dgxa100").fitted)
+    if (f.source.starts_with("lent by")) EXPECT_TRUE(f.source.starts_with("lent by perlmutter")) << f.key;
   EXPECT_TRUE(lent_by(calibrated_builtin_profile("hal"), "longhorn"));  // a V100 from a V100
   for (const char* other : {"eos", "longhorn", "summit", "cori-gpu"})  // no H100 above; the V100s' own MRT rows or the first V100
     EXPECT_FALSE(std::any_of(calibrated_builtin_profile(other).fitted.begin(), calibrated_builtin_profile(other).fitted.end(),
@@ -138,10 +141,18 @@ TEST(BuiltinMlperfFit, AnA100WithoutRunsBorrowsTheFittedA100sAndBeatsTheV100sOnE
   EXPECT_FALSE(lent_by(calibrated_builtin_profile("summit"), "perlmutter"));  // another GPU
   for (const auto& app : builtin_plan_names()) {
     if (app.find("mrt") == std::string::npos && app.find("mrmf") == std::string::npos) continue;
-    auto time_on = [&](const std::string& m) { return simulate(builtin_plan(app + "@" + m, 32), calibrated_builtin_profile(m)).totals.time_to_target_s; };
+    auto run_on = [&](const std::string& m) { return simulate(builtin_plan(app + "@" + m, 32), calibrated_builtin_profile(m)); };
     // not thetagpu: its one run is ANL's reference DeepCAM, whose loader its profile carries
     // (docs/validation/mlperf-scaling.md, "Every MLPerf system a built-in machine")
-    for (const char* a100 : {"perlmutter", "cori-a100", "horeka", "juwels-booster", "dgxa100", "eos"})
-      for (const char* v100 : {"summit", "cori-gpu", "longhorn", "hal"}) EXPECT_LT(time_on(a100), time_on(v100)) << app << ": " << a100 << " against " << v100;
+    for (const char* a100 : {"perlmutter", "cori-a100", "horeka", "juwels-booster", "dgxa100", "eos"}) {
+      const Record on_a100 = run_on(a100);
+      // a dataset that fits no node's page cache is read from the file system every epoch: Perlmutter's
+      // per-node read is measured (LBNL's first epochs, 0.7 GB/s), the V100s' is not: I/O-bound there
+      const bool io_bound = on_a100.stages.front().models.front().data_tiers == "pfs" && on_a100.totals.io_s > 0.5 * on_a100.totals.time_to_target_s;
+      EXPECT_EQ(io_bound, app == "deepcam-mrt" && std::string(a100) == "perlmutter") << app << " on " << a100;
+      if (io_bound) continue;
+      for (const char* v100 : {"summit", "cori-gpu", "longhorn", "hal"})
+        EXPECT_LT(on_a100.totals.time_to_target_s, run_on(v100).totals.time_to_target_s) << app << ": " << a100 << " against " << v100;
+    }
   }
 }

@@ -362,6 +362,33 @@ TEST(Simulator, AStageStartsUpByTouchingTheHeapItsProcessHasNotGrownYet) {
   EXPECT_NEAR(back.compute.first_touch.bandwidth_Bps, 0.5e9, 1);
 }
 
+// A workload's warm-up (compute.warmup_s.W) is paid once per stage, in its first epoch, only by
+// plans of that workload; the profile keeps it, and refuses a negative one naming the key.
+TEST(Simulator, AWorkloadsWarmUpIsPaidInEachStagesFirstEpoch) {
+  auto m = calibrated_builtin_profile("summit");
+  const Plan p = builtin_plan("cosmoflow-mrt@summit");
+  const auto before = prepare(p, m);
+  m.compute.warmup_s["some-other-workload"] = 100;
+  const auto other = prepare(p, m);
+  m.compute.warmup_s[before.spec.name] = 7;
+  const auto after = prepare(p, m);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& a = after.stages[i].models[0];
+    const auto& b = before.stages[i].models[0];
+    EXPECT_NEAR(a.first_epoch.compute_s - b.first_epoch.compute_s, 7.0, 1e-9);
+    EXPECT_DOUBLE_EQ(a.later_epoch.compute_s, b.later_epoch.compute_s);
+    EXPECT_DOUBLE_EQ(other.stages[i].models[0].first_epoch.compute_s, b.first_epoch.compute_s);
+  }
+  EXPECT_NEAR(simulate(after, m).totals.time_to_target_s - simulate(before, m).totals.time_to_target_s, 14.0, 1e-6);
+  const std::string yaml = profile_to_yaml(m);
+  const auto back = profile_from_yaml_text(yaml, "t.yaml");
+  EXPECT_EQ(back.compute.warmup_s, m.compute.warmup_s);
+  std::string bad = yaml;
+  bad.replace(bad.find("some-other-workload: 100"), 24, "some-other-workload: -1");
+  EXPECT_EQ(error_of([&] { profile_from_yaml_text(bad, "t.yaml"); }),
+            "t.yaml: compute.warmup_s.some-other-workload: expected 0 <= value <= inf, got -1");
+}
+
 TEST(Simulator, AValidationPassIsTheRanksShareOfHeldOutSamplesForwardWithoutAutograd) {
   auto m = calibrated_builtin_profile("summit");
   // reads far faster than a forward, so a pass waits for its first batch only
