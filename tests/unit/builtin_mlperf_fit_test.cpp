@@ -96,8 +96,11 @@ TEST(BuiltinMlperfFit, AMachineBorrowsFromTheNearestGpuAboveItNeverAnotherGenera
   EXPECT_FALSE(lent_by(calibrated_builtin_profile("perlmutter"), "perlmutter"));  // the first A100: nothing above it
   for (const char* a100 : {"thetagpu", "horeka", "juwels-booster", "cori-a100"}) EXPECT_TRUE(lent_by(calibrated_builtin_profile(a100), "perlmutter")) << a100;
   // DGX A100's runs at four counts fit all it would borrow; nothing from another machine
-  for (const auto& f : calibrated_builtin_profile("dgxa100").fitted)
-    if (f.source.starts_with("lent by")) EXPECT_TRUE(f.source.starts_with("lent by perlmutter")) << f.key;
+  for (const auto& f : calibrated_builtin_profile("dgxa100").fitted) {
+    if (f.source.starts_with("lent by")) {
+      EXPECT_TRUE(f.source.starts_with("lent by perlmutter")) << f.key;
+    }
+  }
   EXPECT_TRUE(lent_by(calibrated_builtin_profile("hal"), "longhorn"));  // a V100 from a V100
   for (const char* other : {"eos", "longhorn", "summit", "cori-gpu"})  // no H100 above; the V100s' own MRT rows or the first V100
     EXPECT_FALSE(std::any_of(calibrated_builtin_profile(other).fitted.begin(), calibrated_builtin_profile(other).fitted.end(),
