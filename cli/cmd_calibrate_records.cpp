@@ -178,7 +178,7 @@ void calibrate_records(const RecordsArgs& a) {
 
 void register_calibrate_records(CLI::App& cal) {
   auto* c = cal.add_subcommand("records",
-                               "Fit a profile's timing parameters (compute efficiency, validation pass, kernel overhead, allreduce) "
+                               "Fit a profile's timing parameters (compute efficiency, validation pass, first epoch's warm-up and reads, kernel overhead, allreduce) "
                                "from measured records of any cluster, through the simulator (least squares, standard errors), "
                                "and the epochs to target at the records' global batch");
   auto a = std::make_shared<RecordsArgs>();
