@@ -14,6 +14,7 @@
 #include "model/error_summary.hpp"
 #include "model/errors.hpp"
 #include "model/least_squares.hpp"
+#include "model/plan_network.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_parameters.hpp"
 #include "sim/simulate.hpp"
@@ -181,16 +182,6 @@ std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<
   return c;
 }
 
-// Whether the records' steady epochs and validation passes move with `key` (twice its value).
-bool steady_epochs_read(const MachineProfile& p, const std::vector<NamedRecord>& records, const std::vector<Plan>& plans,
-                        const std::vector<Observation>& obs, const std::string& key) {
-  std::vector<Observation> steady;
-  std::copy_if(obs.begin(), obs.end(), std::back_inserter(steady), [](const Observation& o) { return o.kind != Observation::Kind::first; });
-  MachineProfile twice = p;
-  set_parameter(twice, key, 2 * parameter_value(twice, key));
-  return !predict(p, records, plans, steady).isApprox(predict(twice, records, plans, steady), 1e-9);
-}
-
 // Relative residuals with candidate k at start * exp(theta[k]), clamped to the registry's bounds.
 struct Problem {
   MachineProfile base;
@@ -220,12 +211,19 @@ struct Problem {
 // aggregate rate that only first epochs read is not fitted: a warm-up stands in for either.
 void add_first_epoch_candidates(Problem& pb) {
   std::set<std::string> workloads;
+  std::vector<Observation> steady;  // what the later epochs and the validation passes measure
   for (const auto& o : pb.obs)
-    if (o.kind == Observation::Kind::first) workloads.insert(prepare(pb.plans[o.record], pb.base).spec.name);
+    if (o.kind == Observation::Kind::first) workloads.insert(plan_network(pb.plans[o.record]).name);
+    else steady.push_back(o);
   if (workloads.empty()) return;
+  const Eigen::VectorXd at_base = predict(pb.base, pb.records, pb.plans, steady);
+  auto steady_epochs_read = [&](const std::string& key) {  // they move with it (twice its value)
+    MachineProfile twice = pb.base;
+    set_parameter(twice, key, 2 * parameter_value(twice, key));
+    return !at_base.isApprox(predict(twice, pb.records, pb.plans, steady), 1e-9);
+  };
   std::erase_if(pb.cands, [&](const Candidate& c) {
-    return (c.key.ends_with("per_file_latency_ms") || c.key.ends_with("aggregate_bandwidth_GBps")) &&
-           !steady_epochs_read(pb.base, pb.records, pb.plans, pb.obs, c.key);
+    return (c.key.ends_with("per_file_latency_ms") || c.key.ends_with("aggregate_bandwidth_GBps")) && !steady_epochs_read(c.key);
   });
   // a log-space parameter cannot start at 0: from a second (within a factor of 10 of MLPerf HPC's
   // 0.5-15 s), and from a hundredth (none), whichever fits better. Not from the first epochs'
@@ -297,7 +295,7 @@ void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
   std::vector<std::string> off;
   for (const auto& o : out.observations)
     // a first epoch is weighed at its own spread (kFirstEpochSigma)
-    if (std::abs(o.fitted - o.measured) > (o.quantity == std::string("first_epoch_s") ? kFirstEpochSigma : 0.1) * o.measured &&
+    if (std::abs(o.fitted - o.measured) > (o.quantity == quantity(Observation::Kind::first) ? kFirstEpochSigma : 0.1) * o.measured &&
         std::find(off.begin(), off.end(), o.quantity) == off.end())
       off.push_back(o.quantity);
   if (off.empty()) return;

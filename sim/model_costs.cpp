@@ -177,10 +177,8 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   return c;
 }
 
-double add_startup(ModelCosts& c, const MachineProfile& machine, const std::string& workload, double heap_held_bytes) {
-  const auto warmup = machine.compute.warmup_s.find(workload);
-  c.startup_s = startup_s(machine.compute.first_touch, c.working_set_bytes, heap_held_bytes) +
-                (warmup == machine.compute.warmup_s.end() ? 0.0 : warmup->second);
+double add_startup(ModelCosts& c, const MachineProfile& machine, double warmup_s, double heap_held_bytes) {
+  c.startup_s = startup_s(machine.compute.first_touch, c.working_set_bytes, heap_held_bytes) + warmup_s;
   c.first_epoch.compute_s += c.startup_s;
   return std::max(heap_held_bytes, c.working_set_bytes);
 }

@@ -54,9 +54,9 @@ struct ModelCosts {
 // Timeline of one iteration for `table` (resolved at the model's local batch) on the model's GPUs.
 ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& machine);
 
-// Adds the model's start-up to its first epoch (first touch, and `workload`'s warm-up), for a
-// process whose heap already holds `heap_held_bytes` (the largest working set of the earlier stages
-// it ran); returns what it holds after.
-double add_startup(ModelCosts& c, const MachineProfile& machine, const std::string& workload, double heap_held_bytes);
+// Adds the model's start-up to its first epoch (first touch, and its workload's warm-up,
+// compute.warmup_s), for a process whose heap already holds `heap_held_bytes` (the largest working
+// set of the earlier stages it ran); returns what it holds after.
+double add_startup(ModelCosts& c, const MachineProfile& machine, double warmup_s, double heap_held_bytes);
 
 }  // namespace mrplan

@@ -92,10 +92,12 @@ void add_startups(PreparedPlan& p, const MachineProfile& machine) {
     for (size_t j = 0; j < p.stages[i].models.size(); ++j)
       if (const int res = p.plan.stages[i].models[j].resolution; std::find(staged.begin(), staged.end(), res) == staged.end())
         staged.push_back(res), p.staging_s += p.stages[i].models[j].staging_s;
+  const auto warmup = machine.compute.warmup_s.find(p.spec.name);  // a workload not listed warms up in no time
+  const double warmup_s = warmup == machine.compute.warmup_s.end() ? 0.0 : warmup->second;
   for (auto& ps : p.stages) {
     ps.first = p.model_count;
     double held_after = 1e300;
-    for (auto& c : ps.models) held_after = std::min(held_after, add_startup(c, machine, p.spec.name, heap_held_bytes));
+    for (auto& c : ps.models) held_after = std::min(held_after, add_startup(c, machine, warmup_s, heap_held_bytes));
     heap_held_bytes = held_after;
     p.model_count += ps.models.size();
   }
