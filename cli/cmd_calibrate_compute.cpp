@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "calibrate/startup_fit.hpp"
@@ -18,6 +19,7 @@
 #include "exec/compute_microbench.hpp"
 #include "model/compute_cost.hpp"
 #include "model/error_summary.hpp"
+#include "model/profile_yaml.hpp"
 
 namespace mrplan {
 
@@ -25,7 +27,7 @@ namespace {
 
 struct ComputeArgs {
   std::string profile = "out/local-profile.yaml";
-  std::string csv, plot;
+  std::string csv, steps_csv, plot, predict_from;
   int devices_per_node = 2;
   std::vector<std::string> workloads{"cosmoflow-mrt"};
   ComputeBenchOptions bench;
@@ -71,8 +73,8 @@ void print_compute_fit(const ComputeFit& fit) {
 }
 
 // Per configuration: the sum over its ops alone and the whole step (and its phases) measured,
-// beside what the fitted model predicts for each.
-void print_step_table(const std::vector<OpTimingSample>& samples, const ComputeTimings& timings, const ComputeFit& fit) {
+// beside what `compute` (this fit's, or a profile's) predicts for each.
+void print_step_table(const std::vector<OpTimingSample>& samples, const ComputeTimings& timings, const ComputeParams& compute) {
   // per configuration: the sum over ops alone, and the whole step the simulator predicts from it
   std::map<std::string, std::pair<double, LayerTable>> per_config;
   for (const auto& s : samples) {
@@ -88,10 +90,10 @@ void print_step_table(const std::vector<OpTimingSample>& samples, const ComputeT
              "step_ms", "model_ms", "error", "forward_ms", "backward_ms", "optimizer_ms", "inference_ms");
   for (const auto& w : timings.whole_steps) {
     const auto& [ops_s, table] = per_config.at(w.context);
-    const double model_ops_s = sum_s(layer_times(table, fit.compute, false));
+    const double model_ops_s = sum_s(layer_times(table, compute, false));
     double model_fwd_s = 0, model_bwd_s = 0;
-    for (const auto& t : whole_step_layer_times(table, fit.compute, false, 1.0)) model_fwd_s += t.fwd_s, model_bwd_s += t.bwd_s;
-    const double model_opt_s = optimizer_step_s(fit.compute, w.params, w.param_tensors, w.optimizer);
+    for (const auto& t : whole_step_layer_times(table, compute, false, 1.0)) model_fwd_s += t.fwd_s, model_bwd_s += t.bwd_s;
+    const double model_opt_s = optimizer_step_s(compute, w.params, w.param_tensors, w.optimizer);
     const double model_step_s = model_fwd_s + model_bwd_s + model_opt_s;
     auto phase = [](double measured_s, double model_s) {  // "12.34 (+5%)"
       return fmt::format("{:.2f} ({:+.0f}%)", measured_s * 1e3, 100 * (model_s - measured_s) / measured_s);
@@ -99,7 +101,7 @@ void print_step_table(const std::vector<OpTimingSample>& samples, const ComputeT
     fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>14} {:>14} {:>14} {:>14}\n", w.context, ops_s * 1e3,
                model_ops_s * 1e3, 100 * (model_ops_s - ops_s) / ops_s, w.seconds * 1e3, model_step_s * 1e3,
                100 * (model_step_s - w.seconds) / w.seconds, phase(w.forward_s, model_fwd_s), phase(w.backward_s, model_bwd_s),
-               phase(w.optimizer_s, model_opt_s), w.inference_s > 0 ? phase(w.inference_s, model_fwd_s * fit.compute.inference_factor) : "-");
+               phase(w.optimizer_s, model_opt_s), w.inference_s > 0 ? phase(w.inference_s, model_fwd_s * compute.inference_factor) : "-");
   }
 }
 
@@ -129,7 +131,17 @@ void write_samples_csv(const std::string& path, const std::vector<OpTimingSample
                      s.layer.bytes_read + s.layer.bytes_written, s.fwd_s, s.bwd_s);
 }
 
+void write_steps_csv(const std::string& path, const std::vector<WholeStepTiming>& steps) {
+  std::ofstream f(path);
+  f << "configuration,optimizer,params,param_tensors,step_s,forward_s,backward_s,optimizer_s,inference_s,spread\n";
+  for (const auto& w : steps)
+    f << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", w.context, to_string(w.optimizer), w.params, w.param_tensors, w.seconds, w.forward_s,
+                     w.backward_s, w.optimizer_s, w.inference_s, w.spread);
+}
+
 void calibrate_compute(ComputeArgs a) {
+  std::optional<MachineProfile> before;  // read first: a bad file is refused before minutes of timing
+  if (!a.predict_from.empty()) before = load_profile_file(a.predict_from);
   a.bench.workloads.clear();
   for (const auto& w : a.workloads) a.bench.workloads.push_back(parse_workload_variant(w));
   const auto peaks = measure_device_peaks(a.bench);
@@ -149,10 +161,15 @@ void calibrate_compute(ComputeArgs a) {
   auto fit = fit_compute(samples, optimizer_steps, roofs);
   fit_step_phases(fit, samples, timings.whole_steps);
   print_compute_fit(fit);
-  print_step_table(samples, timings, fit);
+  print_step_table(samples, timings, fit.compute);
+  if (before) {
+    fmt::print("the same steps as {} predicts them (its compute parameters, before this fit):\n", a.predict_from);
+    print_step_table(samples, timings, before->compute);
+  }
   const auto first_touch = fit_first_touch(timings.whole_steps);
   print_first_touch(first_touch, timings);
   if (!a.csv.empty()) write_samples_csv(a.csv, samples);
+  if (!a.steps_csv.empty()) write_steps_csv(a.steps_csv, timings.whole_steps);
   if (!a.plot.empty()) roofline_plot(samples, fit.compute, a.plot);
   const auto source = fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}, {} rounds", samples.size(),
                                   fmt::join(a.workloads, " and "), fmt::join(a.bench.resolutions, "/"), fmt::join(a.bench.batches, "/"),
@@ -184,6 +201,10 @@ void register_calibrate_compute(CLI::App& cal) {
   c->add_option("--device", a->bench.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();
   c->add_option("--csv", a->csv, "write every op timing here");
+  c->add_option("--steps-csv", a->steps_csv, "write every whole step's median and phases here");
+  c->add_option("--predict-from", a->predict_from,
+                "a profile whose compute parameters also predict the steps timed (e.g. one composed from the GPU's public numbers), "
+                "printed beside this fit's");
   c->add_option("--plot", a->plot, "roofline PNG");
   c->callback([a] { calibrate_compute(*a); });
 }

@@ -45,6 +45,13 @@ void register_run(CLI::App& app) {
   cmd->add_option("--device", o->device, "cpu, cuda (one GPU per rank, gradients over NCCL) or auto")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
+  cmd->add_option("--comm", o->comm,
+                  "what averages gradients between a model's ranks on GPUs: nccl, or mpi (copied through host memory: for ranks "
+                  "sharing one GPU, which NCCL refuses); auto: nccl on GPUs, mpi on CPUs")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, TensorComm>{{"auto", TensorComm::automatic}, {"nccl", TensorComm::nccl},
+                                                                            {"mpi", TensorComm::mpi}}))
+      ->option_text("auto|nccl|mpi")
+      ->default_str("auto");
   cmd->add_option("--seed", o->seed, "seed for initialisation and data order")->capture_default_str();
   cmd->add_option("--profile", o->profile_file, "profile of this machine (calibrate all): the run prints the time it predicts, to set beside the one measured");
   cmd->add_option("--stop-after", o->stop_after_epochs, "stop after this many epochs, as if killed (for resume tests)");

@@ -48,6 +48,17 @@ std::string broadcast_text(Communicator& comm, std::string text, int root);
 // Throws when this build has no NCCL (the CUDA toolkit was not found when it was configured).
 std::unique_ptr<Communicator> make_nccl_communicator(Communicator& bootstrap, int device);
 bool nccl_compiled();
+// Collectives on device buffers over a host communicator (MPI): each call copies the buffer to
+// host memory, runs `host`'s collective there and copies the result back. For ranks that share one
+// GPU, which NCCL refuses (NCCL 2.5+); two PCIe copies a call slower than NCCL. `device`: the CUDA
+// device, set on whichever thread calls. Throws where this build has no CUDA.
+std::unique_ptr<Communicator> make_host_staged_communicator(Communicator& host, int device);
+// The same with the copies given (a test stages host memory through memcpy).
+struct StagingCopies {
+  void (*to_host)(void* host, const void* device, size_t bytes, int device_index);
+  void (*to_device)(void* device, const void* host, size_t bytes, int device_index);
+};
+std::unique_ptr<Communicator> make_host_staged_communicator(Communicator& host, StagingCopies copies, int device);
 // `count` floats of CUDA device memory on the current device, zeroed (NCCL builds only).
 std::shared_ptr<float> cuda_buffer(size_t count);
 

@@ -65,4 +65,28 @@ void fuse_across_ranks(SpecNetImpl& fused, SpecNetImpl& mine, std::optional<Fusi
   }
 }
 
+uint64_t module_digest(torch::nn::Module& module) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a 64 (Fowler, Noll, Vo)
+  auto add = [&h](const torch::Tensor& t) {
+    const auto c = t.detach().to(torch::kCPU).contiguous();
+    const auto* p = static_cast<const unsigned char*>(c.data_ptr());
+    for (size_t i = 0, n = c.nbytes(); i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+  };
+  for (const auto& p : module.parameters()) add(p);
+  for (const auto& b : module.buffers()) add(b);
+  return h;
+}
+
+void check_same_on_every_rank(torch::nn::Module& module, Communicator& world, const std::string& what) {
+  if (world.size() == 1) return;
+  const uint64_t mine = module_digest(module);
+  std::vector<uint64_t> all(static_cast<size_t>(world.size()));
+  world.allgather_bytes(&mine, sizeof mine, all.data());
+  for (size_t r = 1; r < all.size(); ++r)
+    if (all[r] != all[0])
+      throw std::runtime_error(fmt::format("{} differs between ranks 0 and {} (digests {:016x} and {:016x}): the ranks would go on "
+                                           "training different models",
+                                           what, r, all[0], all[r]));
+}
+
 }  // namespace mrplan

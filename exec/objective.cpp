@@ -47,8 +47,20 @@ void check_target_metric(Task task, const std::string& metric, const std::string
                fmt::format("the execution backend reports {} for this workload, not '{}'", fmt::join(names, " or "), metric));
 }
 
+torch::Tensor cross_entropy_by_sums(const torch::Tensor& output, const torch::Tensor& labels, const torch::Tensor& class_weights) {
+  const int64_t classes = output.size(1);
+  // one-hot over the class axis, moved beside the batch as the logits have it
+  auto one_hot = torch::nn::functional::one_hot(labels.to(torch::kLong), classes).movedim(-1, 1).to(output.scalar_type());
+  std::vector<int64_t> per_class(static_cast<size_t>(output.dim()), 1);
+  per_class[1] = classes;
+  const auto pixel_weight = (one_hot * class_weights.to(output.device(), output.scalar_type()).view(per_class)).sum(1);
+  const auto picked = (torch::log_softmax(output, 1) * one_hot).sum(1);
+  return -(pixel_weight * picked).sum() / pixel_weight.sum();
+}
+
 torch::Tensor training_loss(const TrainingObjective& o, const torch::Tensor& output, const torch::Tensor& labels) {
   if (o.task == Task::regression) return torch::mse_loss(output, labels);
+  if (output.is_cuda() && at::globalContext().deterministicAlgorithms()) return cross_entropy_by_sums(output, labels, o.class_weights);
   namespace F = torch::nn::functional;
   return F::cross_entropy(output, labels.to(torch::kLong),
                           F::CrossEntropyFuncOptions().weight(o.class_weights.to(output.device())));

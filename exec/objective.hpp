@@ -28,6 +28,11 @@ std::vector<std::string> metric_names(Task task);
 void check_target_metric(Task task, const std::string& metric, const std::string& plan_file);
 
 torch::Tensor training_loss(const TrainingObjective& o, const torch::Tensor& output, const torch::Tensor& labels);
+// The weighted cross entropy (mean over pixels, as torch's) from elementwise products and sums
+// alone: training_loss uses it where deterministic kernels are asked for on a GPU, since CUDA's
+// nll_loss2d adds its terms with atomics (PyTorch warns it has no deterministic implementation) and
+// a DeepCAM run killed and resumed ended with other parameters than the uninterrupted one.
+torch::Tensor cross_entropy_by_sums(const torch::Tensor& output, const torch::Tensor& labels, const torch::Tensor& class_weights);
 
 // Validation is summed batch by batch (then over ranks) and only turned into metrics at the end,
 // so IoU is the dataset's, not a mean of per-batch ratios.

@@ -9,6 +9,10 @@
 
 namespace mrplan {
 
+// What carries gradients and parameters between the ranks of a model on GPUs: NCCL (automatic),
+// or MPI over host copies, so that several ranks can share one GPU, which NCCL refuses.
+enum class TensorComm { automatic, nccl, mpi };
+
 struct RunOptions {
   std::string out_dir;      // record.json, mllog.txt, checkpoints/
   std::string data_dir;     // overrides the plan's data.dir
@@ -21,6 +25,7 @@ struct RunOptions {
   double watchdog_s = 300;         // no progress on a rank for this long (at least) ends the job
   int threads = 0;          // intra-op threads per rank; 0: cores / ranks
   std::string device = "auto";  // cpu | cuda | auto (cuda where LibTorch sees a GPU)
+  TensorComm comm = TensorComm::automatic;
   uint64_t seed = 1;
   bool quiet = false;
   bool deterministic = false;  // GPU kernels with deterministic algorithms only (a CPU run always is)

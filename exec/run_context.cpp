@@ -27,14 +27,17 @@ std::string resolve_pretrained(const Plan& plan, const Pretrained& pre) {
   return p.string();
 }
 
-torch::Device pick_device(const std::string& want, const Communicator& comm) {
+torch::Device pick_device(const std::string& want, TensorComm tensor_comm, const Communicator& comm) {
   if (want != "auto" && want != "cpu" && want != "cuda")
     fail_input("", "--device", fmt::format("'{}' is not a device (cpu, cuda, auto)", want));
   const bool gpu = torch::cuda::is_available();
   if (want == "cuda" && !gpu) fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
-  if (want == "cpu" || !gpu) return torch::Device(torch::kCPU);
-  if (comm.size() > 1 && !nccl_compiled())
-    fail_input("", "--device", "several ranks on GPUs need NCCL, which this build lacks; use --device cpu or rebuild with CUDA");
+  if (want == "cpu" || !gpu) {
+    if (tensor_comm == TensorComm::nccl) fail_input("", "--comm", "nccl reduces GPU memory, and this run trains on the CPUs: use --comm mpi or auto");
+    return torch::Device(torch::kCPU);
+  }
+  if (comm.size() > 1 && tensor_comm != TensorComm::mpi && !nccl_compiled())
+    fail_input("", "--device", "several ranks on GPUs need NCCL, which this build lacks; use --comm mpi (through host memory), --device cpu, or rebuild with CUDA");
   return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(comm.local_rank() % torch::cuda::device_count()));
 }
 

@@ -108,6 +108,7 @@ SpecNet fuse(const RunContext& ctx, size_t si, size_t mine, SpecNetImpl& model) 
   if (mine == bottom) is = FusionParent::bottom;
   if (mine == top) is = FusionParent::top;
   fuse_across_ranks(*fused, model, is, first_rank_of(st, bottom), first_rank_of(st, top), split, ctx.world);
+  check_same_on_every_rank(*fused, ctx.world, fmt::format("the model fused at the end of stage '{}'", st.name));
   return fused;
 }
 
@@ -178,9 +179,11 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
   const bool concurrent = st.models.size() > 1;
   std::unique_ptr<Communicator> group = concurrent ? world.split(static_cast<int>(j)) : nullptr;
   Communicator& host = group ? *group : world;
-  std::unique_ptr<Communicator> nccl;
-  if (ctx.device.is_cuda() && host.size() > 1) nccl = make_nccl_communicator(host, ctx.device.index());
-  Communicator& tensors = nccl ? *nccl : host;
+  std::unique_ptr<Communicator> device_comm;  // gradients and parameters in GPU memory
+  const bool staged = o.comm == TensorComm::mpi;
+  if (ctx.device.is_cuda() && host.size() > 1)
+    device_comm = staged ? make_host_staged_communicator(host, ctx.device.index()) : make_nccl_communicator(host, ctx.device.index());
+  Communicator& tensors = device_comm ? *device_comm : host;
   // concurrent models log from their groups' first ranks into parts, merged at the fusion
   auto part = [&](size_t k) { return (ctx.out / fmt::format("mllog.stage{}.model{}.part", si, k)).string(); };
   MlLog part_log(concurrent && host.rank() == 0 ? part(j) : "", resume_from != nullptr);
@@ -197,7 +200,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
     if (run.pretrained) load_pretrained(ctx, run, *model);
     broadcast_module(*model, tensors);
     prog.total_epochs = epochs_before(plan, state.record, si, j);
-    prog.record = start_model_record(ctx, job, *model, nccl != nullptr);
+    prog.record = start_model_record(ctx, job, *model, device_comm && !staged);
   }
   const bool done = prog.record.stop_reason != StopReason::none;  // resumed after it stopped, waiting for the others
   const auto end = done ? ModelEnd::stopped : train_model(ctx, job, *model, *opt, prog, checkpoints);
@@ -437,7 +440,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks));
   set_intra_op_threads(threads);
   if (o.deterministic) use_deterministic_kernels();
-  const torch::Device dev = pick_device(o.device, world);
+  const torch::Device dev = pick_device(o.device, o.comm, world);
   const auto spec = plan_network(plan);
   check_before_training(plan, spec);
   if (!o.stage_to.empty() && plan.staging == Staging::none)  // what ran would not be what was predicted

@@ -10,9 +10,14 @@
 #   switch: mini-CosmoFlow and mini-DeepCAM MRT across their switch (deterministic kernels), then
 #      killed at the switch and resumed: model.pt compared with the uninterrupted run's; where a run
 #      fails, the same again without mpirun and under cuda-gdb (every thread's stack, the words at
-#      the stack pointer: how the crash of 2026-11-27 was traced to std::filesystem::remove_all).
-# Usage: [STEPS="step mini calibrate nccl switch"] [STEP_ROUNDS=2] [CAL_BATCHES="4 8 16"] [BUILD_TYPE=Release]
-#   scripts/gpu_check.sh OUT_DIR. Where the machine lacks the build's Debian libraries, put their
+#      the stack pointer: how the crash of 2026-11-27 was traced to std::filesystem::remove_all);
+#   mrmf: the mini-MRMF study's plans (CosmoFlow and Neuron Inverter, one and two fusions) on two
+#      ranks sharing the one GPU, gradients over MPI through host memory (run --comm mpi);
+#   fullsize: `calibrate compute --device cuda` on the full-size networks, each step and phase
+#      beside what a profile composed from the GPU's public numbers predicts (--predict-from).
+# Usage: [STEPS="step mini calibrate nccl switch mrmf fullsize"] [STEP_ROUNDS=2] [CAL_BATCHES="4 8 16"]
+#   [BUILD_TYPE=Release] [DEADLINE_S=seconds: steps past it are cut short or skipped, so that the
+#   summary comes back] scripts/gpu_check.sh OUT_DIR. Where the machine lacks the build's Debian libraries, put their
 #   .deb files in .gpu/debs (Debian 12): they are unpacked without overwriting any file. Only 8 files
 #   come back from the lent machine: give a scratch OUT_DIR and tar it into $OUT.
 set -uo pipefail
@@ -22,6 +27,9 @@ cd "$(dirname "$0")/.." || exit 1
 log() { echo "== $(date +%T) $*" | tee -a "$out/summary.txt"; }
 step() {  # step NAME SECONDS CMD...: runs CMD with a limit, its output in NAME.log, the verdict in summary.txt
   local name=$1 limit=$2; shift 2
+  local left=$(( ${DEADLINE_S:-100000} - SECONDS - 15 ))
+  if ((left < 10)); then log "$name: skipped, ${DEADLINE_S} s deadline"; return 125; fi
+  ((limit > left)) && limit=$left
   local t0=$SECONDS
   timeout "$limit" "$@" > "$out/$name.log" 2>&1
   local rc=$?
@@ -39,7 +47,7 @@ if [[ -d .gpu/debs ]] && ! command -v mpicc > /dev/null; then
   ldconfig
   log "unpacked $(ls .gpu/debs | wc -l) Debian packages"
 fi
-nvidia-smi -L | tee -a "$out/summary.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$out/summary.txt"
 py=$(command -v python3)
 torch_prefix=$($py -c 'import torch; print(torch.utils.cmake_prefix_path)')
 site=$($py -c 'import site; print(site.getsitepackages()[0])')
@@ -48,13 +56,17 @@ nccl_h=$(find /usr/local/cuda/ /usr/include "$site/nvidia" -name nccl.h 2>/dev/n
 nccl_so=$(find /usr/local/cuda/ /usr/lib/x86_64-linux-gnu "$site/nvidia" -name 'libnccl.so*' 2>/dev/null | head -1)
 log "nccl: ${nccl_h:-none} ${nccl_so:-none}"
 export CCACHE_DIR=/tmp/ccache TORCH_CUDA_ARCH_LIST=9.0
+# the built-in profiles' fits from this checkout's build (carry build/default/cli/prefitted_profiles.yaml):
+# the MLPerf logs they are fitted to are not on the lent machine
+prefit=()
+[[ -f build/default/cli/prefitted_profiles.yaml ]] && prefit=(-DMRPLAN_PREFITTED="$PWD/build/default/cli/prefitted_profiles.yaml")
 [[ -f .gpu/ccache.tar ]] && mkdir -p $CCACHE_DIR && tar xf .gpu/ccache.tar -C $CCACHE_DIR
 build=build/gpu
 step configure 300 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} -DMRPLAN_WITH_TESTS=OFF \
-  -DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_CUDA_ARCHITECTURES=90 "${prefit[@]}" \
   ${nccl_h:+-DNCCL_INCLUDE_DIR=$(dirname "$nccl_h")} ${nccl_so:+-DNCCL_LIBRARY=$nccl_so} || exit 1
 grep -E "mrplan:" "$out/configure.log" | tee -a "$out/summary.txt"
-targets=(mrplan mrplan-exec)
+targets=(mrplan-exec)  # every command; mrplan only hands the training ones to it
 wants step && targets+=(mrplan_step_bench)
 step build 420 cmake --build $build -j"$(nproc)" --target "${targets[@]}" -- -k 0
 rc=$?
@@ -62,7 +74,7 @@ rc=$?
 if ((rc)); then grep -E "error|Error" "$out/build.log" | head -60 >> "$out/summary.txt"; exit 1; fi
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-M=$build/mrplan
+M=$build/mrplan-exec
 { readelf -d $build/mrplan-exec | grep -E "NEEDED.*(stdc|gcc_s)|RPATH|RUNPATH"; command -v mpirun; mpirun --version 2>&1 | head -2; ldd $build/mrplan-exec | grep -E "mpi|ucx|hdf5|fmt|torch_cuda|cudart"; } >> "$out/summary.txt" 2>&1
 wants step && for r in $(seq 1 "${STEP_ROUNDS:-2}"); do  # alternating, so that drift falls on both
   for s in 32 64; do
@@ -75,9 +87,9 @@ one_gpu() {  # the study's plan on one rank at twice the local batch (same globa
   sed -e 's/gpus: 2/gpus: 1/' -e 's/local_batch: 8/local_batch: 16/' "$1" > "$2"
 }
 data=/tmp/data
-if wants mini || wants switch || wants calibrate; then
+if wants mini || wants switch || wants calibrate || wants mrmf; then
   step datagen-cosmo 180 $M datagen cosmoflow-mrt --out $data/cosmo/res1 --samples 1024 --size 32 --seed 1
-  step coarsen-cosmo 60 $M coarsen $data/cosmo/res1 $data/cosmo/res2 --factor 2 --op sum
+  for f in 2 4; do step coarsen-cosmo-$f 60 $M coarsen $data/cosmo/res1 $data/cosmo/res$f --factor $f --op sum; done
   step datagen-deepcam 180 $M datagen deepcam --out $data/deepcam/res1 --samples 448 --size 64 --seed 1
   step coarsen-deepcam 60 $M coarsen $data/deepcam/res1 $data/deepcam/res2 --factor 2 --op mean --workload deepcam
   for app in cosmo deepcam; do
@@ -110,6 +122,34 @@ if wants switch; then  # MRT across its switch; a failure examined three ways
     step "$app-mrt-gdb" 240 cuda-gdb -q -batch -ex 'set pagination off' -ex run -ex 'info threads' -ex 'thread apply all bt 40' \
       -ex 'x/48a $sp' -ex 'info registers rip' --args $X "${args[@]}" --out "$out/$app-mrt-d"
     grep -E "^#|^0x|Thread|signal|SIG" "$out/$app-mrt-gdb.log" | head -150 >> "$out/summary.txt"
+  done
+fi
+if wants mrmf; then  # two ranks on the one GPU: NCCL refuses that, so gradients go through host memory over MPI
+  step datagen-ni 120 $M datagen neuron-inverter --out $data/ni/res1 --samples 1280 --seed 1
+  for f in 2 4; do step coarsen-ni-$f 60 $M coarsen $data/ni/res1 $data/ni/res$f --workload neuron-inverter --factor $f --op mean; done
+  for app in cosmo ni; do
+    for p in mrmf mrmf2; do  # the run checks that every rank holds the same fused model (exec/fusion)
+      step "$app-$p" 150 mpirun -np 2 $M run studies/mini-mrmf/$app-$p.yaml --data $data/$app --device cuda --comm mpi --out "$out/$app-$p" --quiet
+      grep -E "ends:|fused|time to target|target not reached|error" "$out/$app-$p.log" | head -8 | sed 's/^/    /' >> "$out/summary.txt"
+      [[ -f $out/$app-$p/record.json ]] && python3 -c "import json,sys; r=json.load(open(sys.argv[1])); m=r['stages'][-1]['models'][0]; \
+print('   ', r['plan'], 'allreduce', m.get('allreduce_library'), 'reached' if r['totals']['reached_target'] else 'NOT reached', \
+round(r['totals']['time_to_target_s'], 1), 's')" "$out/$app-$p/record.json" | tee -a "$out/summary.txt"
+    done
+  done
+fi
+if wants fullsize; then  # full-size steps: measured per phase, predicted from public numbers (a) and after the fit (b)
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  part=$([[ $gpu == *H200* ]] && echo H200-SXM-141GB || echo H100-SXM5-80GB)
+  $M profile compose --gpu "$part" --gpus-per-node 8 --node-network "8x NDR" --intra NVSwitch3 --cpu "2x EPYC-7742" --name public \
+    --out "$out/public-profile.yaml" > "$out/compose.log" 2>&1
+  log "fullsize: $gpu, public numbers of $part"
+  # name:size resolutions batch, as the built-in plans run them (deepcam-mrt: batch 2 at 768x1152)
+  for cfg in "cosmoflow-mrt 1,2 8" "deepcam 1,2 2" "neuron-inverter 1,2 512" "cosmoflow-mlperf 1 8"; do
+    read -r w res b <<< "$cfg"
+    name=full-$w
+    step "$name" 150 $M calibrate compute --device cuda --workload "$w" --resolutions "$res" --batches "$b" --repeats 5 --threads 4 \
+      --profile "$out/$name-profile.yaml" --predict-from "$out/public-profile.yaml" --csv "$out/$name-ops.csv" --steps-csv "$out/$name-steps.csv"
+    grep -A3 -E "^configuration" "$out/$name.log" | sed 's/^/    /' >> "$out/summary.txt"
   done
 fi
 if wants calibrate; then  # the loop on the GPU: calibrate from microbenchmarks only, then validate the runs above

@@ -46,6 +46,24 @@ TEST(TrainingObjective, RegressionReportsMseAndRefusesOtherMetrics) {
   EXPECT_EQ(error_of([&] { check_target_metric(Task::segmentation, "val_iou", "p"); }), "<no error>");
 }
 
+TEST(TrainingObjective, CrossEntropyBySumsIsTorchsWeightedCrossEntropyAndItsGradient) {
+  // what a deterministic GPU run trains on instead of nll_loss2d: the same value and gradient
+  torch::manual_seed(3);
+  const auto logits = torch::randn({2, 3, 4, 5}, torch::requires_grad());
+  const auto labels = torch::randint(0, 3, {2, 4, 5}).to(torch::kFloat);
+  const auto weights = torch::tensor({0.5f, 2.0f, 1.25f});
+  const auto ours = cross_entropy_by_sums(logits, labels, weights);
+  const auto grad = torch::autograd::grad({ours}, {logits})[0];
+  namespace F = torch::nn::functional;
+  const auto theirs = F::cross_entropy(logits, labels.to(torch::kLong), F::CrossEntropyFuncOptions().weight(weights));
+  const auto their_grad = torch::autograd::grad({theirs}, {logits})[0];
+  EXPECT_NEAR(ours.item<double>(), theirs.item<double>(), 1e-6);
+  EXPECT_TRUE(torch::allclose(grad, their_grad, 1e-5, 1e-7));
+  // on the CPU, where kernels are deterministic anyway, training_loss keeps torch's
+  const TrainingObjective o{.task = Task::segmentation, .classes = 3, .class_weights = weights};
+  EXPECT_EQ(training_loss(o, logits, labels).item<float>(), theirs.item<float>());
+}
+
 TEST(Lamb, FirstStepFollowsTheTrustRatio) {
   // step 1: bias-corrected m/sqrt(v) = sign(g); r = sign(g) + wd w; w -= lr ||w||/||r|| r
   for (double wd : {0.0, 0.1}) {

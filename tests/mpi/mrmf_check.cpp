@@ -62,6 +62,25 @@ void fused_model_is_the_same_everywhere(Communicator& world) {
     ++compared;
   }
   check(compared > 0, "no parameter of this rank's group in the fused model", rank);
+  // the run's own check agrees, and refuses on every rank a model one rank holds otherwise
+  bool same = true;
+  try {
+    check_same_on_every_rank(*fused, world, "the fused model");
+  } catch (const std::exception&) {
+    same = false;
+  }
+  check(same, "check_same_on_every_rank refused the same model", rank);
+  {
+    torch::NoGradGuard ng;
+    if (rank == 1) fused->parameters().back().add_(1e-7f);
+  }
+  std::string refused;
+  try {
+    check_same_on_every_rank(*fused, world, "the fused model");
+  } catch (const std::exception& e) {
+    refused = e.what();
+  }
+  check(refused.rfind("the fused model differs between ranks 0 and 1 (digests ", 0) == 0, "a differing rank refused alike: '" + refused + "'", rank);
 }
 
 const char* kPlan = R"(name: tiny-mrmf
