@@ -158,21 +158,30 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
 
 namespace {
 
-// phase = factor * ops + bytes_per_param * params / (bw * eff), weighted by 1 / phase^2 (and the
-// optimizer's phase = a * bytes / bw + b * tensors the same way)
+// phase = factor * ops + bytes_per_param * params / (bw * eff) [+ per_op_s * op count], weighted by
+// 1 / phase^2 (and the optimizer's phase = a * bytes / bw + b * tensors the same way). The columns
+// tried, most first: a fit is kept where its factor is positive and its second term not negative
+// (a few configurations share a parameter count, so noise can trade one term for the other); the
+// third (signed) only where the op counts differ, since with one count it is a second intercept.
 FitResult fit_phase(const Eigen::MatrixXd& A, const Eigen::VectorXd& y, const std::string& phase) {
   Eigen::VectorXd w(y.size());
   for (Eigen::Index i = 0; i < y.size(); ++i) w(i) = 1.0 / (y(i) * y(i));
-  auto f = weighted_linear_least_squares(A, y, w);
-  // no sweep term the data can support, or one that pushes the factor below zero (a few
-  // configurations share a parameter count, so noise can trade one term for the other): the factor alone
-  if (y.size() < 3 || f.params(1) < 0 || !(f.params(0) > 0)) {
-    f = weighted_linear_least_squares(A.leftCols(1), y, w);
-    f.params.conservativeResize(2), f.std_errors.conservativeResize(2);
-    f.params(1) = 0, f.std_errors(1) = 0;
+  const Eigen::Index cols = A.cols();
+  const bool counts_differ = cols > 2 && A.col(2).maxCoeff() > A.col(2).minCoeff();
+  std::vector<std::vector<Eigen::Index>> tries;
+  if (counts_differ && y.size() >= 4) tries.push_back({0, 1, 2}), tries.push_back({0, 2});
+  if (y.size() >= 3) tries.push_back({0, 1});
+  tries.push_back({0});
+  for (const auto& use : tries) {
+    Eigen::MatrixXd S(A.rows(), static_cast<Eigen::Index>(use.size()));
+    for (size_t k = 0; k < use.size(); ++k) S.col(static_cast<Eigen::Index>(k)) = A.col(use[k]);
+    const auto s = weighted_linear_least_squares(S, y, w);
+    FitResult f = s;
+    f.params = Eigen::VectorXd::Zero(cols), f.std_errors = Eigen::VectorXd::Zero(cols);
+    for (size_t k = 0; k < use.size(); ++k) f.params(use[k]) = s.params(static_cast<Eigen::Index>(k)), f.std_errors(use[k]) = s.std_errors(static_cast<Eigen::Index>(k));
+    if (f.params(0) > 0 && (cols < 2 || f.params(1) >= 0)) return f;
   }
-  if (!(f.params(0) > 0)) fail_input("", "whole steps", fmt::format("the whole steps' {} came out as no time at all; time them again", phase));
-  return f;
+  fail_input("", "whole steps", fmt::format("the whole steps' {} came out as no time at all; time them again", phase));
 }
 
 }  // namespace
@@ -198,11 +207,13 @@ void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
   fit.optimizer_tensor_std_error_s = o.std_errors(1);
   // the ops as modelled with the optimizer's memory efficiency (the default of unfitted kinds)
   std::map<std::string, LayerTime> modelled_ops;
+  std::map<std::string, double> op_count;
   for (const auto& s : ops) {
     const auto t = model_time(s.layer, fit.compute);
     modelled_ops[s.context].fwd_s += t.fwd_s, modelled_ops[s.context].bwd_s += t.bwd_s;
+    op_count[s.context] += 1;
   }
-  Eigen::MatrixXd F(n, 2), B(n, 2);
+  Eigen::MatrixXd F(n, 3), B(n, 3);
   Eigen::VectorXd fwd(n), bwd(n);
   const double s_per_byte = 1.0 / (fit.compute.mem_bandwidth_Bps * fit.compute.mem_efficiency);
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -214,15 +225,15 @@ void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
       if (!finite_positive(v))
         fail_input("", "whole steps", fmt::format("'{}': step and phase times must be positive and finite", st.context));
     const double sweep_s = static_cast<double>(st.params) * s_per_byte;
-    F(i, 0) = it->second.fwd_s, F(i, 1) = sweep_s, fwd(i) = st.forward_s;
-    B(i, 0) = it->second.bwd_s, B(i, 1) = sweep_s, bwd(i) = st.backward_s;
+    F(i, 0) = it->second.fwd_s, F(i, 1) = sweep_s, F(i, 2) = op_count.at(st.context), fwd(i) = st.forward_s;
+    B(i, 0) = it->second.bwd_s, B(i, 1) = sweep_s, B(i, 2) = op_count.at(st.context), bwd(i) = st.backward_s;
   }
   const auto f = fit_phase(F, fwd, "forward");
   const auto g = fit_phase(B, bwd, "backward");
-  fit.compute.step_forward = {f.params(0), f.params(1)};
-  fit.step_forward_std_error = {f.std_errors(0), f.std_errors(1)};
-  fit.compute.step_backward = {g.params(0), g.params(1)};
-  fit.step_backward_std_error = {g.std_errors(0), g.std_errors(1)};
+  fit.compute.step_forward = {f.params(0), f.params(1), f.params(2)};
+  fit.step_forward_std_error = {f.std_errors(0), f.std_errors(1), f.std_errors(2)};
+  fit.compute.step_backward = {g.params(0), g.params(1), g.params(2)};
+  fit.step_backward_std_error = {g.std_errors(0), g.std_errors(1), g.std_errors(2)};
   for (Eigen::Index i = 0; i < n; ++i) fit.step_factor_ratios.push_back(((F.row(i) * f.params)(0) + (B.row(i) * g.params)(0)) / (fwd(i) + bwd(i)));
   std::vector<double> spreads;
   for (const auto& st : steps) spreads.push_back(st.spread);
@@ -271,6 +282,8 @@ void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std
                                      std::tuple{"step_backward", fit.compute.step_backward, fit.step_backward_std_error}}) {
       record_fit(profile, {fmt::format("compute.{}.factor", name), v.factor, e.factor, source + " (whole steps)"});
       record_fit(profile, {fmt::format("compute.{}.bytes_per_param", name), v.bytes_per_param, e.bytes_per_param, source + " (whole steps)"});
+      if (v.per_op_s != 0)
+        record_fit(profile, {fmt::format("compute.{}.per_op_s", name), v.per_op_s, e.per_op_s, source + " (whole steps, several op counts)"});
     }
     record_fit(profile, {"compute.step_time_cv", fit.compute.step_time_cv, fit.step_time_cv_std_error, source + " (whole steps)"});
     if (fit.compute.inference_factor > 0)

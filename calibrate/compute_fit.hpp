@@ -39,9 +39,10 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
 // phase - overhead = params * bytes / (bw * mem_efficiency) + tensors * optimizer_tensor_s, the
 // tensor term dropped when it comes out negative. Then
 // compute.step_forward and step_backward from whole steps, each phase on its own: weighted least
-// squares (relative error) of phase = factor * its modelled ops + bytes_per_param * params / (bw * eff),
-// the ops model being the one already fitted in `fit`; the factor alone when the sweep term comes
-// out negative or drives the factor below zero. compute.step_time_cv: the median of the steps'
+// squares (relative error) of phase = factor * its modelled ops + bytes_per_param * params / (bw * eff)
+// + per_op_s * its op count (signed; only where the steps' op counts differ, e.g. several workloads),
+// the ops model being the one already fitted in `fit`; terms dropped, last first, when the sweep
+// comes out negative or the factor not positive. compute.step_time_cv: the median of the steps'
 // spreads. compute.inference_factor: the no-autograd forwards on the forward phase as just
 // fitted, weighted least squares (relative error) through the origin. Without whole steps all keep their values.
 void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps);

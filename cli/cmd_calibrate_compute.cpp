@@ -63,8 +63,9 @@ void print_compute_fit(const ComputeFit& fit) {
              100 * sum.median_abs, 100 * sum.p90_abs);
   for (const auto& [name, v, e] : {std::tuple{"forward ", fit.compute.step_forward, fit.step_forward_std_error},
                                    std::tuple{"backward", fit.compute.step_backward, fit.step_backward_std_error}})
-    fmt::print("  whole-step {} / its ops {:.3f} +- {:.3f}, gradient sweep {:.1f} +- {:.1f} bytes per parameter ({} whole steps)\n", name,
-               v.factor, e.factor, v.bytes_per_param, e.bytes_per_param, fit.step_factor_ratios.size());
+    fmt::print("  whole-step {} / its ops {:.3f} +- {:.3f}, gradient sweep {:.1f} +- {:.1f} bytes per parameter, {:+.1f} +- {:.1f} us per op "
+               "({} whole steps)\n", name, v.factor, e.factor, v.bytes_per_param, e.bytes_per_param, v.per_op_s * 1e6, e.per_op_s * 1e6,
+               fit.step_factor_ratios.size());
   fmt::print("  step time spread     {:.3f} +- {:.3f} of a step (median relative std. dev.; ranks wait for the slowest)\n",
              fit.compute.step_time_cv, fit.step_time_cv_std_error);
   if (fit.compute.inference_factor > 0)

@@ -103,8 +103,11 @@ std::vector<LayerTime> whole_step_layer_times(const LayerTable& table, const Com
   const double s_per_byte = 1.0 / (c.mem_bandwidth_Bps * c.mem_efficiency);
   for (size_t i = 0; i < times.size(); ++i) {
     const double params = static_cast<double>(table.layers[i].params);
-    times[i].fwd_s = (times[i].fwd_s * c.step_forward.factor + params * c.step_forward.bytes_per_param * s_per_byte) * sharing;
-    times[i].bwd_s = (times[i].bwd_s * c.step_backward.factor + params * c.step_backward.bytes_per_param * s_per_byte) * sharing;
+    // an op's time in a step is never below nothing, however much of it a step overlaps
+    times[i].fwd_s = std::max(0.0, times[i].fwd_s * c.step_forward.factor + params * c.step_forward.bytes_per_param * s_per_byte +
+                                       c.step_forward.per_op_s) * sharing;
+    times[i].bwd_s = std::max(0.0, times[i].bwd_s * c.step_backward.factor + params * c.step_backward.bytes_per_param * s_per_byte +
+                                       c.step_backward.per_op_s) * sharing;
   }
   return times;
 }

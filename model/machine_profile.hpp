@@ -23,6 +23,10 @@ struct LinkLevel {
 struct StepPhaseScale {
   double factor = 1.0;
   double bytes_per_param = 0;
+  // Each op's time in the phase beyond its scaled time alone, signed: on a GPU an op timed alone
+  // waits for its launch and the device, which a whole step overlaps (negative; H200 full-size
+  // networks: docs/execution.md). Fitted where the whole steps' op counts differ.
+  double per_op_s = 0;
 };
 
 struct ComputeParams {

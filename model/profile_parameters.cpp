@@ -75,6 +75,8 @@ const std::vector<Entry>& entries() {
       t.push_back(field(fmt::format("compute.{}.factor", name), "", 1, 0, 10, [phase = phase](MachineProfile& m) { return &(m.compute.*phase).factor; }));
       t.push_back(field(fmt::format("compute.{}.bytes_per_param", name), "bytes", 1, 0, kInf,
                         [phase = phase](MachineProfile& m) { return &(m.compute.*phase).bytes_per_param; }));
+      t.push_back(field(fmt::format("compute.{}.per_op_s", name), "s", 1, -1, 1,
+                        [phase = phase](MachineProfile& m) { return &(m.compute.*phase).per_op_s; }));
     }
     t.push_back(field("compute.step_time_cv", "", 1, 0, 1, [](MachineProfile& m) { return &m.compute.step_time_cv; }));
     t.push_back(field("compute.inference_factor", "", 1, 0, 10, [](MachineProfile& m) { return &m.compute.inference_factor; }));

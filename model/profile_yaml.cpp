@@ -146,9 +146,10 @@ void read_compute(const YamlFields& f, MachineProfile& m) {
     if (c.has("step_factor") || c.has("step_bytes_per_param"))
       fail_input(file, fmt::format("compute.{}", key), "give either step_factor/step_bytes_per_param or step_forward/step_backward, not both");
     auto s = c.child(key);
-    s.only({"factor", "bytes_per_param"});
+    s.only({"factor", "bytes_per_param", "per_op_us"});
     phase->factor = s.positive_at_most("factor", 1.0, 10);
     phase->bytes_per_param = s.non_negative("bytes_per_param", 0.0);
+    phase->per_op_s = s.number("per_op_us", 0.0) * 1e-6;  // signed: a whole step overlaps what an op alone waits for
   }
   if (c.has("first_touch")) {
     auto t = c.child("first_touch");
@@ -327,10 +328,11 @@ void write_compute(YAML::Emitter& e, MachineProfile& m) {
   if (!m.compute.backward_efficiency.empty()) write_map("backward_efficiency", m.compute.backward_efficiency);
   if (!m.compute.warmup_s.empty()) write_map("warmup_s", m.compute.warmup_s);
   for (auto [key, phase] : {std::pair{"step_forward", &m.compute.step_forward}, std::pair{"step_backward", &m.compute.step_backward}})
-    if (phase->factor != 1.0 || phase->bytes_per_param != 0) {
+    if (phase->factor != 1.0 || phase->bytes_per_param != 0 || phase->per_op_s != 0) {
       e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap;
       kv(e, "factor", phase->factor);
       kv(e, "bytes_per_param", phase->bytes_per_param);
+      if (phase->per_op_s != 0) kv(e, "per_op_us", phase->per_op_s * 1e6);
       e << YAML::EndMap;
     }
   if (m.compute.first_touch.bandwidth_Bps > 0) {

@@ -143,13 +143,15 @@ if wants fullsize; then  # full-size steps: measured per phase, predicted from p
   $M profile compose --gpu "$part" --gpus-per-node 8 --node-network "8x NDR" --intra NVSwitch3 --cpu "2x EPYC-7742" --name public \
     --out "$out/public-profile.yaml" > "$out/compose.log" 2>&1
   log "fullsize: $gpu, public numbers of $part"
-  # name:size resolutions batch, as the built-in plans run them (deepcam-mrt: batch 2 at 768x1152)
-  for cfg in "cosmoflow-mrt 1,2 8" "deepcam 1,2 2" "neuron-inverter 1,2 512" "cosmoflow-mlperf 1 8"; do
+  # workloads resolutions batches, each fitted on its own, as the built-in plans run them (deepcam-mrt:
+  # batch 2 at 768x1152); FULLSIZE="cosmoflow-mrt,deepcam,neuron-inverter 1,2 2,8" fits several together
+  IFS=';' read -ra cfgs <<< "${FULLSIZE:-cosmoflow-mrt 1,2 8;deepcam 1,2 2;neuron-inverter 1,2 512;cosmoflow-mlperf 1 8}"
+  for cfg in "${cfgs[@]}"; do
     read -r w res b <<< "$cfg"
-    name=full-$w
+    name=full-${w//,/-}
     step "$name" 150 $M calibrate compute --device cuda --workload "$w" --resolutions "$res" --batches "$b" --repeats 5 --threads 4 \
       --profile "$out/$name-profile.yaml" --predict-from "$out/public-profile.yaml" --csv "$out/$name-ops.csv" --steps-csv "$out/$name-steps.csv"
-    grep -A3 -E "^configuration" "$out/$name.log" | sed 's/^/    /' >> "$out/summary.txt"
+    grep -E "^configuration|batch [0-9]+ |the same steps|whole-step" "$out/$name.log" | sed 's/^/    /' >> "$out/summary.txt"
   done
 fi
 if wants calibrate; then  # the loop on the GPU: calibrate from microbenchmarks only, then validate the runs above

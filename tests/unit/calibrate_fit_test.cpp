@@ -206,6 +206,63 @@ TEST(ComputeFit, WholeStepPhasesGiveEachPhaseItsFactorAndSweep) {
   EXPECT_NE(error_of([&] { fit_step_phases(fit, ops, whole); }).find("no timed ops"), std::string::npos);
 }
 
+TEST(ComputeFit, WholeStepsOfSeveralWorkloadsFitATimePerOpThatAStepOverlaps) {
+  // on a GPU an op timed alone waits for its launch and the device; a whole step overlaps that, so
+  // a step is its ops less a time per op (H200: docs/execution.md). Two workloads, two op counts.
+  ComputeParams truth;
+  truth.peak_fp32_flops = 1e11, truth.mem_bandwidth_Bps = 1e10, truth.mem_efficiency = 0.4;
+  std::vector<OpTimingSample> ops;
+  std::map<std::string, std::pair<LayerTime, double>> per_config;  // summed ops, op count
+  for (const auto& [name, options, batches] : {std::tuple{"cosmoflow-mrt", WorkloadOptions{32, 0.25}, std::vector<int>{2, 8}},
+                                               std::tuple{"neuron-inverter", WorkloadOptions{}, std::vector<int>{64, 256}}}) {
+    const auto spec = builtin_workload(name, options);
+    for (int res : {1, 2})
+      for (int b : batches) {
+        const auto t = resolve(spec, coarsened_spatial(spec, res), b);
+        const auto times = layer_times(t, truth, false);
+        const auto ctx = fmt::format("{} res {} batch {}", name, res, b);
+        for (size_t i = 0; i < t.layers.size(); ++i) {
+          ops.push_back({t.layers[i], times[i].fwd_s, times[i].bwd_s, ctx});
+          per_config[ctx].first.fwd_s += times[i].fwd_s, per_config[ctx].first.bwd_s += times[i].bwd_s, per_config[ctx].second += 1;
+        }
+      }
+  }
+  std::vector<WholeStepTiming> whole;
+  for (const auto& [ctx, c] : per_config) {
+    const auto& [t, n] = c;
+    const double fwd = 0.85 * t.fwd_s - 20e-6 * n, bwd = 0.9 * t.bwd_s - 70e-6 * n, opt = optimizer_step_s(truth, 50000, 10, Optimizer::adam);
+    whole.push_back({ctx, Optimizer::adam, 50000, fwd + bwd + opt, 0.01, fwd, bwd, opt, 10});
+  }
+  ComputeFit fit;
+  fit.compute = truth;
+  fit_step_phases(fit, ops, whole);
+  EXPECT_NEAR(fit.compute.step_forward.factor, 0.85, 1e-6);
+  EXPECT_NEAR(fit.compute.step_forward.per_op_s, -20e-6, 1e-10);
+  EXPECT_NEAR(fit.compute.step_backward.factor, 0.9, 1e-6);
+  EXPECT_NEAR(fit.compute.step_backward.per_op_s, -70e-6, 1e-10);
+  for (double r : fit.step_factor_ratios) EXPECT_NEAR(r, 1, 1e-9);
+  // the simulator's phases: each layer less its time per op
+  const auto t = resolve(builtin_workload("neuron-inverter"), coarsened_spatial(builtin_workload("neuron-inverter"), 1), 128);
+  double fwd = 0, want = 0;
+  for (const auto& x : whole_step_layer_times(t, fit.compute, false, 1.0)) fwd += x.fwd_s;
+  for (const auto& x : layer_times(t, truth, false)) want += std::max(0.0, 0.85 * x.fwd_s - 20e-6);  // none below nothing
+  EXPECT_NEAR(fwd, want, 1e-6 * want);
+  // in the profile, signed, in microseconds
+  for (const auto& [k, v] : fit.compute.efficiency) fit.efficiency_std_error[k] = 0;
+  MachineProfile prof;
+  apply_compute_fit(prof, fit, "test");
+  const auto yaml = profile_to_yaml(prof);
+  EXPECT_NE(yaml.find("per_op_us: -70"), std::string::npos) << yaml;
+  EXPECT_NEAR(profile_from_yaml_text(yaml).compute.step_backward.per_op_s, -70e-6, 1e-12);
+  // one workload, one op count: no time per op (it would be a second intercept)
+  auto one = ops;
+  std::erase_if(one, [](const OpTimingSample& o) { return o.context.find("cosmoflow") != 0; });
+  std::erase_if(whole, [](const WholeStepTiming& w) { return w.context.find("cosmoflow") != 0; });
+  fit_step_phases(fit, one, whole);
+  EXPECT_EQ(fit.compute.step_forward.per_op_s, 0);
+  EXPECT_EQ(fit.compute.step_backward.per_op_s, 0);
+}
+
 TEST(ComputeFit, RefusesNonFiniteTimingsAndMissingOptimizerSteps) {
   ComputeParams truth;
   auto ops = synthetic_ops(truth);
