@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "exec/device_decoder.hpp"
 #include "exec/spec_network.hpp"
 #include "model/errors.hpp"
@@ -27,7 +30,7 @@ std::string resolve_pretrained(const Plan& plan, const Pretrained& pre) {
   return p.string();
 }
 
-torch::Device pick_device(const std::string& want, TensorComm tensor_comm, const Communicator& comm) {
+torch::Device pick_device(const std::string& want, TensorComm tensor_comm, Communicator& comm) {
   if (want != "auto" && want != "cpu" && want != "cuda")
     fail_input("", "--device", fmt::format("'{}' is not a device (cpu, cuda, auto)", want));
   const bool gpu = torch::cuda::is_available();
@@ -36,9 +39,21 @@ torch::Device pick_device(const std::string& want, TensorComm tensor_comm, const
     if (tensor_comm == TensorComm::nccl) fail_input("", "--comm", "nccl reduces GPU memory, and this run trains on the CPUs: use --comm mpi or auto");
     return torch::Device(torch::kCPU);
   }
-  if (comm.size() > 1 && tensor_comm != TensorComm::mpi && !nccl_compiled())
-    fail_input("", "--device", "several ranks on GPUs need NCCL, which this build lacks; use --comm mpi (through host memory), --device cpu, or rebuild with CUDA");
-  return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(comm.local_rank() % torch::cuda::device_count()));
+  const int gpus = static_cast<int>(torch::cuda::device_count());
+  if (comm.size() > 1 && tensor_comm != TensorComm::mpi) {
+    if (!nccl_compiled())
+      fail_input("", "--device", "several ranks on GPUs need NCCL, which this build lacks; use --comm mpi (through host memory), --device cpu, or rebuild with CUDA");
+    // every rank learns the most ranks any node holds, so that all refuse alike rather than some
+    // waiting in NCCL's set-up for ranks that gave up (NCCL 2.5+ refuses two ranks on one GPU)
+    std::vector<int> local(static_cast<size_t>(comm.size()));
+    const int mine = comm.local_rank();
+    comm.allgather_bytes(&mine, sizeof mine, local.data());
+    const int per_node = *std::max_element(local.begin(), local.end()) + 1;
+    if (per_node > gpus)
+      fail_input("", "--comm", fmt::format("{} ranks on a node share its {} GPU(s), and NCCL refuses two ranks on one GPU: start one rank per "
+                                           "GPU, or pass --comm mpi (gradients through host memory)", per_node, gpus));
+  }
+  return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(comm.local_rank() % gpus));
 }
 
 void batch_to_device(const RunContext& ctx, const SampleStore& store, Batch& b) {

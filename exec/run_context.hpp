@@ -49,8 +49,9 @@ void batch_to_device(const RunContext& ctx, const SampleStore& store, Batch& b);
 std::string resolve_data_dir(const Plan& plan, const RunOptions& options);
 // A pretrained model's file as the data folder is found: as given, or beside the plan file.
 std::string resolve_pretrained(const Plan& plan, const Pretrained& p);
-// One GPU per rank (the node-local rank picks it) when asked for or, on auto, when there is one.
-torch::Device pick_device(const std::string& want, TensorComm tensor_comm, const Communicator& comm);
+// One GPU per rank (the node-local rank picks it) when asked for or, on auto, when there is one;
+// ranks share a node's GPUs round robin only with --comm mpi. Collective where several ranks run on GPUs.
+torch::Device pick_device(const std::string& want, TensorComm tensor_comm, Communicator& comm);
 // The samples model `run` of stage `stage_name` trains on (dataset folder resF/), checked against
 // the network's input at that resolution and the plan's sample counts.
 SampleStore open_store(const RunContext& ctx, const ModelRun& run, const std::string& stage_name);
