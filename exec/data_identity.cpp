@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "exec/fnv1a.hpp"
 #include "exec/sample_store.hpp"
 #include "model/errors.hpp"
 
@@ -15,16 +16,6 @@ namespace mrplan {
 namespace fs = std::filesystem;
 
 namespace {
-
-// FNV-1a, 64 bits (Fowler, Noll, Vo): a stable hash that needs no library.
-struct Fnv1a {
-  uint64_t h = 14695981039346656037ull;
-  void add(const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  }
-  void add(const std::string& s) { add(s.data(), s.size() + 1); }  // with its end, so "ab","c" != "a","bc"
-};
 
 void add_file(Fnv1a& hash, const fs::path& file, uintmax_t size) {
   constexpr int kSlices = 16;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "exec/fnv1a.hpp"
 #include "model/errors.hpp"
 #include "model/fusion.hpp"
 
@@ -66,15 +67,14 @@ void fuse_across_ranks(SpecNetImpl& fused, SpecNetImpl& mine, std::optional<Fusi
 }
 
 uint64_t module_digest(torch::nn::Module& module) {
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a 64 (Fowler, Noll, Vo)
-  auto add = [&h](const torch::Tensor& t) {
+  Fnv1a hash;
+  auto add = [&hash](const torch::Tensor& t) {
     const auto c = t.detach().to(torch::kCPU).contiguous();
-    const auto* p = static_cast<const unsigned char*>(c.data_ptr());
-    for (size_t i = 0, n = c.nbytes(); i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+    hash.add(c.data_ptr(), c.nbytes());
   };
   for (const auto& p : module.parameters()) add(p);
   for (const auto& b : module.buffers()) add(b);
-  return h;
+  return hash.h;
 }
 
 void check_same_on_every_rank(torch::nn::Module& module, Communicator& world, const std::string& what) {
