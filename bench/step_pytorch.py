@@ -1,5 +1,9 @@
 """The PyTorch peer of bench/step_bench.cpp: the same cosmoflow-mrt network (MRT paper Fig. 1a,
-as mrplan's op list builds it), one training step timed. Run with Debian's /usr/bin/python3."""
+as mrplan's op list builds it), one training step timed. Run with Debian's /usr/bin/python3.
+Usage: step_pytorch.py [SIZE] [BATCH] [THREADS] [STEPS] [DEVICE] [MODE]: MODE eager (torch.optim.Adam's
+default), fused (Adam(fused=True)), graph (the fused step captured as a CUDA graph, PyTorch's
+"whole-network capture"), compile (torch.compile(mode="reduce-overhead"), where the machine's
+torch has it)."""
 import statistics
 import sys
 import time
@@ -12,6 +16,7 @@ batch = int(sys.argv[2]) if len(sys.argv) > 2 else 8
 threads = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 steps = int(sys.argv[4]) if len(sys.argv) > 4 else 20
 dev = torch.device(sys.argv[5] if len(sys.argv) > 5 else "cpu")
+mode = sys.argv[6] if len(sys.argv) > 6 else "eager"
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 
@@ -29,18 +34,43 @@ for i, f in enumerate([16, 32, 64, 128, 256, 256, 256]):
 layers += [nn.Flatten(), nn.Linear(cin * extent ** 3, 2048), nn.ReLU(), nn.Dropout(0.05),
            nn.Linear(2048, 256), nn.ReLU(), nn.Dropout(0.05), nn.Linear(256, 4)]
 net = nn.Sequential(*layers).to(dev)
-opt = torch.optim.Adam(net.parameters(), 1e-3)
+# a captured step needs the optimizer's counts on the device: capturable
+opt = torch.optim.Adam(net.parameters(), 1e-3, **{"eager": {}, "compile": {}, "fused": {"fused": True},
+                                                   "graph": {"fused": True, "capturable": True}}[mode])
 x, y = torch.rand(batch, 4, size, size, size).to(dev), torch.rand(batch, 4).to(dev)
+model = torch.compile(net, mode="reduce-overhead") if mode == "compile" else net
+
+
+def step():
+    opt.zero_grad(set_to_none=True)
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+if mode == "graph":  # warm-up on a side stream, then one step captured (CUDA semantics notes)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        step()
+    one = graph.replay
+else:
+    one = step
 ms = []
 for s in range(steps + 3):
     t0 = time.perf_counter()
-    opt.zero_grad()
-    nn.functional.mse_loss(net(x), y).backward()
-    opt.step()
+    one()
     if dev.type == "cuda":
         torch.cuda.synchronize()
     if s >= 3:
         ms.append((time.perf_counter() - t0) * 1e3)
 params = sum(p.numel() for p in net.parameters())
-print(f"pytorch {dev} size {size} batch {batch} threads {threads}: median step {statistics.median(ms):.1f} ms "
-      f"(min {min(ms):.1f}, max {max(ms):.1f}) over {len(ms)} steps, {params} parameters")
+print(f"pytorch {mode} {dev} size {size} batch {batch} threads {threads}: median step {statistics.median(ms):.2f} ms "
+      f"(min {min(ms):.2f}, max {max(ms):.2f}) over {len(ms)} steps, {params} parameters")

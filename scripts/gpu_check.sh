@@ -14,8 +14,11 @@
 #   mrmf: the mini-MRMF study's plans (CosmoFlow and Neuron Inverter, one and two fusions) on two
 #      ranks sharing the one GPU, gradients over MPI through host memory (run --comm mpi);
 #   fullsize: `calibrate compute --device cuda` on the full-size networks, each step and phase
-#      beside what a profile composed from the GPU's public numbers predicts (--predict-from).
-# Usage: [STEPS="step mini calibrate nccl switch mrmf fullsize"] [STEP_ROUNDS=2] [CAL_BATCHES="4 8 16"]
+#      beside what a profile composed from the GPU's public numbers predicts (--predict-from);
+#   capture: a whole step captured as a CUDA graph (exec/captured_step): bit for bit against the same
+#      steps eagerly, then timed against LibTorch's and PyTorch's eager steps and PyTorch's own
+#      captured and compiled ones, alternating, on the minis and full-size networks.
+# Usage: [STEPS="step mini calibrate nccl switch mrmf fullsize capture"] [STEP_ROUNDS=2] [CAL_BATCHES="4 8 16"]
 #   [BUILD_TYPE=Release] [DEADLINE_S=seconds: steps past it are cut short or skipped, so that the
 #   summary comes back] scripts/gpu_check.sh OUT_DIR. Where the machine lacks the build's Debian libraries, put their
 #   .deb files in .gpu/debs (Debian 12): they are unpacked without overwriting any file. Only 8 files
@@ -67,7 +70,7 @@ step configure 300 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE
   ${nccl_h:+-DNCCL_INCLUDE_DIR=$(dirname "$nccl_h")} ${nccl_so:+-DNCCL_LIBRARY=$nccl_so} || exit 1
 grep -E "mrplan:" "$out/configure.log" | tee -a "$out/summary.txt"
 targets=(mrplan-exec)  # every command; mrplan only hands the training ones to it
-wants step && targets+=(mrplan_step_bench)
+{ wants step || wants capture; } && targets+=(mrplan_step_bench)
 step build 420 cmake --build $build -j"$(nproc)" --target "${targets[@]}" -- -k 0
 rc=$?
 [[ -d $CCACHE_DIR ]] && tar cf "$out/ccache.tar" -C $CCACHE_DIR . 2>/dev/null
@@ -153,6 +156,22 @@ if wants fullsize; then  # full-size steps: measured per phase, predicted from p
       --profile "$out/$name-profile.yaml" --predict-from "$out/public-profile.yaml" --csv "$out/$name-ops.csv" --steps-csv "$out/$name-steps.csv"
     grep -E "^configuration|batch [0-9]+ |the same steps|whole-step" "$out/$name.log" | sed 's/^/    /' >> "$out/summary.txt"
   done
+fi
+if wants capture; then  # [workload size batch] the minis (launch-bound) and the full-size networks
+  B=$build/bench/mrplan_step_bench
+  for w in cosmoflow-mrt:32 deepcam:64:0.125 neuron-inverter; do
+    step "capture-check-${w%%:*}" 60 $B 0 8 4 12 cuda check "$w"
+  done
+  IFS=';' read -ra cfgs <<< "${CAPTURE:-cosmoflow-mrt 32 8;deepcam:64:0.125 64 8;cosmoflow-mrt 128 8;deepcam 768 2}"
+  for r in $(seq 1 "${STEP_ROUNDS:-2}"); do
+    for cfg in "${cfgs[@]}"; do
+      read -r w s b <<< "$cfg"
+      for m in eager fused graph; do step "cap-$r-${w%%:*}-$s-$m" 60 $B "$s" "$b" 4 "${CAP_STEPS:-50}" cuda $m "$w"; done
+      [[ $w == cosmoflow-mrt ]] || continue  # the PyTorch peer builds cosmoflow-mrt only
+      for m in ${PY_MODES:-eager graph compile}; do step "cap-$r-pytorch-$s-$m" 150 $py bench/step_pytorch.py "$s" "$b" 4 "${CAP_STEPS:-50}" cuda $m; done
+    done
+  done
+  grep -h "median step\|check " "$out"/cap*.log | tee "$out/capture.txt" >> "$out/summary.txt"
 fi
 if wants calibrate; then  # the loop on the GPU: calibrate from microbenchmarks only, then validate the runs above
   step calibrate 300 $M calibrate all --device cuda --ranks 1 --threads "$(nproc)" --data $data/cosmo/res1 \

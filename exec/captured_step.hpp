@@ -1,0 +1,36 @@
+#pragma once
+// A whole training step (forward, loss, backward, optimizer) captured as one CUDA graph after
+// eager warm-up steps, then replayed: one launch a step instead of one per kernel, for the steps
+// whose GPU work is shorter than their launches (PyTorch's CUDA semantics notes, "whole-network
+// capture"). Each batch is copied into static input buffers; the graph keeps its own memory pool.
+// The step's optimizer must keep its state on the device (exec/fused_adam). A CUDA LibTorch 2.x
+// build only (exec/CMakeLists.txt). exec-internal: includes torch.
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+
+namespace mrplan {
+
+// One step on batch (x, y) that returns its loss; run eagerly for the warm-ups, then captured.
+using StepFunction = std::function<torch::Tensor(const torch::Tensor& x, const torch::Tensor& y)>;
+
+class CapturedStep {
+ public:
+  // `warmups` eager steps on (x, y) on a side stream, as capture needs, so that the allocator's,
+  // cuBLAS's and cuDNN's first-use work stays out of the graph; they train the model. Then one
+  // step is captured (it does not run).
+  CapturedStep(StepFunction step, const torch::Tensor& x, const torch::Tensor& y, int warmups);
+  ~CapturedStep();
+  CapturedStep(const CapturedStep&) = delete;
+  CapturedStep& operator=(const CapturedStep&) = delete;
+  // Copies the batch into the static inputs and replays the step; its loss, on the device.
+  torch::Tensor run(const torch::Tensor& x, const torch::Tensor& y);
+
+ private:
+  struct Graph;
+  std::unique_ptr<Graph> graph_;
+  torch::Tensor x_, y_, loss_;
+};
+
+}  // namespace mrplan
