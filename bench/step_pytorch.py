@@ -1,9 +1,9 @@
 """The PyTorch peer of bench/step_bench.cpp: the same cosmoflow-mrt network (MRT paper Fig. 1a,
 as mrplan's op list builds it), one training step timed. Run with Debian's /usr/bin/python3.
-Usage: step_pytorch.py [SIZE] [BATCH] [THREADS] [STEPS] [DEVICE] [MODE]: MODE eager (torch.optim.Adam's
+Usage: step_pytorch.py [SIZE] [BATCH] [THREADS] [STEPS] [DEVICE] [MODE] [LAYOUT]: MODE eager (torch.optim.Adam's
 default), fused (Adam(fused=True)), graph (the fused step captured as a CUDA graph, PyTorch's
 "whole-network capture"), compile (torch.compile(mode="reduce-overhead"), where the machine's
-torch has it)."""
+torch has it); LAYOUT contiguous or channels_last (the weights and input NDHWC)."""
 import statistics
 import sys
 import time
@@ -17,6 +17,7 @@ threads = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 steps = int(sys.argv[4]) if len(sys.argv) > 4 else 20
 dev = torch.device(sys.argv[5] if len(sys.argv) > 5 else "cpu")
 mode = sys.argv[6] if len(sys.argv) > 6 else "eager"
+channels_last = (sys.argv[7] if len(sys.argv) > 7 else "contiguous") == "channels_last"
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 
@@ -34,10 +35,14 @@ for i, f in enumerate([16, 32, 64, 128, 256, 256, 256]):
 layers += [nn.Flatten(), nn.Linear(cin * extent ** 3, 2048), nn.ReLU(), nn.Dropout(0.05),
            nn.Linear(2048, 256), nn.ReLU(), nn.Dropout(0.05), nn.Linear(256, 4)]
 net = nn.Sequential(*layers).to(dev)
+if channels_last:
+    net = net.to(memory_format=torch.channels_last_3d)
 # a captured step needs the optimizer's counts on the device: capturable
 opt = torch.optim.Adam(net.parameters(), 1e-3, **{"eager": {}, "compile": {}, "fused": {"fused": True},
                                                    "graph": {"fused": True, "capturable": True}}[mode])
 x, y = torch.rand(batch, 4, size, size, size).to(dev), torch.rand(batch, 4).to(dev)
+if channels_last:
+    x = x.to(memory_format=torch.channels_last_3d)
 model = torch.compile(net, mode="reduce-overhead") if mode == "compile" else net
 
 
@@ -72,5 +77,5 @@ for s in range(steps + 3):
     if s >= 3:
         ms.append((time.perf_counter() - t0) * 1e3)
 params = sum(p.numel() for p in net.parameters())
-print(f"pytorch {mode} {dev} size {size} batch {batch} threads {threads}: median step {statistics.median(ms):.2f} ms "
+print(f"pytorch {mode}{' channels_last' if channels_last else ''} {dev} size {size} batch {batch} threads {threads}: median step {statistics.median(ms):.2f} ms "
       f"(min {min(ms):.2f}, max {max(ms):.2f}) over {len(ms)} steps, {params} parameters")

@@ -57,6 +57,9 @@ void register_run(CLI::App& app) {
   cmd->add_option("--stop-after", o->stop_after_epochs, "stop after this many epochs, as if killed (for resume tests)");
   cmd->add_flag("--deterministic", o->deterministic,
                 "GPU: deterministic kernels only, so that a resumed run ends with the uninterrupted one's parameters bit for bit (slower; a CPU run always is)");
+  cmd->add_flag("--capture", o->capture_steps,
+                "GPU: capture each stage's training step (forward, backward, Adam) as a CUDA graph after 3 eager steps and replay it: "
+                "one launch a step (one rank a model; a build against a CUDA LibTorch 2.1+)");
   cmd->add_flag("--quiet", o->quiet, "no per-epoch lines (the header, stage ends and summary stay)");
   cmd->callback([plan, pretrained, o] {
     Plan p;

@@ -37,7 +37,8 @@ CapturedStep::CapturedStep(StepFunction step, const torch::Tensor& x, const torc
   torch::cuda::synchronize();
   {
     const c10::cuda::CUDAStreamGuard on_side(side);
-    graph_->graph.capture_begin();
+    // thread-local: the loader's threads may pin host memory meanwhile, which a global capture refuses
+    graph_->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
     loss_ = step(x_, y_);
     graph_->graph.capture_end();
   }
@@ -45,6 +46,8 @@ CapturedStep::CapturedStep(StepFunction step, const torch::Tensor& x, const torc
 }
 
 CapturedStep::~CapturedStep() = default;
+
+bool captured_steps_compiled() { return true; }
 
 torch::Tensor CapturedStep::run(const torch::Tensor& x, const torch::Tensor& y) {
   x_.copy_(x, /*non_blocking=*/true);

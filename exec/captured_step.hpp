@@ -12,6 +12,9 @@
 
 namespace mrplan {
 
+// Whether this build has them (a CUDA LibTorch 2.1+): `run --capture` refuses at its start otherwise.
+bool captured_steps_compiled();
+
 // One step on batch (x, y) that returns its loss; run eagerly for the warm-ups, then captured.
 using StepFunction = std::function<torch::Tensor(const torch::Tensor& x, const torch::Tensor& y)>;
 

@@ -3,29 +3,30 @@
 // torch.optim.Adam(fused=True) runs), its step counts and learning rate in device tensors: the
 // step can be captured in a CUDA graph and replayed, the bias corrections following the device's
 // counts, and it launches a few kernels where LibTorch's Adam launches ~10 per parameter tensor
-// (the optimizer phase the H200's full-size steps showed launch-bound, docs/execution.md).
-// CUDA tensors and LibTorch 2.x only (exec/captured_step). exec-internal: includes torch.
+// (the optimizer phase the H200's full-size steps showed launch-bound, docs/execution.md). Its
+// state is LibTorch Adam's, so checkpoints read and write it alike. A CUDA LibTorch 2.1+ build
+// only (elsewhere constructing one throws). exec-internal: includes torch.
 #include <torch/torch.h>
 
 #include <vector>
 
 namespace mrplan {
 
-class FusedAdam {
+class FusedAdam : public torch::optim::Adam {
  public:
-  FusedAdam(std::vector<torch::Tensor> params, double learning_rate, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
-  // Every gradient dropped (to none, as LibTorch 2.x's zero_grad): backward allocates them anew,
-  // inside a graph's pool when captured.
-  void zero_grad();
-  void step();
-  // The rate the next steps read from the device: outside a captured step, so that a replayed
-  // graph follows a schedule.
-  void set_learning_rate(double learning_rate);
+  FusedAdam(std::vector<torch::Tensor> params, double learning_rate);
+  torch::Tensor step(LossClosure closure = nullptr) override;
+  // the host's step counts brought up to the device's first: replayed steps count only there
+  void save(torch::serialize::OutputArchive& archive) const override;
+  void load(torch::serialize::InputArchive& archive) override;
+  // The group's learning rate into the device tensor the kernel reads: a captured step reads it
+  // there, so the trainer copies it before each replay (an eager step copies it itself).
+  void copy_learning_rate_to_device();
 
  private:
-  std::vector<torch::Tensor> params_, exp_avg_, exp_avg_sq_, steps_;
+  void add_missing_state();
+  std::vector<torch::Tensor> steps_;  // per parameter, float on the device, as the kernel reads them
   torch::Tensor lr_;
-  double beta1_, beta2_, eps_;
 };
 
 }  // namespace mrplan

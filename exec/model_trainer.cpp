@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cmath>
 
+#include "exec/captured_step.hpp"
 #include "exec/fault_injection.hpp"
 #include "exec/freezing.hpp"
+#include "exec/fused_adam.hpp"
 #include "exec/grad_sync.hpp"
 #include "exec/lamb.hpp"
 #include "exec/loader.hpp"
@@ -96,6 +98,9 @@ struct ModelStage {
   int iters = 0;      // full batches per epoch
   MemberNodes nodes;  // where the run stages per node: its members' nodes
   std::string tag;    // "stage" or "stage/model" in messages
+  // run --capture: the stage's step as a CUDA graph, captured after its first eager steps
+  std::unique_ptr<CapturedStep> graph;
+  int eager_steps = 0;
   // MLPerf's epoch number (this model's ranks' count over the run), and mrplan's keys that make the
   // switch and the fusions visible in the log
   std::string meta(int epoch) const {
@@ -131,6 +136,40 @@ double train_step(ModelStage& ms, SpecNetImpl& model, torch::optim::Optimizer& o
   return l;
 }
 
+// A captured step needs the allocator's, cuBLAS's and cuDNN's first-use work done: the stage's
+// first steps run eagerly (PyTorch's CUDA semantics notes warm up 3 before capturing).
+constexpr int kEagerStepsBeforeCapture = 3;
+
+// run --capture: one training step as a replay of the stage's CUDA graph (captured on this step's
+// batch, which the capture itself does not train on). The replay is one interval on the step's
+// clock: it counts as the forward phase, backward and optimizer none (they are in the one graph).
+double captured_train_step(ModelStage& ms, SpecNetImpl& model, torch::optim::Optimizer& opt, Batch& b, int e, EpochTimes& t) {
+  ms.clock.mark(0);
+  batch_to_device(ms.ctx, ms.store, b);
+  ms.clock.mark(1);
+  set_lr(opt, learning_rate(ms.mr, e, t.iterations, ms.iters));
+  auto& fused = dynamic_cast<FusedAdam&>(opt);
+  fused.copy_learning_rate_to_device();
+  if (!ms.graph)
+    ms.graph = std::make_unique<CapturedStep>(
+        [&ms, &model, &opt](const torch::Tensor& x, const torch::Tensor& y) {
+          opt.zero_grad();
+          auto loss = training_loss(ms.objective, model.forward(x), y);
+          loss.backward();
+          opt.step();
+          return loss.detach();
+        },
+        b.x, b.y, /*warmups=*/0);
+  const auto loss = ms.graph->run(b.x, b.y);
+  for (int point = 2; point <= 5; ++point) ms.clock.mark(point);
+  const double l = loss.item<double>();
+  const auto iv = ms.clock.intervals_s();
+  t.phases += StepPhases{iv[0], iv[1], 0, 0};
+  t.io_s += iv[0];
+  t.compute_s += iv[1];
+  return l;
+}
+
 // The epoch's batches until they run out, the iteration budget is spent or (MRT III-C for DeepCAM)
 // the switch rule fires at a window of iterations: it watches the windows' mean loss over the
 // group's ranks, so that every rank switches at the same iteration (a partial window is dropped).
@@ -150,7 +189,9 @@ EpochTimes train_epoch(ModelStage& ms, SpecNetImpl& model, torch::optim::Optimiz
     t.io_s += since(t_data);  // waiting for the prefetcher
     if (!b) break;
     act_on(fault_at("step", ms.ctx.rank));
-    const double l = train_step(ms, model, opt, *b, e, t);
+    const bool captured = ms.ctx.options.capture_steps && ms.eager_steps >= kEagerStepsBeforeCapture;
+    const double l = captured ? captured_train_step(ms, model, opt, *b, e, t) : train_step(ms, model, opt, *b, e, t);
+    if (!captured) ++ms.eager_steps;
     if (!std::isfinite(l))
       throw NonFiniteLoss(fmt::format("stage '{}' epoch {} iteration {}: the loss is {}; the last good checkpoint: {}", ms.tag, e + 1,
                                       t.iterations + 1, l, checkpoints.last_good()));
@@ -217,7 +258,9 @@ void print_epoch(const ModelStage& ms, const ModelProgress& prog, const EpochRec
 
 }  // namespace
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optimizer optimizer, std::vector<torch::Tensor> params, double learning_rate) {
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optimizer optimizer, std::vector<torch::Tensor> params, double learning_rate,
+                                                        bool fused) {
+  if (fused && optimizer == Optimizer::adam) return std::make_unique<FusedAdam>(params, learning_rate);
   switch (optimizer) {
     case Optimizer::adam: return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(learning_rate));
     case Optimizer::sgd: return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(learning_rate));
@@ -245,7 +288,7 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
   StepClock clock(ctx.device.is_cuda() ? ctx.device.index() : -1, 6);
   // in flight at once: the queue, the batch being filled, the step's and the one before it
   BatchPool batches(kPrefetchDepth + 3);
-  ModelStage ms{ctx, job, st, mr, store, objective_for(ctx, store), nullptr, clock, batches, 0, {}, ""};
+  ModelStage ms{ctx, job, st, mr, store, objective_for(ctx, store), nullptr, clock, batches, 0, {}, "", nullptr, 0};
   // transfer learning: the pretrained model's bottom layers frozen for its first epochs
   std::vector<torch::Tensor> frozen;
   const int freeze_epochs = mr.pretrained ? mr.pretrained->freeze_epochs : 0;

@@ -20,7 +20,9 @@ struct ModelJob {
   MlLog& log;                   // open on the group's first rank only
 };
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optimizer optimizer, std::vector<torch::Tensor> params, double learning_rate);
+// `fused`: Adam as one kernel with its state on the device, which a captured step needs (exec/fused_adam).
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optimizer optimizer, std::vector<torch::Tensor> params, double learning_rate,
+                                                        bool fused = false);
 
 // A fresh record for model `job.model` of its stage, as it starts.
 ModelRecord start_model_record(const RunContext& ctx, const ModelJob& job, const SpecNetImpl& model, bool nccl);

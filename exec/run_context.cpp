@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "exec/captured_step.hpp"
 #include "exec/device_decoder.hpp"
 #include "exec/spec_network.hpp"
 #include "model/errors.hpp"
@@ -54,6 +55,27 @@ torch::Device pick_device(const std::string& want, TensorComm tensor_comm, Commu
                                            "GPU, or pass --comm mpi (gradients through host memory)", per_node, gpus));
   }
   return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(comm.local_rank() % gpus));
+}
+
+void check_capture(const Plan& plan, const torch::Device& device) {
+  if (!captured_steps_compiled())
+    fail_input("", "--capture", "this mrplan-exec was built against a LibTorch without CUDA graphs: build against a CUDA LibTorch 2.1+");
+  if (!device.is_cuda()) fail_input("", "--capture", "captured steps are CUDA graphs: run on a GPU (--device cuda)");
+  check_capture_plan(plan);
+}
+
+void check_capture_plan(const Plan& plan) {
+  for (const auto& st : plan.stages)
+    for (const auto& m : st.models) {
+      const std::string where = st.models.size() == 1 ? fmt::format("stage '{}'", st.name) : fmt::format("stage '{}' model '{}'", st.name, m.name);
+      // one rank: the gradients' allreduce (NCCL or MPI) would sit inside the graph
+      if (m.gpus > 1) fail_input(plan.source_file, "gpus", fmt::format("{} trains on {} GPUs: --capture needs one rank a model", where, m.gpus));
+      if (m.optimizer != Optimizer::adam)
+        fail_input(plan.source_file, "optimizer",
+                   fmt::format("{} uses {}: --capture runs Adam only (its state on the device, exec/fused_adam)", where, to_string(m.optimizer)));
+      if (m.pretrained && m.pretrained->freeze_epochs > 0)
+        fail_input(plan.source_file, "pretrained.freeze_epochs", fmt::format("{} freezes layers: --capture needs every layer training", where));
+    }
 }
 
 void batch_to_device(const RunContext& ctx, const SampleStore& store, Batch& b) {

@@ -52,6 +52,12 @@ std::string resolve_pretrained(const Plan& plan, const Pretrained& p);
 // One GPU per rank (the node-local rank picks it) when asked for or, on auto, when there is one;
 // ranks share a node's GPUs round robin only with --comm mpi. Collective where several ranks run on GPUs.
 torch::Device pick_device(const std::string& want, TensorComm tensor_comm, Communicator& comm);
+// `run --capture`: refused unless this build has captured steps, the run is on a GPU and the plan
+// passes check_capture_plan (exec/captured_step).
+void check_capture(const Plan& plan, const torch::Device& device);
+// Every model trains on one rank (the allreduce would sit inside the graph), with Adam (its state
+// on the device, exec/fused_adam) and all its layers training; an InputError naming the first that does not.
+void check_capture_plan(const Plan& plan);
 // The samples model `run` of stage `stage_name` trains on (dataset folder resF/), checked against
 // the network's input at that resolution and the plan's sample counts.
 SampleStore open_store(const RunContext& ctx, const ModelRun& run, const std::string& stage_name);

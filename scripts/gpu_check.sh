@@ -17,7 +17,8 @@
 #      beside what a profile composed from the GPU's public numbers predicts (--predict-from);
 #   capture: a whole step captured as a CUDA graph (exec/captured_step): bit for bit against the same
 #      steps eagerly, then timed against LibTorch's and PyTorch's eager steps and PyTorch's own
-#      captured and compiled ones, alternating, on the minis and full-size networks.
+#      captured and compiled ones, alternating, on the minis and full-size networks; then `run
+#      --capture` on mini-CosmoFlow against eager runs, and killed at its switch and resumed.
 # Usage: [STEPS="step mini calibrate nccl switch mrmf fullsize capture"] [STEP_ROUNDS=2] [CAL_BATCHES="4 8 16"]
 #   [BUILD_TYPE=Release] [DEADLINE_S=seconds: steps past it are cut short or skipped, so that the
 #   summary comes back] scripts/gpu_check.sh OUT_DIR. Where the machine lacks the build's Debian libraries, put their
@@ -90,7 +91,7 @@ one_gpu() {  # the study's plan on one rank at twice the local batch (same globa
   sed -e 's/gpus: 2/gpus: 1/' -e 's/local_batch: 8/local_batch: 16/' "$1" > "$2"
 }
 data=/tmp/data
-if wants mini || wants switch || wants calibrate || wants mrmf; then
+if wants mini || wants switch || wants calibrate || wants mrmf || wants capture; then
   step datagen-cosmo 180 $M datagen cosmoflow-mrt --out $data/cosmo/res1 --samples 1024 --size 32 --seed 1
   for f in 2 4; do step coarsen-cosmo-$f 60 $M coarsen $data/cosmo/res1 $data/cosmo/res$f --factor $f --op sum; done
   step datagen-deepcam 180 $M datagen deepcam --out $data/deepcam/res1 --samples 448 --size 64 --seed 1
@@ -171,7 +172,33 @@ if wants capture; then  # [workload size batch] the minis (launch-bound) and the
       for m in ${PY_MODES:-eager graph compile}; do step "cap-$r-pytorch-$s-$m" 150 $py bench/step_pytorch.py "$s" "$b" 4 "${CAP_STEPS:-50}" cuda $m; done
     done
   done
+  # channels-last order (NDHWC), which torch.compile picks: its CosmoFlow 128^3 step took a third of eager's
+  IFS=';' read -ra cfgs <<< "${CAPTURE_NHWC:-cosmoflow-mrt 128 8;deepcam 768 2}"
+  for cfg in "${cfgs[@]}"; do
+    read -r w s b <<< "$cfg"
+    for m in fused graph; do step "cap-nhwc-${w%%:*}-$s-$m" 60 $B "$s" "$b" 4 "${CAP_STEPS:-50}" cuda $m "$w" channels_last; done
+    [[ $w == cosmoflow-mrt ]] && step "cap-nhwc-pytorch-$s-eager" 150 $py bench/step_pytorch.py "$s" "$b" 4 "${CAP_STEPS:-50}" cuda eager channels_last
+  done
   grep -h "median step\|check " "$out"/cap*.log | tee "$out/capture.txt" >> "$out/summary.txt"
+  # the trainer (run --capture): mini-CosmoFlow baseline and MRT eager and captured, alternating; then
+  # the captured MRT with deterministic kernels killed at its switch and resumed, against its uninterrupted run
+  for p in baseline mrt; do
+    for c in eager captured; do
+      flags=(); [[ $c == captured ]] && flags=(--capture)
+      step "run-cosmo-$p-$c" 120 mpirun -np 1 $M run "$out/cosmo-$p.yaml" --data $data/cosmo --device cuda "${flags[@]}" --out "$out/run-cosmo-$p-$c" --quiet
+      grep -E "time to target|target not reached|error" "$out/run-cosmo-$p-$c.log" | head -3 | sed 's/^/    /' >> "$out/summary.txt"
+    done
+  done
+  step run-deepcam-captured 60 mpirun -np 1 $M run "$out/deepcam-mrt.yaml" --data $data/deepcam --device cuda --capture --out "$out/run-deepcam-cap"
+  args=(run "$out/cosmo-mrt.yaml" --data "$data/cosmo" --device cuda --capture --deterministic --quiet)
+  if step run-cosmo-mrt-det 120 mpirun -np 1 $M "${args[@]}" --out "$out/run-det"; then
+    switch=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['stages'][0]['models'][0]['per_epoch']))" "$out/run-det/record.json")
+    step run-cosmo-mrt-det-killed 120 mpirun -np 1 $M "${args[@]}" --out "$out/run-det-k" --stop-after "$switch"
+    step run-cosmo-mrt-det-resumed 120 mpirun -np 1 $M "${args[@]}" --out "$out/run-det-k" --resume "$out/run-det-k"
+    cmp "$out/run-det/model.pt" "$out/run-det-k/model.pt"
+    same=$?
+    log "captured cosmo MRT killed at its switch (epoch $switch) and resumed: model.pt $( ((same == 0)) && echo identical || echo DIFFERS)"
+  fi
 fi
 if wants calibrate; then  # the loop on the GPU: calibrate from microbenchmarks only, then validate the runs above
   step calibrate 300 $M calibrate all --device cuda --ranks 1 --threads "$(nproc)" --data $data/cosmo/res1 \
