@@ -258,6 +258,39 @@ void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
   fit.inference_factor_std_error = h.std_errors(0);
 }
 
+void fit_captured_steps(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps) {
+  const ComputeParams none = [&] {
+    auto c = captured_step_params(fit.compute);
+    c.kernel_overhead_s = 0;
+    return c;
+  }();
+  const double s_per_byte = 1.0 / (none.mem_bandwidth_Bps * none.mem_efficiency);
+  std::vector<double> kernels, beyond, measured;
+  for (const auto& st : steps) {
+    if (st.captured_s == 0) continue;  // not timed
+    if (!finite_positive(st.captured_s)) fail_input("", "whole steps", fmt::format("'{}': the captured step must be positive and finite", st.context));
+    double model_s = optimizer_step_s(none, st.params, st.param_tensors, st.optimizer), k = 1;  // the fused optimizer: one kernel
+    for (const auto& s : ops) {
+      if (s.context != st.context) continue;
+      const auto t = model_time(s.layer, none);
+      const double params = static_cast<double>(s.layer.params);
+      model_s += t.fwd_s * none.step_forward.factor + params * none.step_forward.bytes_per_param * s_per_byte;
+      model_s += t.bwd_s * none.step_backward.factor + params * none.step_backward.bytes_per_param * s_per_byte;
+      const auto n = layer_kernels(s.layer);
+      k += n.forward * none.step_forward.factor + n.backward * none.step_backward.factor;
+    }
+    kernels.push_back(k), beyond.push_back(st.captured_s - model_s), measured.push_back(st.captured_s);
+  }
+  fit.captured_steps = static_cast<int>(measured.size());
+  if (measured.empty()) return;
+  const auto n = static_cast<Eigen::Index>(measured.size());
+  const Eigen::VectorXd t = Eigen::Map<const Eigen::VectorXd>(measured.data(), n);
+  const auto g = weighted_linear_least_squares(Eigen::Map<const Eigen::MatrixXd>(kernels.data(), n, 1), Eigen::Map<const Eigen::VectorXd>(beyond.data(), n),
+                                               t.array().square().inverse());
+  fit.compute.captured_kernel_gap_s = std::max(0.0, g.params(0));  // kernels faster than modelled leave no gap
+  fit.captured_kernel_gap_std_error_s = g.std_errors(0);
+}
+
 void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source) {
   const double fp16_ratio = profile.compute.peak_fp16_flops / profile.compute.peak_fp32_flops;
   profile.compute = fit.compute;
@@ -276,6 +309,9 @@ void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std
   add("compute.mem_efficiency", fit.compute.mem_efficiency, fit.mem_efficiency_std_error);
   add("compute.kernel_overhead_s", fit.compute.kernel_overhead_s, fit.kernel_overhead_std_error_s);
   add("compute.optimizer_tensor_s", fit.compute.optimizer_tensor_s, fit.optimizer_tensor_std_error_s);
+  if (fit.captured_steps > 0)
+    record_fit(profile, {"compute.captured_kernel_gap_s", fit.compute.captured_kernel_gap_s, fit.captured_kernel_gap_std_error_s,
+                         fmt::format("{} ({} captured steps)", source, fit.captured_steps)});
   if (!fit.step_factor_ratios.empty())
   {
     for (const auto& [name, v, e] : {std::tuple{"step_forward", fit.compute.step_forward, fit.step_forward_std_error},

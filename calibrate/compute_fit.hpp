@@ -20,6 +20,8 @@ struct ComputeFit {
   std::map<std::string, double> half_work_std_error_flops_by_family;
   double mem_efficiency_std_error = 0;  // from the optimizer steps
   double kernel_overhead_std_error_s = 0;
+  double captured_kernel_gap_std_error_s = 0;
+  int captured_steps = 0;  // the captured steps it was fitted from
   double optimizer_tensor_std_error_s = 0;
   StepPhaseScale step_forward_std_error, step_backward_std_error;
   double step_time_cv_std_error = 0;
@@ -46,6 +48,12 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
 // spreads. compute.inference_factor: the no-autograd forwards on the forward phase as just
 // fitted, weighted least squares (relative error) through the origin. Without whole steps all keep their values.
 void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps);
+
+// compute.captured_kernel_gap_s from the steps timed captured (captured_s > 0), after
+// fit_step_phases: each step as the model has it on captured_step_params with no gap, plus the gap
+// per kernel (the phases' factors applied, the optimizer's one kernel), weighted least squares
+// (relative error) through the origin, at least 0. Without captured steps it keeps its value.
+void fit_captured_steps(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps);
 
 // Replaces `compute` and its fitted entries; `source` says what data the fit came from.
 void apply_compute_fit(MachineProfile& profile, const ComputeFit& fit, const std::string& source);

@@ -71,6 +71,9 @@ void print_compute_fit(const ComputeFit& fit) {
   if (fit.compute.inference_factor > 0)
     fmt::print("  validation forward   {:.3f} +- {:.3f} of the whole-step forward (eval mode, no autograd)\n", fit.compute.inference_factor,
                fit.inference_factor_std_error);
+  if (fit.captured_steps > 0)
+    fmt::print("  captured step        {:.2f} +- {:.2f} us between kernels in place of their launches ({} steps captured as CUDA graphs)\n",
+               fit.compute.captured_kernel_gap_s * 1e6, fit.captured_kernel_gap_std_error_s * 1e6, fit.captured_steps);
 }
 
 // Per configuration: the sum over its ops alone and the whole step (and its phases) measured,
@@ -87,8 +90,9 @@ void print_step_table(const std::vector<OpTimingSample>& samples, const ComputeT
     for (const auto& t : times) s += t.fwd_s + t.bwd_s;
     return s;
   };
-  fmt::print("{:<36} {:>10} {:>10} {:>6}  {:>10} {:>10} {:>6}  {:>14} {:>14} {:>14} {:>14}\n", "configuration", "ops_ms", "model_ms", "error",
-             "step_ms", "model_ms", "error", "forward_ms", "backward_ms", "optimizer_ms", "inference_ms");
+  const bool captured = std::any_of(timings.whole_steps.begin(), timings.whole_steps.end(), [](const WholeStepTiming& w) { return w.captured_s > 0; });
+  fmt::print("{:<36} {:>10} {:>10} {:>6}  {:>10} {:>10} {:>6}  {:>14} {:>14} {:>14} {:>14}{}\n", "configuration", "ops_ms", "model_ms", "error",
+             "step_ms", "model_ms", "error", "forward_ms", "backward_ms", "optimizer_ms", "inference_ms", captured ? "    captured_ms" : "");
   for (const auto& w : timings.whole_steps) {
     const auto& [ops_s, table] = per_config.at(w.context);
     const double model_ops_s = sum_s(layer_times(table, compute, false));
@@ -99,10 +103,14 @@ void print_step_table(const std::vector<OpTimingSample>& samples, const ComputeT
     auto phase = [](double measured_s, double model_s) {  // "12.34 (+5%)"
       return fmt::format("{:.2f} ({:+.0f}%)", measured_s * 1e3, 100 * (model_s - measured_s) / measured_s);
     };
-    fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>14} {:>14} {:>14} {:>14}\n", w.context, ops_s * 1e3,
+    // the step captured as one CUDA graph, as the simulator prices a plan with steps: captured
+    const auto cap = captured_step_params(compute);
+    const double model_captured_s = sum_s(whole_step_layer_times(table, cap, false, 1.0)) + optimizer_step_s(cap, w.params, w.param_tensors, w.optimizer);
+    fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>14} {:>14} {:>14} {:>14}{}\n", w.context, ops_s * 1e3,
                model_ops_s * 1e3, 100 * (model_ops_s - ops_s) / ops_s, w.seconds * 1e3, model_step_s * 1e3,
                100 * (model_step_s - w.seconds) / w.seconds, phase(w.forward_s, model_fwd_s), phase(w.backward_s, model_bwd_s),
-               phase(w.optimizer_s, model_opt_s), w.inference_s > 0 ? phase(w.inference_s, model_fwd_s * compute.inference_factor) : "-");
+               phase(w.optimizer_s, model_opt_s), w.inference_s > 0 ? phase(w.inference_s, model_fwd_s * compute.inference_factor) : "-",
+               !captured ? "" : w.captured_s > 0 ? fmt::format(" {:>14}", phase(w.captured_s, model_captured_s)) : fmt::format(" {:>14}", "-"));
   }
 }
 
@@ -134,10 +142,10 @@ void write_samples_csv(const std::string& path, const std::vector<OpTimingSample
 
 void write_steps_csv(const std::string& path, const std::vector<WholeStepTiming>& steps) {
   std::ofstream f(path);
-  f << "configuration,optimizer,params,param_tensors,step_s,forward_s,backward_s,optimizer_s,inference_s,spread\n";
+  f << "configuration,optimizer,params,param_tensors,step_s,forward_s,backward_s,optimizer_s,inference_s,spread,captured_s\n";
   for (const auto& w : steps)
-    f << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", w.context, to_string(w.optimizer), w.params, w.param_tensors, w.seconds, w.forward_s,
-                     w.backward_s, w.optimizer_s, w.inference_s, w.spread);
+    f << fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", w.context, to_string(w.optimizer), w.params, w.param_tensors, w.seconds, w.forward_s,
+                     w.backward_s, w.optimizer_s, w.inference_s, w.spread, w.captured_s);
 }
 
 void calibrate_compute(ComputeArgs a) {
@@ -161,6 +169,7 @@ void calibrate_compute(ComputeArgs a) {
   for (const auto& w : timings.whole_steps) optimizer_steps.push_back({w.optimizer, w.params, w.optimizer_s, w.context, w.param_tensors});
   auto fit = fit_compute(samples, optimizer_steps, roofs);
   fit_step_phases(fit, samples, timings.whole_steps);
+  fit_captured_steps(fit, samples, timings.whole_steps);
   print_compute_fit(fit);
   print_step_table(samples, timings, fit.compute);
   if (before) {

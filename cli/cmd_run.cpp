@@ -57,14 +57,16 @@ void register_run(CLI::App& app) {
   cmd->add_option("--stop-after", o->stop_after_epochs, "stop after this many epochs, as if killed (for resume tests)");
   cmd->add_flag("--deterministic", o->deterministic,
                 "GPU: deterministic kernels only, so that a resumed run ends with the uninterrupted one's parameters bit for bit (slower; a CPU run always is)");
-  cmd->add_flag("--capture", o->capture_steps,
+  auto capture = std::make_shared<bool>(false);
+  cmd->add_flag("--capture", *capture,
                 "GPU: capture each stage's training step (forward, backward, Adam) as a CUDA graph after 3 eager steps and replay it: "
-                "one launch a step (one rank a model; a build against a CUDA LibTorch 2.1+)");
+                "one launch a step, as the plan's `steps: captured` asks (one rank a model; a build against a CUDA LibTorch 2.1+)");
   cmd->add_flag("--quiet", o->quiet, "no per-epoch lines (the header, stage ends and summary stay)");
-  cmd->callback([plan, pretrained, o] {
+  cmd->callback([plan, pretrained, o, capture] {
     Plan p;
     try {
       p = load_plan(*plan);
+      if (*capture) p.steps = StepExecution::captured;  // the record's plan says so, and validate predicts it
       if (!pretrained->empty()) {
         if (!starts_pretrained(p))
           fail_input("command line", "--pretrained", fmt::format("the plan {} is {} {} plan: only a transfer plan starts from a pretrained model",

@@ -13,6 +13,8 @@
 #include "exec/communicator.hpp"
 #include "exec/grad_sync.hpp"
 #include "exec/host_tuning.hpp"
+#include "exec/captured_step.hpp"
+#include "exec/fused_adam.hpp"
 #include "exec/lamb.hpp"
 #include "exec/model_trainer.hpp"
 #include "exec/spec_network.hpp"
@@ -114,6 +116,31 @@ struct Stopwatch {
 int extra_rounds(double elapsed_s, double min_seconds, double round_s) {
   if (elapsed_s >= min_seconds) return 0;
   return std::max(1, static_cast<int>(std::ceil((min_seconds - elapsed_s) / round_s)));
+}
+
+// On a GPU of a build that has them, the median of `repeats` steps captured as one CUDA graph (3
+// eager warm-ups, the fused Adam it needs: exec/captured_step), as `run --capture` replays them; 0 elsewhere.
+double timed_captured_step_s(const torch::Device& dev, SpecNet& net, const torch::Tensor& x, const torch::Tensor& y, int repeats) {
+  if (!dev.is_cuda() || !captured_steps_compiled()) return 0;
+  FusedAdam opt(net->parameters(), 1e-4);
+  CapturedStep step(
+      [&](const torch::Tensor& a, const torch::Tensor& b) {
+        opt.zero_grad();
+        auto loss = torch::mse_loss(net->forward(a), b);
+        loss.backward();
+        opt.step();
+        return loss.detach();
+      },
+      x, y, 3);
+  std::vector<double> s;
+  for (int r = 0; r < repeats; ++r) {
+    torch::cuda::synchronize(dev.index());
+    const Stopwatch clock;
+    step.run(x, y);
+    torch::cuda::synchronize(dev.index());
+    s.push_back(clock.seconds());
+  }
+  return median(s);
 }
 
 // One forward as a validation pass runs it (eval mode, no autograd), after the training steps
@@ -296,6 +323,7 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
     out.whole_steps.push_back({c.context, o.optimizer, c.table.total_params(), median(step), back_to_back_spread(step), median(fwd),
                                median(bwd), median(optim), c.table.total_param_tensors(), first_steps.at(ci).seconds,
                                first_steps.at(ci).touched_bytes, first_steps.at(ci).activation_bytes, median(c.inference_s)});
+    out.whole_steps.back().captured_s = timed_captured_step_s(dev, nets[c.net].net, c.x, c.y, std::max(5, o.repeats));
   }
   return out;
 }

@@ -189,7 +189,7 @@ EpochTimes train_epoch(ModelStage& ms, SpecNetImpl& model, torch::optim::Optimiz
     t.io_s += since(t_data);  // waiting for the prefetcher
     if (!b) break;
     act_on(fault_at("step", ms.ctx.rank));
-    const bool captured = ms.ctx.options.capture_steps && ms.eager_steps >= kEagerStepsBeforeCapture;
+    const bool captured = ms.ctx.plan.steps == StepExecution::captured && ms.eager_steps >= kEagerStepsBeforeCapture;
     const double l = captured ? captured_train_step(ms, model, opt, *b, e, t) : train_step(ms, model, opt, *b, e, t);
     if (!captured) ++ms.eager_steps;
     if (!std::isfinite(l))

@@ -29,9 +29,6 @@ struct RunOptions {
   uint64_t seed = 1;
   bool quiet = false;
   bool deterministic = false;  // GPU kernels with deterministic algorithms only (a CPU run always is)
-  // GPU: each stage's training steps, after a few eager ones, captured as one CUDA graph and
-  // replayed (exec/captured_step; one rank a model, Adam)
-  bool capture_steps = false;
   int stop_after_epochs = 0;  // testing aid: stop (as if killed) after this many epochs in total
   std::string version;        // the program's, for the Record's provenance
   std::string profile_file;   // a profile of this machine: the header prints the plan's predicted time on it

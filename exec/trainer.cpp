@@ -191,7 +191,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
 
   torch::manual_seed(model_seed(o.seed, si, j));
   SpecNet model = build_network(ctx, run.resolution);
-  auto opt = make_optimizer(run.optimizer, model->parameters(), run.learning_rate, o.capture_steps);
+  auto opt = make_optimizer(run.optimizer, model->parameters(), run.learning_rate, plan.steps == StepExecution::captured);
   ModelProgress prog;
   if (resume_from && resume_from->has_model(si, j)) {
     resume_from->load_model(si, j, *model, *opt, prog, host.rank());
@@ -352,7 +352,6 @@ std::map<std::string, std::string> provenance(const RunFacts& f, const torch::De
   p["devices_per_node"] = std::to_string(f.accelerators_per_node);
   p["seed"] = std::to_string(f.seed);
   if (o.deterministic) p["kernels"] = "deterministic";
-  if (o.capture_steps) p["steps"] = "captured (CUDA graphs)";
   return p;
 }
 
@@ -442,7 +441,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   set_intra_op_threads(threads);
   if (o.deterministic) use_deterministic_kernels();
   const torch::Device dev = pick_device(o.device, o.comm, world);
-  if (o.capture_steps) check_capture(plan, dev);
+  if (plan.steps == StepExecution::captured) check_capture(plan, dev);
   const auto spec = plan_network(plan);
   check_before_training(plan, spec);
   if (!o.stage_to.empty() && plan.staging == Staging::none)  // what ran would not be what was predicted

@@ -63,11 +63,17 @@ double kernel_time_s(const ComputeParams& c, const std::string& family, double f
   return std::max(math_s, mem_s) + c.kernel_overhead_s;
 }
 
+LayerKernels layer_kernels(const Layer& l) {
+  if (l.kind == OpKind::flatten) return {};
+  return {1, l.params > 0 ? 2 : 1};
+}
+
 std::vector<LayerTime> layer_times(const LayerTable& t, const ComputeParams& c, bool amp) {
   std::vector<LayerTime> out;
   out.reserve(t.layers.size());
   for (const auto& l : t.layers) {
-    if (l.kind == OpKind::flatten) {  // a view: no kernel
+    const auto k = layer_kernels(l);
+    if (k.forward == 0) {  // a view: no kernel
       out.push_back({});
       continue;
     }
@@ -75,11 +81,10 @@ std::vector<LayerTime> layer_times(const LayerTable& t, const ComputeParams& c, 
     const double bytes = l.bytes_read + l.bytes_written;
     LayerTime lt;
     lt.fwd_s = kernel_time_s(c, fam, l.fwd_flops, bytes, amp);
-    // backward: input and weight gradients, two kernels for layers with parameters, each
-    // reading the saved activation and the output gradient.
-    const int kernels = l.params > 0 ? 2 : 1;
+    // backward: its kernels (input and weight gradients for a layer with parameters) each reading
+    // the saved activation and the output gradient
     lt.bwd_s = 0;
-    for (int k = 0; k < kernels; ++k) lt.bwd_s += kernel_time_s(c, fam, l.bwd_flops / kernels, bytes, amp, true);
+    for (int i = 0; i < k.backward; ++i) lt.bwd_s += kernel_time_s(c, fam, l.bwd_flops / k.backward, bytes, amp, true);
     out.push_back(lt);
   }
   return out;
@@ -96,6 +101,14 @@ double node_sharing_factor(const NodeSharingParams& s, int ranks_on_node, int de
   if (ranks_on_node <= 1 || devices_per_node <= 1) return 1.0;
   const double share = std::min(1.0, static_cast<double>(ranks_on_node - 1) / static_cast<double>(devices_per_node - 1));
   return 1.0 + (s.slowdown - 1.0) * share;
+}
+
+ComputeParams captured_step_params(const ComputeParams& c) {
+  ComputeParams out = c;
+  out.kernel_overhead_s = c.captured_kernel_gap_s;
+  out.step_forward.per_op_s = out.step_backward.per_op_s = 0;
+  out.optimizer_tensor_s = 0;
+  return out;
 }
 
 std::vector<LayerTime> whole_step_layer_times(const LayerTable& table, const ComputeParams& c, bool amp, double sharing) {

@@ -36,6 +36,13 @@ double kernel_time_s(const ComputeParams& c, const std::string& family, double f
 
 std::vector<LayerTime> layer_times(const LayerTable& table, const ComputeParams& c, bool amp);
 
+// The kernels layer_times counts for a layer, forward and backward: one forward; backward one, or
+// two (input and weight gradients) for a layer with parameters; a view (flatten) none.
+struct LayerKernels {
+  int forward = 0, backward = 0;
+};
+LayerKernels layer_kernels(const Layer& layer);
+
 // Bytes an optimizer step moves per parameter: weight and gradient read, weight written, its state
 // read and written.
 double optimizer_bytes_per_param(Optimizer optimizer);
@@ -43,6 +50,11 @@ double optimizer_bytes_per_param(Optimizer optimizer);
 // Optimizer update: memory-bound sweep reading weights and gradients, writing weights, and
 // reading and writing the optimizer's state (model/memory_fit), plus a cost per parameter tensor.
 double optimizer_step_s(const ComputeParams& c, int64_t params, int64_t param_tensors, Optimizer optimizer);
+
+// What a captured step runs on (plan `steps: captured`): each kernel's launch replaced by the
+// graph's gap between kernels, no per-op wait for the whole step to overlap, and the optimizer one
+// fused sweep without a cost per tensor (exec/fused_adam).
+ComputeParams captured_step_params(const ComputeParams& c);
 
 // The ops of one whole training step: each layer's time alone scaled by its phase's factor, plus
 // the phase's gradient sweep spread over the layers by their parameters, times `sharing`

@@ -53,6 +53,10 @@ struct ComputeParams {
   // Adam and SGD) launch a handful of kernels for each weight and bias (fitted from whole steps).
   double optimizer_tensor_s = 0;
   StepPhaseScale step_forward, step_backward;
+  // A captured step (plan `steps: captured`, exec/captured_step): its kernels follow each other
+  // from one graph launch, each after this gap instead of its launch (kernel_overhead_s); fitted by
+  // calibrate compute from captured steps (0: not measured, kernels back to back).
+  double captured_kernel_gap_s = 0;
   // Relative standard deviation of one rank's step time: ranks wait for the slowest at every
   // allreduce (model/straggler; fitted by calibrate compute from repeated whole steps).
   double step_time_cv = 0;

@@ -43,6 +43,7 @@ struct WholeStepTiming {
   double first_steps_s = 0, first_touch_bytes = 0;
   double activation_bytes = 0;  // LayerTable::activation_bytes of the configuration
   double inference_s = 0;       // median forward in eval mode without autograd, as validation runs it (0: not timed)
+  double captured_s = 0;        // median step captured as a CUDA graph, fused Adam (exec/captured_step; 0: not timed)
 };
 
 // ---- calibrate sharing: ranks of one node stepping at once

@@ -20,6 +20,11 @@ std::optional<Method> method_from_string(const std::string& name);
 
 enum class Precision { fp32, amp };
 
+// How each training step runs: launched op by op, or captured as one CUDA graph per stage and
+// replayed (exec/captured_step, `run --capture`), each kernel without its launch cost.
+enum class StepExecution { eager, captured };
+const char* to_string(StepExecution s);
+
 // Which framework runs the gradient allreduce: each pays its own cost per call (PyTorch DDP per
 // bucket; Horovod per tensor-fusion cycle, MRT IV-A trains CosmoFlow with TensorFlow + Horovod).
 enum class CommFramework { ddp, horovod };
@@ -106,6 +111,7 @@ struct Plan {
   Scaling scaling = Scaling::strong;
   Method method = Method::mrt;
   Precision precision = Precision::fp32;
+  StepExecution steps = StepExecution::eager;
   int64_t train_samples = 8192;
   int64_t validation_samples = 0;
   std::string target_metric = "val_loss";

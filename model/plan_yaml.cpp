@@ -33,6 +33,7 @@ std::optional<Method> method_from_string(const std::string& name) {
 }
 
 const char* to_string(Precision p) { return p == Precision::amp ? "amp" : "fp32"; }
+const char* to_string(StepExecution s) { return s == StepExecution::captured ? "captured" : "eager"; }
 
 const char* to_string(Staging s) {
   switch (s) {
@@ -281,7 +282,7 @@ Stage read_stage(const YamlFields& f, size_t index) {
 
 Plan read_plan(const YAML::Node& root, const std::string& file) {
   YamlFields f(root, file, "");
-  f.only({"name", "workload", "workload_options", "machine", "scaling", "method", "precision", "dataset", "target", "comm", "io",
+  f.only({"name", "workload", "workload_options", "machine", "scaling", "method", "precision", "steps", "dataset", "target", "comm", "io",
           "stages", "data", "checkpoint_every"});
   Plan p;
   p.source_file = file;
@@ -304,6 +305,10 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   if (precision != "fp32" && precision != "amp")
     fail_input(file, "precision", fmt::format("unknown precision '{}' (expected fp32 or amp)", precision));
   p.precision = precision == "amp" ? Precision::amp : Precision::fp32;
+  const auto steps = f.text("steps", "eager");
+  if (steps != "eager" && steps != "captured")
+    fail_input(file, "steps", fmt::format("unknown step execution '{}' (expected eager or captured)", steps));
+  p.steps = steps == "captured" ? StepExecution::captured : StepExecution::eager;
   auto d = f.child("dataset");
   d.only({"train_samples", "validation_samples"});
   p.train_samples = d.integer("train_samples");
@@ -464,6 +469,8 @@ std::string plan_to_yaml(const Plan& p) {
     e << YAML::Key << "scaling" << YAML::Value << to_string(p.scaling);
   e << YAML::Key << "method" << YAML::Value << to_string(p.method);
   e << YAML::Key << "precision" << YAML::Value << to_string(p.precision);
+  if (p.steps != StepExecution::eager)  // written only when set: an eager plan's text (and hash) stays as before
+    e << YAML::Key << "steps" << YAML::Value << to_string(p.steps);
   e << YAML::Key << "dataset" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "train_samples"
     << YAML::Value << p.train_samples << YAML::Key << "validation_samples" << YAML::Value << p.validation_samples
     << YAML::EndMap;

@@ -71,6 +71,7 @@ const std::vector<Entry>& entries() {
     t.push_back(field("compute.mem_efficiency", "", 1, 0, 10, [](MachineProfile& m) { return &m.compute.mem_efficiency; }));
     both("compute.kernel_overhead", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.compute.kernel_overhead_s; });
     both("compute.optimizer_tensor", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.compute.optimizer_tensor_s; });
+    both("compute.captured_kernel_gap", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.compute.captured_kernel_gap_s; });
     for (auto [name, phase] : {std::pair{"step_forward", &ComputeParams::step_forward}, std::pair{"step_backward", &ComputeParams::step_backward}}) {
       t.push_back(field(fmt::format("compute.{}.factor", name), "", 1, 0, 10, [phase = phase](MachineProfile& m) { return &(m.compute.*phase).factor; }));
       t.push_back(field(fmt::format("compute.{}.bytes_per_param", name), "bytes", 1, 0, kInf,
@@ -271,6 +272,7 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"compute.mem_efficiency", opt, 0.7, pos, kInf},
       {"compute.kernel_overhead_us", opt, 5, any, kInf},
       {"compute.optimizer_tensor_us", opt, 0, any, kInf},
+      {"compute.captured_kernel_gap_us", opt, 0, any, kInf},
       {"compute.step_time_cv", opt, 0, any, 1},
       {"compute.inference_factor", opt, 0, any, 10},
       {"compute.eval_pass_ms", opt, 0, any, kInf},

@@ -155,7 +155,7 @@ if wants fullsize; then  # full-size steps: measured per phase, predicted from p
     name=full-${w//,/-}
     step "$name" 150 $M calibrate compute --device cuda --workload "$w" --resolutions "$res" --batches "$b" --repeats 5 --threads 4 \
       --profile "$out/$name-profile.yaml" --predict-from "$out/public-profile.yaml" --csv "$out/$name-ops.csv" --steps-csv "$out/$name-steps.csv"
-    grep -E "^configuration|batch [0-9]+ |the same steps|whole-step" "$out/$name.log" | sed 's/^/    /' >> "$out/summary.txt"
+    grep -E "^configuration|batch [0-9]+ |the same steps|whole-step|captured step" "$out/$name.log" | sed 's/^/    /' >> "$out/summary.txt"
   done
 fi
 if wants capture; then  # [workload size batch] the minis (launch-bound) and the full-size networks

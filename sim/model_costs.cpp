@@ -101,7 +101,7 @@ void price_epochs(const Plan& plan, const ModelRun& run, const MachineProfile& m
   const double held_out = per_rank(plan.validation_samples) / run.local_batch;
   const double recompute = std::min(static_cast<double>(plan.precise_bn_batches) * run.local_batch, per_rank(plan.train_samples)) /
                            run.local_batch;
-  c.inference_iter_s = plan.validation_samples > 0 ? c.forward_iter_s * m.compute.inference_factor : 0.0;
+  c.inference_iter_s = plan.validation_samples > 0 ? c.eager_forward_iter_s * m.compute.inference_factor : 0.0;
   c.eval_batches = c.inference_iter_s > 0 ? held_out + recompute : 0.0;
   // a loader without persistent workers starts them at every pass, before its first batch (PyTorch
   // DataLoader's default; the MLPerf HPC DeepCAM reference's loaders)
@@ -145,7 +145,9 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   // forward, then backward with its gradient buckets (backward_timeline); whole step vs ops alone,
   // and ranks of one node slowing each other down
   const double sharing = node_sharing_factor(m.node_sharing, gpn, m.gpus_per_node);
-  const auto times = whole_step_layer_times(table, m.compute, amp, sharing);
+  // a captured step: its kernels without launches (exec/captured_step)
+  const ComputeParams step = plan.steps == StepExecution::captured ? captured_step_params(m.compute) : m.compute;
+  const auto times = whole_step_layer_times(table, step, amp, sharing);
   double fwd_s = 0;
   for (const auto& t : times) fwd_s += t.fwd_s;
   const auto bwd = backward_timeline(times, table, plan, run, m);
@@ -162,10 +164,17 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   }
   c.buckets = bwd.buckets;
   c.allreduce_algorithm = run.gpus > 1 ? to_string(bwd.algo) : "none";
-  const double opt_s = optimizer_step_s(m.compute, c.params, table.total_param_tensors(), optimizer);
+  const double opt_s = optimizer_step_s(step, c.params, table.total_param_tensors(), optimizer);
   c.forward_iter_s = fwd_s;
+  c.eager_forward_iter_s = fwd_s;
   c.backward_iter_s = bwd.bwd_s + m.node_sharing.comm_steal_fraction * c.comm_total_iter_s;
   c.optimizer_iter_s = opt_s * sharing;
+  if (plan.steps == StepExecution::captured) {  // one replay, recorded as the forward phase; validation stays eager
+    c.eager_forward_iter_s = 0;
+    for (const auto& t : whole_step_layer_times(table, m.compute, amp, sharing)) c.eager_forward_iter_s += t.fwd_s;
+    c.forward_iter_s += c.backward_iter_s + c.optimizer_iter_s;
+    c.backward_iter_s = c.optimizer_iter_s = 0;
+  }
   c.compute_iter_s = c.forward_iter_s + c.backward_iter_s + c.optimizer_iter_s;
   // the allreduce waits for the slowest rank: a data-parallel run measures that wait as comm
   const double cv = gpn > 1 && m.node_sharing.step_time_cv > 0 ? m.node_sharing.step_time_cv : m.compute.step_time_cv;

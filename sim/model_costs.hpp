@@ -26,7 +26,8 @@ struct ModelCosts {
   int global_batch = 1;
   int64_t iterations_per_epoch = 0;
   double compute_iter_s = 0;  // forward + backward + optimizer, the three below
-  double forward_iter_s = 0;
+  double forward_iter_s = 0;    // a captured step's whole replay (plan steps: captured), as the executor records it
+  double eager_forward_iter_s = 0;  // the forward launched op by op, as validation runs it
   double backward_iter_s = 0;   // with what the allreduce steals from it
   double optimizer_iter_s = 0;  // with the gradient bookkeeping
   double comm_total_iter_s = 0;    // all buckets, overlapped or not

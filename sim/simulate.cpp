@@ -362,6 +362,12 @@ Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optio
   const auto epochs = model_epochs(p, forced);
   Record r = record_header(plan, p.spec.name, Source::predicted, machine.name);
   r.warnings = depth_warnings(p, machine);
+  const auto gap_fitted = [&] {
+    return std::any_of(machine.fitted.begin(), machine.fitted.end(), [](const FittedParameter& f) { return f.key == "compute.captured_kernel_gap_s"; });
+  };
+  if (plan.steps == StepExecution::captured && !gap_fitted())
+    r.warnings.push_back(fmt::format("machine '{}' has no captured steps measured: their kernels are predicted back to back "
+                                     "(calibrate compute --device cuda on a build with captured steps fits the gap between them)", machine.name));
   bool reached = true;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const auto& st = plan.stages[i];
