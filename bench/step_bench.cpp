@@ -78,13 +78,7 @@ std::vector<double> time_steps(const torch::Device& dev, int steps, const std::f
 
 #if MRPLAN_CAPTURED_STEPS
 StepFunction fused_step(Setup& s, FusedAdam& opt) {
-  return [&s, &opt](const torch::Tensor& x, const torch::Tensor& y) {
-    opt.zero_grad();
-    auto loss = torch::mse_loss(s.net->forward(x), y);
-    loss.backward();
-    opt.step();
-    return loss.detach();
-  };
+  return training_step([&s](const torch::Tensor& x, const torch::Tensor& y) { return torch::mse_loss(s.net->forward(x), y); }, opt);
 }
 
 // Tensors of `a` and `b` (the same model's) that are not bit for bit the same.

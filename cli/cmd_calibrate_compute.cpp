@@ -104,8 +104,7 @@ void print_step_table(const std::vector<OpTimingSample>& samples, const ComputeT
       return fmt::format("{:.2f} ({:+.0f}%)", measured_s * 1e3, 100 * (model_s - measured_s) / measured_s);
     };
     // the step captured as one CUDA graph, as the simulator prices a plan with steps: captured
-    const auto cap = captured_step_params(compute);
-    const double model_captured_s = sum_s(whole_step_layer_times(table, cap, false, 1.0)) + optimizer_step_s(cap, w.params, w.param_tensors, w.optimizer);
+    const double model_captured_s = captured_step_s(table, compute, false, w.optimizer);
     fmt::print("{:<36} {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>10.2f} {:>10.2f} {:>+5.0f}%  {:>14} {:>14} {:>14} {:>14}{}\n", w.context, ops_s * 1e3,
                model_ops_s * 1e3, 100 * (model_ops_s - ops_s) / ops_s, w.seconds * 1e3, model_step_s * 1e3,
                100 * (model_step_s - w.seconds) / w.seconds, phase(w.forward_s, model_fwd_s), phase(w.backward_s, model_bwd_s),

@@ -18,6 +18,18 @@ bool captured_steps_compiled();
 // One step on batch (x, y) that returns its loss; run eagerly for the warm-ups, then captured.
 using StepFunction = std::function<torch::Tensor(const torch::Tensor& x, const torch::Tensor& y)>;
 
+// The training step a capture records: the gradients dropped (backward then allocates them inside
+// the graph's pool), `loss_of(x, y)`, backward, the optimizer's step; the loss detached.
+inline StepFunction training_step(StepFunction loss_of, torch::optim::Optimizer& opt) {
+  return [loss_of = std::move(loss_of), &opt](const torch::Tensor& x, const torch::Tensor& y) {
+    opt.zero_grad();
+    auto loss = loss_of(x, y);
+    loss.backward();
+    opt.step();
+    return loss.detach();
+  };
+}
+
 class CapturedStep {
  public:
   // `warmups` eager steps on (x, y) on a side stream, as capture needs, so that the allocator's,

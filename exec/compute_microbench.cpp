@@ -123,15 +123,8 @@ int extra_rounds(double elapsed_s, double min_seconds, double round_s) {
 double timed_captured_step_s(const torch::Device& dev, SpecNet& net, const torch::Tensor& x, const torch::Tensor& y, int repeats) {
   if (!dev.is_cuda() || !captured_steps_compiled()) return 0;
   FusedAdam opt(net->parameters(), 1e-4);
-  CapturedStep step(
-      [&](const torch::Tensor& a, const torch::Tensor& b) {
-        opt.zero_grad();
-        auto loss = torch::mse_loss(net->forward(a), b);
-        loss.backward();
-        opt.step();
-        return loss.detach();
-      },
-      x, y, 3);
+  CapturedStep step(training_step([&net](const torch::Tensor& a, const torch::Tensor& b) { return torch::mse_loss(net->forward(a), b); }, opt),
+                    x, y, 3);
   std::vector<double> s;
   for (int r = 0; r < repeats; ++r) {
     torch::cuda::synchronize(dev.index());

@@ -152,13 +152,7 @@ double captured_train_step(ModelStage& ms, SpecNetImpl& model, torch::optim::Opt
   fused.copy_learning_rate_to_device();
   if (!ms.graph)
     ms.graph = std::make_unique<CapturedStep>(
-        [&ms, &model, &opt](const torch::Tensor& x, const torch::Tensor& y) {
-          opt.zero_grad();
-          auto loss = training_loss(ms.objective, model.forward(x), y);
-          loss.backward();
-          opt.step();
-          return loss.detach();
-        },
+        training_step([&ms, &model](const torch::Tensor& x, const torch::Tensor& y) { return training_loss(ms.objective, model.forward(x), y); }, opt),
         b.x, b.y, /*warmups=*/0);
   const auto loss = ms.graph->run(b.x, b.y);
   for (int point = 2; point <= 5; ++point) ms.clock.mark(point);

@@ -111,6 +111,13 @@ ComputeParams captured_step_params(const ComputeParams& c) {
   return out;
 }
 
+double captured_step_s(const LayerTable& table, const ComputeParams& c, bool amp, Optimizer optimizer) {
+  const auto cap = captured_step_params(c);
+  double s = optimizer_step_s(cap, table.total_params(), table.total_param_tensors(), optimizer);
+  for (const auto& t : whole_step_layer_times(table, cap, amp, 1.0)) s += t.fwd_s + t.bwd_s;
+  return s;
+}
+
 std::vector<LayerTime> whole_step_layer_times(const LayerTable& table, const ComputeParams& c, bool amp, double sharing) {
   auto times = layer_times(table, c, amp);
   const double s_per_byte = 1.0 / (c.mem_bandwidth_Bps * c.mem_efficiency);

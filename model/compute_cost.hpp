@@ -55,6 +55,8 @@ double optimizer_step_s(const ComputeParams& c, int64_t params, int64_t param_te
 // graph's gap between kernels, no per-op wait for the whole step to overlap, and the optimizer one
 // fused sweep without a cost per tensor (exec/fused_adam).
 ComputeParams captured_step_params(const ComputeParams& c);
+// A captured step of `table` on one rank alone: its layers' and fused optimizer's time on captured_step_params.
+double captured_step_s(const LayerTable& table, const ComputeParams& c, bool amp, Optimizer optimizer);
 
 // The ops of one whole training step: each layer's time alone scaled by its phase's factor, plus
 // the phase's gradient sweep spread over the layers by their parameters, times `sharing`

@@ -57,6 +57,7 @@ TEST(CapturedSteps, TheSimulatorPricesOneReplayWithoutLaunchesAndValidationEager
   EXPECT_EQ(cap.optimizer_tensor_s, 0);
   const double want = sum_s(whole_step_layer_times(table, cap, false, 1.0)) + optimizer_step_s(cap, table.total_params(), table.total_param_tensors(), Optimizer::adam);
   EXPECT_NEAR(c.forward_iter_s, want, 1e-12 * want);  // the whole replay, as the executor records it
+  EXPECT_NEAR(captured_step_s(table, m.compute, false, Optimizer::adam), want, 1e-12 * want);
   EXPECT_EQ(c.backward_iter_s, 0);
   EXPECT_EQ(c.optimizer_iter_s, 0);
   EXPECT_LT(c.compute_iter_s, e.compute_iter_s);
@@ -77,9 +78,8 @@ TEST(CapturedSteps, CalibrateComputeFitsTheGapBetweenKernels) {
     const auto alone = layer_times(t, truth, false);
     const auto ctx = fmt::format("batch {}", b);
     for (size_t i = 0; i < t.layers.size(); ++i) ops.push_back({t.layers[i], alone[i].fwd_s, alone[i].bwd_s, ctx});
-    const auto cap = captured_step_params(truth);
     WholeStepTiming w{ctx, Optimizer::adam, t.total_params(), 1e-3, 0.01, 4e-4, 5e-4, 1e-4, t.total_param_tensors()};
-    w.captured_s = sum_s(whole_step_layer_times(t, cap, false, 1.0)) + optimizer_step_s(cap, w.params, w.param_tensors, Optimizer::adam);
+    w.captured_s = captured_step_s(t, truth, false, Optimizer::adam);
     whole.push_back(w);
   }
   ComputeFit fit;
