@@ -23,7 +23,7 @@ namespace {
 // crosses the run's target (its epochs at the reference batch, factor 1).
 struct Run {
   const NamedRecord* named = nullptr;
-  size_t system = 0;  // index into Problem::systems
+  size_t system = 0, cell = 0;  // indices into Problem::systems, Problem::cells
   int batch = 0;
   double epochs = 0, curve_epochs = 0;
 };
@@ -38,53 +38,64 @@ std::string unusable(const Record& r) {
   return "";
 }
 
-// A system's slots in the parameter vector (-1: none).
+// A system's slot in the parameter vector (-1: none): its persistent effect on log f.
 struct System {
   std::string machine;
-  std::set<int> batches;
+  std::vector<size_t> cells;
   int runs = 0;
-  Eigen::Index u = -1, w = -1;  // its effect on log f, and on log B_crit
+  Eigen::Index u = -1;
+};
+
+// One system at one global batch: its tuning there, an effect on log f that does not carry to another batch.
+struct Cell {
+  size_t system = 0;
+  int batch = 0, runs = 0;
+  Eigen::Index v = -1;
 };
 
 // The spreads' floors (log space): integer epochs alone spread a run by a few percent, and a spread
 // estimated at 0 from three systems would let one system's effect stand unshrunk.
-constexpr double kMinSeedSd = 0.03, kMinSystemSd = 0.02, kMinCriticalSd = 0.05;
+constexpr double kMinSeedSd = 0.03, kMinSystemSd = 0.02, kMinTuningSd = 0.02;
 
 struct Problem {
   ConvergenceParams base;
   std::vector<Run> runs;
   std::vector<System> systems;  // [0]: the fitted records' own (perhaps without runs)
+  std::vector<Cell> cells;
   bool fit_critical = false;    // the runs span two or more global batches
-  bool effects = false;         // two or more systems have runs: per-system effects
-  double seed_sd = 0.1, system_sd = 0.3, critical_sd = 0.5;
-  bool pin_one_batch_w = false;  // the unshrunk first pass: a system at one batch keeps w = 0
-  Eigen::Index size = 0;  // theta: [log B_crit,] log f, then the systems' u and w
+  bool effects = false;         // two or more systems have runs: per-system and per-batch effects
+  // seeds within a cell, systems' persistent factors, a system's tuning at a batch (0: not measured,
+  // no system ran two batches: a system's deviation persists)
+  double seed_sd = 0.1, system_sd = 0.3, tuning_sd = 0;
+  std::vector<std::string> tuning_from;  // the systems that ran two or more batches
+  Eigen::Index size = 0;  // theta: [log B_crit,] log f, then the systems' u, then the cells' v
 
   Eigen::Index factor_index() const { return fit_critical ? 1 : 0; }
-  // only where the critical batch is fitted (a system's own effect needs two batches, so the runs span two)
-  double log_critical(const Eigen::VectorXd& t, const System& s) const { return t[0] + (s.w >= 0 ? t[s.w] : 0); }
-  double log_factor(const Eigen::VectorXd& t, const System& s) const { return t[factor_index()] + (s.u >= 0 ? t[s.u] : 0); }
-  ConvergenceParams params(const Eigen::VectorXd& t, const System& s) const {
+  double effect(const Eigen::VectorXd& t, const Run& r) const {
+    const auto u = systems[r.system].u, v = cells[r.cell].v;
+    return (u >= 0 ? t[u] : 0) + (v >= 0 ? t[v] : 0);
+  }
+  // the crossing epoch the simulator predicts for a run (it stops at the next whole epoch), on the
+  // population curve, and with the run's system and cell
+  double population(const Eigen::VectorXd& t, const Run& r) const {
     ConvergenceParams q = base;
-    q.seed_epoch_factor = 1;
-    if (fit_critical) q.critical_batch = std::exp(log_critical(t, s));
-    q.epoch_factor = std::exp(log_factor(t, s));
-    return q;
+    q.seed_epoch_factor = 1, q.tuning_draw = 1, q.tuned_factor.clear();
+    if (fit_critical) q.critical_batch = std::exp(t[0]);
+    q.epoch_factor = std::exp(t[factor_index()]);
+    return r.curve_epochs * epoch_scale_for_batch(q, r.batch);
   }
-  // the crossing epoch the simulator predicts for a run (it stops at the next whole epoch)
-  double predicted(const Eigen::VectorXd& t, const Run& r) const {
-    return r.curve_epochs * epoch_scale_for_batch(params(t, systems[r.system]), r.batch);
-  }
+  double predicted(const Eigen::VectorXd& t, const Run& r) const { return population(t, r) * std::exp(effect(t, r)); }
   // a run stops at the first whole epoch past the crossing: on average half an epoch after it. Each
-  // residual in units of its spread; the effects' priors as residuals of their own (MAP).
+  // residual in units of its spread; the effects' priors as residuals of their own (MAP). Without a
+  // measured tuning spread the cells' effects are held at 0.
   Eigen::VectorXd residuals(const Eigen::VectorXd& t) const {
     Eigen::VectorXd out(static_cast<Eigen::Index>(runs.size()) + size - factor_index() - 1);
     Eigen::Index k = 0;
     for (const auto& r : runs) out[k++] = (std::log(predicted(t, r)) - std::log(r.epochs - 0.5)) / seed_sd;
-    for (const auto& s : systems) {
+    for (const auto& s : systems)
       if (s.u >= 0) out[k++] = t[s.u] / system_sd;
-      if (s.w >= 0) out[k++] = t[s.w] / (pin_one_batch_w && s.batches.size() < 2 ? 1e-4 : critical_sd);
-    }
+    for (const auto& c : cells)
+      if (c.v >= 0) out[k++] = t[c.v] / (tuning_sd > 0 ? tuning_sd : 1e-4);
     return out;
   }
 };
@@ -105,7 +116,8 @@ Eigen::VectorXd start_of(const Problem& pb) {
 // The workload's runs, the profile's own first (system 0), the others by machine, and what was skipped.
 Problem gather(const ConvergenceParams& cv, const std::string& workload, const std::vector<NamedRecord>& own,
                const std::vector<NamedRecord>& others, BatchEpochsFit& fit) {
-  Problem pb{cv, {}, {{"(fitted)", {}, 0}}};
+  Problem pb;
+  pb.base = cv, pb.systems = {{"(fitted)", {}, 0}};
   auto add = [&](const NamedRecord& n, const std::string& machine) {
     if (n.record.workload != workload) return;
     if (const auto why = unusable(n.record); !why.empty()) return fit.skipped.push_back(fmt::format("{}: {}", n.file, why));
@@ -115,9 +127,12 @@ Problem gather(const ConvergenceParams& cv, const std::string& workload, const s
                                                n.record.target_value));
     auto at = std::find_if(pb.systems.begin(), pb.systems.end(), [&](const System& s) { return s.machine == machine; });
     if (at == pb.systems.end()) at = pb.systems.insert(pb.systems.end(), System{machine, {}, 0});
+    const size_t system = static_cast<size_t>(at - pb.systems.begin());
     const auto& s = n.record.stages[0];
-    at->batches.insert(s.global_batch), ++at->runs;
-    pb.runs.push_back({&n, static_cast<size_t>(at - pb.systems.begin()), s.global_batch, s.models[0].epochs, *crossing});
+    auto cell = std::find_if(at->cells.begin(), at->cells.end(), [&](size_t c) { return pb.cells[c].batch == s.global_batch; });
+    if (cell == at->cells.end()) pb.cells.push_back({system, s.global_batch}), cell = at->cells.insert(at->cells.end(), pb.cells.size() - 1);
+    ++at->runs, ++pb.cells[*cell].runs;
+    pb.runs.push_back({&n, system, *cell, s.global_batch, s.models[0].epochs, *crossing});
   };
   for (const auto& n : own) add(n, "(fitted)");
   for (const auto& n : others) {
@@ -129,63 +144,107 @@ Problem gather(const ConvergenceParams& cv, const std::string& workload, const s
   pb.fit_critical = batches.size() > 1;
   pb.effects = std::count_if(pb.systems.begin(), pb.systems.end(), [](const System& s) { return s.runs > 0; }) >= 2;
   pb.size = pb.fit_critical ? 2 : 1;
-  if (pb.effects)
-    for (auto& s : pb.systems) {
-      if (s.runs > 0) s.u = pb.size++;
-      // one batch cannot tell u from w: the prior splits its deviation between them (fit_with_spreads)
-      if (pb.fit_critical && s.runs > 0) s.w = pb.size++;
-    }
+  if (!pb.effects) return pb;
+  for (auto& s : pb.systems)
+    if (s.runs > 0) s.u = pb.size++;
+  for (auto& c : pb.cells) c.v = pb.size++;  // one batch cannot tell u from v: their spreads split its deviation
   return pb;
 }
 
-// The spreads by moments (DerSimonian & Laird 1986, "Meta-analysis in clinical trials"): the
-// systems' effects fitted unshrunk first (flat priors), the seeds' spread from the runs about their
-// own system's curve, the between-system spreads from the effects' variance less what the seeds
-// alone give a system of n runs (sigma^2 / n); then the MAP fit with those spreads. One pass: a
-// spread re-estimated from shrunk effects only shrinks further.
+// Each run's log residual about the population curve (measured over predicted), and their means per cell.
+struct CellResiduals {
+  std::vector<double> run, cell;
+};
+
+CellResiduals residuals_about(const Problem& pb, const Eigen::VectorXd& t) {
+  CellResiduals out{{}, std::vector<double>(pb.cells.size(), 0.0)};
+  for (const auto& r : pb.runs) {
+    out.run.push_back(std::log(r.epochs - 0.5) - std::log(pb.population(t, r)));
+    out.cell[r.cell] += out.run.back() / pb.cells[r.cell].runs;
+  }
+  return out;
+}
+
+// The three spreads by moments about the population curve `t` (a nested analysis of variance;
+// Searle, Casella & McCulloch 1992, "Variance Components", ch. 3): a seed's from the runs about
+// their cell's mean; a batch's tuning from the cells about their system's mean, on the systems that
+// ran two or more batches, less what the seeds give a cell of n runs (sigma^2 / n); the systems'
+// persistent spread from their means' variance, less what the tunings and seeds give a mean.
+void spreads_by_moments(Problem& pb, const Eigen::VectorXd& t) {
+  const auto r = residuals_about(pb, t);
+  double within = 0;
+  for (size_t i = 0; i < pb.runs.size(); ++i) within += std::pow(r.run[i] - r.cell[pb.runs[i].cell], 2);
+  const double dof = static_cast<double>(pb.runs.size() - pb.cells.size());
+  if (dof >= 1) pb.seed_sd = std::max(kMinSeedSd, std::sqrt(within / dof));
+  if (!pb.effects) return;
+  const double seed2 = pb.seed_sd * pb.seed_sd;
+  double tuning_ss = 0, tuning_dof = 0;
+  std::vector<double> means, noise;  // per system with runs: its cells' mean, and what the seeds put in it
+  pb.tuning_from.clear();
+  for (const auto& s : pb.systems) {
+    if (s.runs == 0) continue;
+    const double k = static_cast<double>(s.cells.size());
+    double mean = 0, seeds = 0;
+    for (size_t c : s.cells) mean += r.cell[c] / k, seeds += seed2 / pb.cells[c].runs;
+    means.push_back(mean), noise.push_back(seeds / (k * k));
+    if (s.cells.size() < 2) continue;
+    for (size_t c : s.cells) tuning_ss += std::pow(r.cell[c] - mean, 2);
+    tuning_ss -= (k - 1) / k * seeds, tuning_dof += k - 1;
+    pb.tuning_from.push_back(s.machine);
+  }
+  pb.tuning_sd = tuning_dof > 0 ? std::max(kMinTuningSd, std::sqrt(std::max(0.0, tuning_ss / tuning_dof))) : 0.0;
+  const double m = static_cast<double>(means.size());
+  double mean = 0, ss = 0, expected = 0;
+  for (double x : means) mean += x / m;
+  for (size_t i = 0; i < means.size(); ++i) ss += std::pow(means[i] - mean, 2), expected += noise[i] / m;
+  for (const auto& s : pb.systems)
+    if (s.runs > 0) expected += pb.tuning_sd * pb.tuning_sd / static_cast<double>(s.cells.size()) / m;
+  pb.system_sd = std::max(kMinSystemSd, std::sqrt(std::max(0.0, ss / (m - 1) - expected)));
+}
+
+// The population curve through every run first (no effects), the spreads about it, the MAP fit
+// with them; then the spreads again about that fit's population curve and the fit once more.
 FitResult fit_with_spreads(Problem& pb) {
   auto solve = [&](const Eigen::VectorXd& start) {
     return levenberg_marquardt([&](const Eigen::VectorXd& t) { return pb.residuals(t); }, start,
                                Eigen::VectorXd::Zero(pb.residuals(start).size()), 200);
   };
-  constexpr double kFlat = 10;
-  if (pb.effects) pb.system_sd = pb.critical_sd = kFlat, pb.pin_one_batch_w = true;
-  FitResult f = solve(start_of(pb));
-  pb.pin_one_batch_w = false;
-  double rss = 0;
-  for (const auto& r : pb.runs) rss += std::pow(std::log(pb.predicted(f.params, r)) - std::log(r.epochs - 0.5), 2);
-  const auto pinned = std::count_if(pb.systems.begin(), pb.systems.end(), [](const System& s) { return s.w >= 0 && s.batches.size() < 2; });
-  const double dof = static_cast<double>(pb.runs.size()) - static_cast<double>(pb.size - pinned);
-  if (dof >= 1) pb.seed_sd = std::max(kMinSeedSd, std::sqrt(rss / dof));
-  if (!pb.effects) return f;
-  std::vector<double> u, w, noise;
-  for (const auto& s : pb.systems) {
-    if (s.u >= 0) u.push_back(f.params[s.u]), noise.push_back(pb.seed_sd * pb.seed_sd / s.runs);
-    if (s.w >= 0 && s.batches.size() > 1) w.push_back(f.params[s.w]);
+  if (!pb.effects) {
+    FitResult f = solve(start_of(pb));
+    spreads_by_moments(pb, f.params);
+    return f;
   }
-  auto between = [](const std::vector<double>& x, double noise2, double floor, double fallback) {
-    if (x.size() < 2) return fallback;
-    double mean = 0, ss = 0;
-    for (double v : x) mean += v / static_cast<double>(x.size());
-    for (double v : x) ss += (v - mean) * (v - mean);
-    return std::max(floor, std::sqrt(std::max(0.0, ss / static_cast<double>(x.size() - 1) - noise2)));
-  };
-  double noise2 = 0;
-  for (double v : noise) noise2 += v / static_cast<double>(noise.size());
-  pb.system_sd = between(u, noise2, kMinSystemSd, kMinSystemSd);
-  pb.critical_sd = between(w, 0.0, kMinCriticalSd, 0.5);  // two batches of three runs pin a system's own well
-  return solve(f.params);
+  // the population alone: the same runs without effects
+  Problem alone = pb;
+  alone.effects = false, alone.size = pb.factor_index() + 1;
+  for (auto& s : alone.systems) s.u = -1;
+  for (auto& c : alone.cells) c.v = -1;
+  const FitResult first = levenberg_marquardt([&](const Eigen::VectorXd& t) { return alone.residuals(t); }, start_of(alone),
+                                              Eigen::VectorXd::Zero(static_cast<Eigen::Index>(pb.runs.size())), 200);
+  FitResult f;
+  f.params = Eigen::VectorXd::Zero(pb.size);
+  f.params.head(alone.size) = first.params;
+  for (int pass = 0; pass < 2; ++pass) {
+    spreads_by_moments(pb, f.params);
+    f = solve(f.params);
+  }
+  return f;
 }
 
 void describe_systems(const Problem& pb, const FitResult& f, BatchEpochsFit& fit) {
   fit.population_factor = std::exp(f.params[pb.factor_index()]);
   fit.population_critical = pb.fit_critical ? std::exp(f.params[0]) : pb.base.critical_batch;
-  fit.seed_sd = pb.seed_sd, fit.system_sd = pb.effects ? pb.system_sd : 0, fit.critical_sd = pb.effects ? pb.critical_sd : 0;
+  fit.seed_sd = pb.seed_sd, fit.system_sd = pb.effects ? pb.system_sd : 0, fit.tuning_sd = pb.effects ? pb.tuning_sd : 0;
   if (!pb.effects) return;
   for (const auto& s : pb.systems) {
-    const double n = s.runs / (pb.seed_sd * pb.seed_sd), prior = 1 / (pb.system_sd * pb.system_sd);
-    fit.systems.push_back({s.machine, s.runs, static_cast<int>(s.batches.size()), s.u >= 0 ? std::exp(f.params[s.u]) : 1.0,
-                           s.w >= 0 ? std::exp(pb.log_critical(f.params, s)) : 0.0, prior / (n + prior)});
+    // what the seeds and the batches' tunings leave of the system's mean, against the systems' spread
+    const double k = std::max<double>(1, static_cast<double>(s.cells.size()));
+    const double noise = pb.tuning_sd * pb.tuning_sd / k + pb.seed_sd * pb.seed_sd / std::max(1, s.runs);
+    const double prior = 1 / (pb.system_sd * pb.system_sd), own = s.runs > 0 ? 1 / noise : 0;
+    SystemEpochs out{s.machine, s.runs, static_cast<int>(s.cells.size()), s.u >= 0 ? std::exp(f.params[s.u]) : 1.0, {}, prior / (own + prior)};
+    for (size_t c : s.cells)
+      if (pb.tuning_sd > 0) out.tuning[pb.cells[c].batch] = std::exp(f.params[pb.cells[c].v]);
+    fit.systems.push_back(out);
   }
 }
 
@@ -198,13 +257,14 @@ Eigen::MatrixXd log_covariance(const Problem& pb, const FitResult& f) {
   return f.covariance / (m > p ? f.rss / (m - p) : 1.0);
 }
 
-// The fitted system's own curve, [critical batch,] epoch factor: each a sum of the population's log
-// parameter and the system's effect, so their covariance is a' C b over those slots (a system
-// without runs adds the between-system spreads). Then the seed spread within a system: the effects'
-// uncertainty is drawn with the parameters, not folded into the seeds.
+// The fitted system's own curve: [critical batch (the population's),] epoch factor (the population's
+// and its persistent effect, a sum of log parameters), and its tuning at each batch its runs trained
+// at; their covariance is a' C b over those slots (a system without runs adds the between-system
+// spread). Then the seed spread within a cell, and the spread of a batch's tuning that a batch
+// without runs is drawn from: the effects' uncertainty is drawn with the parameters, not folded into the seeds.
 struct OwnCurve {
   std::vector<FittedParameter> fitted;
-  std::vector<std::string> keys;  // [critical_batch,] epoch_factor
+  std::vector<std::string> keys;  // [critical_batch,] epoch_factor, tuned_factor.B...
   std::vector<double> covariance; // of their logs, row-major
 };
 
@@ -213,38 +273,57 @@ OwnCurve system_parameters(const Problem& pb, const FitResult& f, const std::str
   OwnCurve out;
   const System& mine = pb.systems[0];
   const Eigen::MatrixXd C = log_covariance(pb, f);
-  std::vector<Eigen::VectorXd> combos;
-  std::vector<double> extra;  // a system without runs: the spread of the systems about the population
-  if (pb.fit_critical) {
+  struct Combo {
+    std::string key, why;
+    Eigen::VectorXd a;
+    double extra = 0;  // a system without runs: the spread of the systems about the population
+  };
+  std::vector<Combo> combos;
+  auto unit = [&](Eigen::Index i, Eigen::Index j = -1) {
     Eigen::VectorXd a = Eigen::VectorXd::Zero(pb.size);
-    a[0] = 1;
-    if (mine.w >= 0) a[mine.w] = 1;
-    combos.push_back(a), extra.push_back(pb.effects && mine.w < 0 ? pb.critical_sd * pb.critical_sd : 0.0);
-    out.keys.push_back(prefix + "critical_batch");
-  }
-  Eigen::VectorXd a = Eigen::VectorXd::Zero(pb.size);
-  a[pb.factor_index()] = 1;
-  if (mine.u >= 0) a[mine.u] = 1;
-  combos.push_back(a), extra.push_back(pb.effects && mine.u < 0 ? pb.system_sd * pb.system_sd : 0.0);
-  out.keys.push_back(prefix + "epoch_factor");
+    a[i] = 1;
+    if (j >= 0) a[j] = 1;
+    return a;
+  };
+  if (pb.fit_critical) combos.push_back({prefix + "critical_batch", "", unit(0)});
+  combos.push_back({prefix + "epoch_factor", whose, unit(pb.factor_index(), mine.u), pb.effects && mine.u < 0 ? pb.system_sd * pb.system_sd : 0.0});
+  if (pb.tuning_sd > 0)
+    for (size_t c : mine.cells)
+      combos.push_back({fmt::format("{}tuned_factor.{}", prefix, pb.cells[c].batch),
+                        fmt::format(" (this system's tuning at global batch {}: its runs there over its factor)", pb.cells[c].batch),
+                        unit(pb.cells[c].v)});
   const size_t n = combos.size();
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j) {
-      double c = combos[i].dot(C * combos[j]) + (i == j ? extra[i] : 0.0);
+      double c = combos[i].a.dot(C * combos[j].a) + (i == j ? combos[i].extra : 0.0);
       if (!std::isfinite(c)) c = i == j ? std::numeric_limits<double>::infinity() : 0.0;
       out.covariance.push_back(c);
     }
-  const double values[2] = {pb.fit_critical ? std::exp(pb.log_critical(f.params, mine)) : 0.0, std::exp(pb.log_factor(f.params, mine))};
   for (size_t i = 0; i < n; ++i) {
-    const double value = values[2 - n + i];
-    out.fitted.push_back({out.keys[i], value, value * std::sqrt(out.covariance[i * n + i]), source + whose});
+    const double value = std::exp(combos[i].a.dot(f.params));
+    out.keys.push_back(combos[i].key);
+    out.fitted.push_back({combos[i].key, value, value * std::sqrt(out.covariance[i * n + i]), source + combos[i].why});
   }
-  if (pb.effects || static_cast<double>(pb.runs.size()) - static_cast<double>(pb.size) >= 1) {
-    const double dof = std::max(1.0, static_cast<double>(pb.runs.size()) - static_cast<double>(pb.systems.size()));
-    out.fitted.push_back({prefix + "seed_epochs_cv", pb.seed_sd, pb.seed_sd / std::sqrt(2 * dof),
-                          source + (pb.effects ? " (a seed's spread: the runs about their own system's curve)" : " (the runs' spread about the fit)")});
+  const double within = static_cast<double>(pb.runs.size() - pb.cells.size());
+  if (within >= 1)
+    out.fitted.push_back({prefix + "seed_epochs_cv", pb.seed_sd, pb.seed_sd / std::sqrt(2 * within),
+                          source + (pb.effects ? " (a seed's spread: the runs about their own system's at their batch)" : " (the runs' spread at their batch)")});
+  if (pb.tuning_sd > 0) {
+    const double dof = std::max<double>(1, static_cast<double>(pb.tuning_from.size()));
+    out.fitted.push_back({prefix + "batch_tuning_cv", pb.tuning_sd, pb.tuning_sd / std::sqrt(2 * dof),
+                          fmt::format("calibrate records, epochs to target: the tunings of the systems that ran two or more global batches ({})",
+                                      fmt::join(pb.tuning_from, ", "))});
   }
   return out;
+}
+
+// An earlier fit's tunings (a built-in's runs at other batches): gone with their fitted entries and
+// blocks, since this fit's batches replace them.
+void forget_tunings(MachineProfile& profile, const std::string& prefix, ConvergenceParams& cv) {
+  auto old = [&](const std::string& k) { return k.starts_with(prefix + "tuned_factor.") || k == prefix + "batch_tuning_cv"; };
+  std::erase_if(profile.fitted, [&](const FittedParameter& f) { return old(f.key); });
+  std::erase_if(profile.correlations, [&](const FitCorrelation& c) { return std::any_of(c.keys.begin(), c.keys.end(), old); });
+  cv.tuned_factor.clear(), cv.batch_tuning_cv = 0;
 }
 
 BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload, const std::vector<NamedRecord>& own,
@@ -268,6 +347,9 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
     fit.at_prior.push_back(prefix + "critical_batch (the runs share one global batch: how the epochs grow with the batch "
                                      "needs runs at two; --epochs-from adds other machines')");
   const FitResult f = fit_with_spreads(pb);
+  if (pb.effects && pb.tuning_sd <= 0)
+    fit.at_prior.push_back(prefix + "batch_tuning_cv (no system ran two global batches: a system's deviation at its batch is "
+                                    "taken to persist at every batch)");
   describe_systems(pb, f, fit);
   const System& mine = pb.systems[0];
   std::vector<std::string> files;
@@ -275,6 +357,9 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
   const std::string source = fmt::format("calibrate records, epochs to target: {}", fmt::join(files, ", "));
   const std::string whose = !pb.effects ? "" : mine.runs > 0 ? fmt::format(" (this system's effect from its {} run(s))", mine.runs)
                                                              : " (a system without runs: the population's)";
+  forget_tunings(profile, prefix, cv->second);
+  if (pb.tuning_sd > 0)
+    for (size_t c : mine.cells) cv->second.tuned_factor[pb.cells[c].batch] = 1;  // the slots the fitted values go to
   const OwnCurve curve = system_parameters(pb, f, prefix, source, whose);
   fit.fitted = curve.fitted;
   for (const auto& p : fit.fitted) {

@@ -3,11 +3,14 @@
 // measured baseline runs that reached their target, E(B) = f · E_curve · (1 + B/B_crit) /
 // (1 + B_ref/B_crit) (McCandlish et al. 2018, "An Empirical Model of Large-Batch Training", eq. 2.11
 // in epochs): model/learning_curve's epoch_scale_for_batch. A population curve (f, B_crit) for every
-// run given, and per system (the fitted records' own, and each other machine's) a random effect on
-// log f, and on log B_crit where the system's runs span two global batches, each pulled toward the
-// population by how much evidence the system has (empirical Bayes; docs/cost-models.md, "Epochs to
-// target across systems"): a system with runs is predicted from its own effect, a new one from the
-// population's with the between-system spread in its band.
+// run given; per system (the fitted records' own, and each other machine's) a persistent effect on
+// log f, and per system and global batch a tuning effect (the MLPerf HPC rules let a submission
+// retune at its batch: a deviation that does not carry to another batch), their spreads measured by
+// moments, the tunings' on the systems that ran two batches (docs/cost-models.md, "Epochs to target
+// across systems"). A system with runs is predicted from its own factor, at its runs' batches with
+// their tunings too; a new system from the population's with the between-system spread in its band;
+// a batch without runs draws its tuning.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,9 +29,9 @@ struct EpochsObservation {
 struct SystemEpochs {
   std::string machine;  // "(fitted)": the records being fitted
   int runs = 0, batches = 0;
-  double factor = 1;    // exp(u): its epochs over the population's at the same batch
-  double critical = 0;  // its own critical batch (its runs span two batches), else 0: the population's
-  double shrinkage = 0; // how far its factor is pulled to the population's: tau^-2 / (n sigma^-2 + tau^-2)
+  double factor = 1;    // exp(u): its epochs over the population's at the same batch, at any batch
+  std::map<int, double> tuning;  // exp(v) by global batch: its runs there over its factor's
+  double shrinkage = 0; // how far its factor is pulled to the population's: tau^-2 / (precision of its mean + tau^-2)
 };
 
 struct BatchEpochsFit {
@@ -38,8 +41,8 @@ struct BatchEpochsFit {
   std::vector<std::string> at_prior;    // what the records cannot pin, with the reason
   std::vector<EpochsObservation> observations;
   std::vector<std::string> skipped;     // records that give no epochs to target, with the reason
-  // the population and the spreads in log space: seeds (within a system), systems' factors, their critical batches
-  double population_factor = 0, population_critical = 0, seed_sd = 0, system_sd = 0, critical_sd = 0;
+  // the population and the spreads in log space: seeds (within a system and batch), systems' factors, a batch's tuning
+  double population_factor = 0, population_critical = 0, seed_sd = 0, system_sd = 0, tuning_sd = 0;
   std::vector<SystemEpochs> systems;  // empty: one system, no effects
 };
 

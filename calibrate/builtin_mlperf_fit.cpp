@@ -109,15 +109,23 @@ std::set<std::string> benchmarks_under(const fs::path& root) {
   return out;
 }
 
-// Every run of `benchmark` under the root but in the `excluded` folders, each system's named by its
-// folder (a log's platform key can be wrong); logs that will not ingest are listed in `skipped`.
+// Every run of `benchmark` under the root but in the `excluded` folders, each system's named by the
+// machine of `machines` that lists its folder, else by its folder (a log's platform key can be
+// wrong); logs that will not ingest are listed in `skipped`.
 std::vector<NamedRecord> population_of(const std::string& logs_root, const std::string& benchmark, const std::set<fs::path>& excluded,
-                                       std::vector<std::string>& skipped) {
+                                       const std::vector<MlperfMachine>& machines, std::vector<std::string>& skipped) {
+  auto system_of = [&](const fs::path& folder) {
+    const auto under = fs::relative(folder, logs_root);
+    for (const auto& m : machines)
+      for (const auto& f : m.folders)
+        if (fs::path(f.logs) == under) return m.name;
+    return under.string();
+  };
   std::vector<NamedRecord> out;
   for (const auto& folder : population_folders(logs_root, benchmark, excluded))
     for (const auto& log : result_logs(folder)) try {
         Record r = load_mllog_file(log.string());
-        r.machine = fs::relative(folder, logs_root).string();
+        r.machine = system_of(folder);
         out.push_back({fs::relative(log, logs_root).string(), std::move(r)});
       } catch (const InputError& e) {
         skipped.push_back(e.what());
@@ -136,14 +144,14 @@ std::set<fs::path> folders_of(const std::string& logs_root, const std::vector<Ml
 }  // namespace
 
 MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root,
-                                    const std::vector<MlperfFolder>& hidden) {
+                                    const std::vector<MlperfFolder>& hidden, const std::vector<MlperfMachine>& machines) {
   MlperfFitSummary s;
   const std::vector<NamedRecord> recs = own_records(profile.name, own, logs_root);
   const std::set<fs::path> excluded = folders_of(logs_root, own, hidden);
   std::set<std::string> mine;
   for (const auto& f : own) mine.insert(fs::path(f.logs).filename().string());
   for (const auto& b : benchmarks_under(logs_root)) {
-    const auto others = population_of(logs_root, b, excluded, s.skipped);
+    const auto others = population_of(logs_root, b, excluded, machines, s.skipped);
     s.population_runs += static_cast<int>(others.size());
     // a benchmark it did not run: the population's curve, with the between-system spread
     fit_batch_epochs(profile, mine.contains(b) ? own_records_of(recs, b) : std::vector<NamedRecord>{}, others);

@@ -38,9 +38,11 @@ struct MlperfFitSummary {
 // empty), the population from every other `*/*/*/BENCHMARK/result_*.txt` there but the `hidden`
 // folders (a system left out: studies/mlperf-builtins). A benchmark it has no runs of (none at all,
 // for a machine without logs: `own` empty) gets the population's epochs to target, with the
-// between-system spread, not another system's (calibrate/batch_epochs_fit).
+// between-system spread, not another system's (calibrate/batch_epochs_fit). A population folder one
+// of `machines` lists is that machine's runs (one system: at two batches they measure its tunings),
+// any other its own system.
 MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root,
-                                    const std::vector<MlperfFolder>& hidden = {});
+                                    const std::vector<MlperfFolder>& hidden = {}, const std::vector<MlperfMachine>& machines = {});
 
 // Each code's (workload and allreduce library: calibrate/straggler_prior) step-time spread on this
 // machine, where its runs of that code train at two or more GPU counts: `fitted`, the machine fitted

@@ -85,11 +85,13 @@ const MachineProfile* nearest_donor(const MachineProfile& p, size_t upto);
 void lend_measured_fits(MachineProfile& to, const MachineProfile& from, Lend what) {
   for (const auto& f : from.fitted) {
     // a validation pass's fixed part, the first epoch's warm-up and the ranks' step-time spread are
-    // the code's, not the GPU's (calibrate/straggler_prior): not lent
-    const bool code_own = f.key == "compute.eval_pass_ms" || f.key.starts_with("compute.warmup_s.") || f.key == "compute.step_time_cv";
+    // the code's, not the GPU's (calibrate/straggler_prior), and a batch's tuning is the system's
+    // submission's (calibrate/batch_epochs_fit): not lent
+    const bool code_own = f.key == "compute.eval_pass_ms" || f.key.starts_with("compute.warmup_s.") || f.key == "compute.step_time_cv" ||
+                          f.key.find(".tuned_factor.") != std::string::npos;
     const bool lent = (f.key.starts_with("compute.") && !code_own) || f.key == "io.host_decode_GBps" ||
                       (what == Lend::gpu_and_epochs && f.key.starts_with("convergence."));
-    if (!lent || !f.source.starts_with("calibrate records")) continue;
+    if (code_own || !lent || !f.source.starts_with("calibrate records")) continue;
     set_parameter(to, f.key, f.value);
     record_fit(to, {f.key, f.value, f.std_error, fmt::format("lent by {} (fitted to its MLPerf HPC logs): {}", from.name, f.source)});
   }
@@ -132,7 +134,7 @@ MachineProfile mlperf_fitted(const std::string& key) {
   if (const MachineProfile* donor = nearest_donor(p, static_cast<size_t>(own - machines.begin()))) lend_measured_fits(p, *donor, Lend::gpu);
   // without logs of its own: the population's epochs to target (fit_to_mlperf_logs)
   const auto s = fit_to_mlperf_logs(p, own == machines.end() ? std::vector<MlperfFolder>{} : own->folders, mlperf_setup->logs_root,
-                                    mlperf_setup->hidden);
+                                    mlperf_setup->hidden, machines);
   // only mrplan-fit-builtins sets the logs: this is the build's log
   if (s.own_runs > 0)
     fmt::print(stderr, "{}: fitted to {} runs of its own; epochs to target with {} runs of other systems\n", key, s.own_runs, s.population_runs);

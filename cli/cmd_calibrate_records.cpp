@@ -91,13 +91,16 @@ void print_epochs_fit(const BatchEpochsFit& fit) {
     fmt::print("\n{}", o.str());
   }
   if (!fit.systems.empty()) {
-    fmt::print("\npopulation: factor {:.3g}, critical batch {:.0f}; spread of a seed within a system {:.1f}%, between systems "
-               "{:.1f}% (factor) and {:.0f}% (critical batch)\n",
-               fit.population_factor, fit.population_critical, 100 * fit.seed_sd, 100 * fit.system_sd, 100 * fit.critical_sd);
-    TextTable t({"system", "runs", "batches", "factor / population", "own critical batch", "pulled to population"});
-    for (const auto& s : fit.systems)
+    fmt::print("\npopulation: factor {:.3g}, critical batch {:.0f}; spread of a seed within a system and batch {:.1f}%, between "
+               "systems {:.1f}% (persistent factor), of a batch's tuning {:.1f}%\n",
+               fit.population_factor, fit.population_critical, 100 * fit.seed_sd, 100 * fit.system_sd, 100 * fit.tuning_sd);
+    TextTable t({"system", "runs", "batches", "factor / population", "tuning by batch", "pulled to population"});
+    for (const auto& s : fit.systems) {
+      std::vector<std::string> tunings;
+      for (const auto& [b, v] : s.tuning) tunings.push_back(fmt::format("{}: {:.3f}", b, v));
       t.add({s.machine, fmt::format("{}", s.runs), fmt::format("{}", s.batches), fmt::format("{:.3f}", s.factor),
-             s.critical > 0 ? fmt::format("{:.0f}", s.critical) : "-", fmt::format("{:.0f}%", 100 * s.shrinkage)});
+             tunings.empty() ? "-" : fmt::format("{}", fmt::join(tunings, ", ")), fmt::format("{:.0f}%", 100 * s.shrinkage)});
+    }
     fmt::print("{}", t.str());
   }
   for (const auto& s : fit.skipped) fmt::print("no epochs to target from {}\n", s);

@@ -136,7 +136,9 @@ double fused_progress(const ConvergenceParams& p, double bottom, double top) {
 double dense_epochs_after_progress(double e0, double k) { return std::max(1.0, e0 * (1.0 - k)); }
 
 double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch) {
-  const double factor = p.epoch_factor * p.seed_epoch_factor;
+  const auto tuned = p.tuned_factor.find(static_cast<int>(std::lround(global_batch)));
+  const bool own = tuned != p.tuned_factor.end() && std::abs(global_batch - tuned->first) < 1e-9;
+  const double factor = p.epoch_factor * p.seed_epoch_factor * (own ? tuned->second : p.tuning_draw);
   if (p.critical_batch <= 0) return factor;
   return factor * (1.0 + global_batch / p.critical_batch) / (1.0 + p.reference_global_batch / p.critical_batch);
 }

@@ -65,7 +65,9 @@ bool pretrained_measured(const ConvergenceParams& p);
 double dense_epochs_after_progress(double e0, double k);
 
 // Batch-size dependence of epochs to target (McCandlish et al. 2018, gradient noise scale), times
-// the runs' fitted factor and the seed's draw (ConvergenceParams::epoch_factor, seed_epoch_factor).
+// the runs' fitted factor, the seed's draw and the batch's tuning: the measured one where the
+// system's runs trained at that global batch, else the draw's (ConvergenceParams::epoch_factor,
+// seed_epoch_factor, tuned_factor, tuning_draw).
 double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch);
 
 }  // namespace mrplan

@@ -168,11 +168,19 @@ struct ConvergenceParams {
   // Every epoch count of the curves scaled to measured runs' epochs to target (their
   // hyper-parameters): fitted by calibrate records (calibrate/batch_epochs_fit).
   double epoch_factor = 1;
+  // A submission retunes its hyper-parameters at its batch (MLPerf HPC rules), so a system's epochs at
+  // one batch are its persistent factor times that batch's tuning: the tunings its own runs measured,
+  // by global batch (calibrate/batch_epochs_fit), and the spread of a batch's tuning measured on the
+  // systems that ran two, which a batch without runs is drawn from (0: not measured, not drawn).
+  std::map<int, double> tuned_factor;
+  double batch_tuning_cv = 0;
   // Seed-to-seed spread, fitted by calibrate convergence from several seeds of one plan: relative
   // standard deviation of the epochs to target and of the switch epoch (0: not measured).
   double seed_epochs_cv = 0, seed_switch_cv = 0;
   // One seed's draw (sim/monte_carlo): every epoch count of the workload scaled by it (1: the curves' own).
   double seed_epoch_factor = 1;
+  // One draw's tuning at a batch tuned_factor does not hold (sim/monte_carlo; 1: the persistent factor's).
+  double tuning_draw = 1;
 };
 
 struct FittedParameter {

@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -143,20 +144,39 @@ const std::vector<Entry>& entries() {
                                         std::tuple{"epoch_factor", &ConvergenceParams::epoch_factor, 0.0, kInf},
                                         std::tuple{"reference_global_batch", &ConvergenceParams::reference_global_batch, 0.0, kInf},
                                         std::tuple{"seed_epochs_cv", &ConvergenceParams::seed_epochs_cv, 0.0, 1.0},
-                                        std::tuple{"seed_switch_cv", &ConvergenceParams::seed_switch_cv, 0.0, 1.0}})
+                                        std::tuple{"seed_switch_cv", &ConvergenceParams::seed_switch_cv, 0.0, 1.0},
+                                        std::tuple{"batch_tuning_cv", &ConvergenceParams::batch_tuning_cv, 0.0, 1.0}})
       t.push_back({fmt::format("convergence.*.{}", name), "", 1, lo, hi, [member = member](MachineProfile& m, const std::string& w) -> double* {
                      auto* p = workload(m, w);
                      return p ? &(p->*member) : nullptr;
                    }});
+    // convergence.W.tuned_factor.B: the tuning at global batch B (two names: "W.B")
+    t.push_back({"convergence.*.tuned_factor.*", "", 1, 0, kInf, [](MachineProfile& m, const std::string& wb) -> double* {
+                   const auto dot = wb.find('.');
+                   auto* p = workload(m, wb.substr(0, dot));
+                   if (!p || dot == std::string::npos) return nullptr;
+                   int batch = 0;
+                   const auto b = wb.substr(dot + 1);
+                   if (std::from_chars(b.data(), b.data() + b.size(), batch).ptr != b.data() + b.size()) return nullptr;
+                   auto it = p->tuned_factor.find(batch);
+                   return it == p->tuned_factor.end() ? nullptr : &it->second;
+                 }});
     return t;
   }();
   return table;
 }
 
-// `key` against `pattern`: the name '*' stands for, or nullopt.
+// `key` against `pattern`: the name '*' stands for, or nullopt; a pattern ending in a second '*'
+// ("a.*.b.*"), both names joined by '.'.
 std::optional<std::string> match(const std::string& pattern, const std::string& key) {
   const auto star = pattern.find('*');
   if (star == std::string::npos) return pattern == key ? std::optional<std::string>("") : std::nullopt;
+  if (pattern.find('*', star + 1) != std::string::npos) {
+    const auto dot = key.rfind('.');
+    if (!pattern.ends_with(".*") || dot == std::string::npos || dot + 1 == key.size()) return std::nullopt;
+    const auto first = match(pattern.substr(0, pattern.size() - 2), key.substr(0, dot));
+    return first ? std::optional<std::string>(*first + "." + key.substr(dot + 1)) : std::nullopt;
+  }
   const auto head = pattern.substr(0, star), tail = pattern.substr(star + 1);
   if (key.size() <= head.size() + tail.size() || key.compare(0, head.size(), head) != 0 ||
       key.compare(key.size() - tail.size(), tail.size(), tail) != 0)
@@ -316,6 +336,7 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"convergence.*.epoch_factor", opt, 1, pos, kInf},
       {"convergence.*.seed_epochs_cv", opt, 0, any, 1},
       {"convergence.*.seed_switch_cv", opt, 0, any, 1},
+      {"convergence.*.batch_tuning_cv", opt, 0, any, 1},
   };
   return list;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -210,6 +211,22 @@ void read_io(const YamlFields& f, MachineProfile& m) {
   }
 }
 
+// tuned_factor: {global batch: factor}, the batches a system's own runs trained at
+std::map<int, double> read_tuned_factors(const YamlFields& cv) {
+  std::map<int, double> out;
+  if (!cv.has("tuned_factor")) return out;
+  const YamlFields t = cv.child("tuned_factor");
+  for (const auto& kv : t.node()) {
+    const auto b = kv.first.as<std::string>();
+    int batch = 0;
+    const auto end = b.data() + b.size();
+    if (std::from_chars(b.data(), end, batch).ptr != end || batch <= 0)
+      fail_input(cv.file(), t.key_path(b), "expected a global batch (a positive integer) as the key");
+    out[batch] = t.positive(b.c_str());
+  }
+  return out;
+}
+
 void read_convergence(const YamlFields& f, MachineProfile& m) {
   const auto& file = f.file();
   if (f.has("convergence")) {
@@ -218,13 +235,14 @@ void read_convergence(const YamlFields& f, MachineProfile& m) {
       if (w.empty() || w.find_first_of(". *") != std::string::npos)  // it becomes part of dotted parameter keys
         fail_input(file, "convergence." + w, "a workload name without '.', '*' or spaces");
       YamlFields cv(kv.second, file, "convergence." + w);
-      cv.only(keys_under("convergence.*.", {"dense_metric", "coarse_loss", "coarse_metric", "coarse_resolution"}));
+      cv.only(keys_under("convergence.*.", {"dense_metric", "coarse_loss", "coarse_metric", "coarse_resolution", "tuned_factor"}));
       ConvergenceParams p;
       p.dense_metric = read_curve(cv.child("dense_metric"));
       p.coarse_loss = read_curve(cv.child("coarse_loss"));
       if (cv.has("coarse_metric")) p.coarse_metric = read_curve(cv.child("coarse_metric"));
       p.coarse_resolution = cv.int32("coarse_resolution", 2);
       if (p.coarse_resolution < 2) fail_input(file, "convergence." + w + ".coarse_resolution", "expected a coarsening factor >= 2");
+      p.tuned_factor = read_tuned_factors(cv);
       m.convergence[w] = p;
       read_numbers(cv, "convergence.*.", w, m);
     }
@@ -394,6 +412,7 @@ void write_convergence(YAML::Emitter& e, MachineProfile& m) {
       curve_out(e, "coarse_loss", p.coarse_loss);
       curve_out(e, "coarse_metric", p.coarse_metric);
       write_numbers(e, "convergence.*.", w, m);
+      if (!p.tuned_factor.empty()) e << YAML::Key << "tuned_factor" << YAML::Value << YAML::Flow << p.tuned_factor;
       kv(e, "coarse_resolution", p.coarse_resolution);
       e << YAML::EndMap;
     }

@@ -127,6 +127,8 @@ ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload,
       const double spread = cv.seed_epochs_cv > 0 ? cv.seed_epochs_cv : kDefaultSeedEpochsCv;
       cv.seed_epoch_factor = truncated_normal(rng, 1.0, spread, 0.1, 10.0);
     }
+    for (auto& [w, cv] : p.convergence)
+      if (from.tuning && cv.batch_tuning_cv > 0) cv.tuning_draw = truncated_normal(rng, 1.0, cv.batch_tuning_cv, 0.1, 10.0);
     d.profiles.push_back(std::move(p));
   }
   return d;
@@ -193,7 +195,7 @@ std::string widest_fits(const Plan& plan, const MachineProfile& m, const std::st
       units.push_back({f.key});
   std::vector<std::pair<double, std::string>> w;
   for (const auto& u : units)
-    if (const double x = width(plan_spread(plan, draw_profiles(m, workload, n, seed, {true, false, false, u})).time_to_target_s); x > 1.05)
+    if (const double x = width(plan_spread(plan, draw_profiles(m, workload, n, seed, {true, false, false, false, u})).time_to_target_s); x > 1.05)
       w.emplace_back(x, u.size() > 2 ? fmt::format("{} and the {} fitted with it", u.front(), u.size() - 1) : fmt::format("{}", fmt::join(u, "+")));
   std::sort(w.rbegin(), w.rend());
   if (w.size() > 3) w.resize(3);
@@ -216,11 +218,12 @@ std::string spread_by_source(const Plan& plan, const MachineProfile& m, const st
   };
   const auto cv = m.convergence.find(workload);
   const bool seeds_assumed = cv != m.convergence.end() && cv->second.seed_epochs_cv <= 0;
-  const std::vector<Source> sources = {
-      {"fitted parameters", {true, false, false, {}}, ""},
-      {"seeds", {false, true, false, {}},
+  std::vector<Source> sources = {
+      {"fitted parameters", {true, false, false, false, {}}, ""},
+      {"seeds", {false, true, false, false, {}},
        seeds_assumed ? fmt::format("{:.0f}% assumed: calibrate convergence with records of several seeds measures it", kDefaultSeedEpochsCv * 100) : ""},
-      {"run speed", {false, false, true, {}}, ""}};
+      {"run speed", {false, false, true, false, {}}, ""}};
+  if (cv != m.convergence.end() && cv->second.batch_tuning_cv > 0) sources.push_back({"batch tuning", {false, false, false, true, {}}, ""});
   std::vector<std::string> parts;
   double widest = 0;
   const Source* top = nullptr;

@@ -25,9 +25,10 @@ struct ProfileDraws {
 };
 
 // What a draw varies: the fitted parameters within their errors, a seed's epochs to target, the
-// machine's run-to-run speed. All by default; one alone says how much of a band it makes.
+// machine's run-to-run speed, the tuning of a global batch the system's runs did not train at. All by
+// default; one alone says how much of a band it makes.
 struct DrawSources {
-  bool fitted = true, seeds = true, run_speed = true;
+  bool fitted = true, seeds = true, run_speed = true, tuning = true;
   std::vector<std::string> only;  // with `fitted`: these keys alone (a block drawn whole where one of its keys is named)
 };
 
@@ -35,7 +36,8 @@ struct DrawSources {
 // error drawn from a normal truncated to its bounds, jointly with the others of its fit where the
 // profile keeps their correlation (`correlations`), else alone (and then not a learning curve's
 // shape: ParameterSlot::independent); and every workload's epochs scaled by a seed factor drawn from
-// N(1, seed_epochs_cv).
+// N(1, seed_epochs_cv), and by a batch tuning from N(1, batch_tuning_cv) where the plan's batch is
+// not one of tuned_factor's (model/learning_curve epoch_scale_for_batch).
 // Notes name `workload`'s unmeasured seed spread and the parameters no fit identified.
 ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed, DrawSources from = {});
 

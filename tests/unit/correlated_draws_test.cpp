@@ -42,7 +42,7 @@ TEST(CorrelatedDraws, AKnownCovarianceIsReproduced) {
     const auto m = two_correlated(rho);
     ASSERT_EQ(m.correlations.size(), 1u);
     EXPECT_NEAR(m.correlations[0].matrix[1], rho, 1e-12);
-    const auto draws = draw_profiles(m, "cosmoflow-mrt", 20000, 5, {true, false, false, {}});
+    const auto draws = draw_profiles(m, "cosmoflow-mrt", 20000, 5, {true, false, false, false, {}});
     double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
     const double n = static_cast<double>(draws.profiles.size());
     for (const auto& p : draws.profiles) {
