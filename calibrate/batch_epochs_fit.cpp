@@ -190,7 +190,7 @@ void spreads_by_moments(Problem& pb, const Eigen::VectorXd& t) {
     if (s.cells.size() < 2) continue;
     for (size_t c : s.cells) tuning_ss += std::pow(r.cell[c] - mean, 2);
     tuning_ss -= (k - 1) / k * seeds, tuning_dof += k - 1;
-    pb.tuning_from.push_back(s.machine);
+    pb.tuning_from.push_back(s.machine == "(fitted)" ? "the fitted records" : s.machine);
   }
   pb.tuning_sd = tuning_dof > 0 ? std::max(kMinTuningSd, std::sqrt(std::max(0.0, tuning_ss / tuning_dof))) : 0.0;
   const double m = static_cast<double>(means.size());
