@@ -205,12 +205,12 @@ void spreads_by_moments(Problem& pb, const Eigen::VectorXd& t) {
 // The population curve through every run first (no effects), the spreads about it, the MAP fit
 // with them; then the spreads again about that fit's population curve and the fit once more.
 FitResult fit_with_spreads(Problem& pb) {
-  auto solve = [&](const Eigen::VectorXd& start) {
-    return levenberg_marquardt([&](const Eigen::VectorXd& t) { return pb.residuals(t); }, start,
-                               Eigen::VectorXd::Zero(pb.residuals(start).size()), 200);
+  auto solve = [](const Problem& q, const Eigen::VectorXd& start) {
+    return levenberg_marquardt([&](const Eigen::VectorXd& t) { return q.residuals(t); }, start,
+                               Eigen::VectorXd::Zero(q.residuals(start).size()), 200);
   };
   if (!pb.effects) {
-    FitResult f = solve(start_of(pb));
+    FitResult f = solve(pb, start_of(pb));
     spreads_by_moments(pb, f.params);
     return f;
   }
@@ -219,14 +219,13 @@ FitResult fit_with_spreads(Problem& pb) {
   alone.effects = false, alone.size = pb.factor_index() + 1;
   for (auto& s : alone.systems) s.u = -1;
   for (auto& c : alone.cells) c.v = -1;
-  const FitResult first = levenberg_marquardt([&](const Eigen::VectorXd& t) { return alone.residuals(t); }, start_of(alone),
-                                              Eigen::VectorXd::Zero(static_cast<Eigen::Index>(pb.runs.size())), 200);
+  const FitResult first = solve(alone, start_of(alone));
   FitResult f;
   f.params = Eigen::VectorXd::Zero(pb.size);
   f.params.head(alone.size) = first.params;
   for (int pass = 0; pass < 2; ++pass) {
     spreads_by_moments(pb, f.params);
-    f = solve(f.params);
+    f = solve(pb, f.params);
   }
   return f;
 }
@@ -242,8 +241,8 @@ void describe_systems(const Problem& pb, const FitResult& f, BatchEpochsFit& fit
     const double noise = pb.tuning_sd * pb.tuning_sd / k + pb.seed_sd * pb.seed_sd / std::max(1, s.runs);
     const double prior = 1 / (pb.system_sd * pb.system_sd), own = s.runs > 0 ? 1 / noise : 0;
     SystemEpochs out{s.machine, s.runs, static_cast<int>(s.cells.size()), s.u >= 0 ? std::exp(f.params[s.u]) : 1.0, {}, prior / (own + prior)};
-    for (size_t c : s.cells)
-      if (pb.tuning_sd > 0) out.tuning[pb.cells[c].batch] = std::exp(f.params[pb.cells[c].v]);
+    if (pb.tuning_sd > 0)
+      for (size_t c : s.cells) out.tuning[pb.cells[c].batch] = std::exp(f.params[pb.cells[c].v]);
     fit.systems.push_back(out);
   }
 }

@@ -89,7 +89,7 @@ void lend_measured_fits(MachineProfile& to, const MachineProfile& from, Lend wha
     // submission's (calibrate/batch_epochs_fit): not lent
     const bool code_own = f.key == "compute.eval_pass_ms" || f.key.starts_with("compute.warmup_s.") || f.key == "compute.step_time_cv" ||
                           f.key.find(".tuned_factor.") != std::string::npos;
-    const bool lent = (f.key.starts_with("compute.") && !code_own) || f.key == "io.host_decode_GBps" ||
+    const bool lent = f.key.starts_with("compute.") || f.key == "io.host_decode_GBps" ||
                       (what == Lend::gpu_and_epochs && f.key.starts_with("convergence."));
     if (code_own || !lent || !f.source.starts_with("calibrate records")) continue;
     set_parameter(to, f.key, f.value);

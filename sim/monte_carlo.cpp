@@ -122,11 +122,8 @@ ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload,
       const double f = truncated_normal(rng, 1.0, m.compute.run_speed_cv, 0.1, 10.0);
       p.compute.peak_fp32_flops *= f, p.compute.peak_fp16_flops *= f, p.compute.mem_bandwidth_Bps *= f;
     }
-    for (auto& [w, cv] : p.convergence) {
-      if (!from.seeds) break;
-      const double spread = cv.seed_epochs_cv > 0 ? cv.seed_epochs_cv : kDefaultSeedEpochsCv;
-      cv.seed_epoch_factor = truncated_normal(rng, 1.0, spread, 0.1, 10.0);
-    }
+    for (auto& [w, cv] : p.convergence)
+      if (from.seeds) cv.seed_epoch_factor = truncated_normal(rng, 1.0, cv.seed_epochs_cv > 0 ? cv.seed_epochs_cv : kDefaultSeedEpochsCv, 0.1, 10.0);
     for (auto& [w, cv] : p.convergence)
       if (from.tuning && cv.batch_tuning_cv > 0) cv.tuning_draw = truncated_normal(rng, 1.0, cv.batch_tuning_cv, 0.1, 10.0);
     d.profiles.push_back(std::move(p));
