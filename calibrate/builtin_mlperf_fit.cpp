@@ -163,11 +163,11 @@ MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<M
   return s;
 }
 
-std::vector<FittedParameter> code_spreads(const MachineProfile& fitted, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
+std::map<std::string, std::vector<FittedParameter>> code_fits(const MachineProfile& fitted, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
   std::map<std::string, std::vector<NamedRecord>> by_code;
   for (auto& r : own_records(fitted.name, own, logs_root))
     if (const auto code = code_of({plan_from_yaml_text(r.record.plan_spec, r.file)})) by_code[*code].push_back(std::move(r));
-  std::vector<FittedParameter> out;
+  std::map<std::string, std::vector<FittedParameter>> out;
   for (const auto& [code, recs] : by_code) {
     std::set<int> gpus;
     for (const auto& r : recs) gpus.insert(r.record.stages.front().gpus);
@@ -175,7 +175,7 @@ std::vector<FittedParameter> code_spreads(const MachineProfile& fitted, const st
     MachineProfile p = fitted;
     set_parameter(p, "compute.step_time_cv", 0);  // the machine's is all its codes' at once: fitted afresh
     for (const auto& f : fit_records(p, recs).fitted)
-      if (f.key == "compute.step_time_cv") out.push_back(f);
+      if (is_code_parameter(f.key)) out[code].push_back(f);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // Built-in machines fitted to their own public MLPerf HPC runs (data/mlperf_fits.yaml), at build
 // time: `calibrate records` on the machine's logs, the epochs to target with every other system's
 // runs of the benchmark as the population (calibrate/batch_epochs_fit).
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,10 +45,11 @@ struct MlperfFitSummary {
 MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root,
                                     const std::vector<MlperfFolder>& hidden = {}, const std::vector<MlperfMachine>& machines = {});
 
-// Each code's (workload and allreduce library: calibrate/straggler_prior) step-time spread on this
-// machine, where its runs of that code train at two or more GPU counts: `fitted`, the machine fitted
-// to all its runs, fitted again to that code's alone (the spread is the code's, one key per profile).
-// What calibrate records takes as its prior for runs at one GPU count (builtin_code_spreads).
-std::vector<FittedParameter> code_spreads(const MachineProfile& fitted, const std::vector<MlperfFolder>& own, const std::string& logs_root);
+// Each code's (workload and allreduce library: calibrate/code_priors) parameters that one GPU count
+// cannot fit (step-time spread, a validation pass's and staging's fixed parts) on this machine, where
+// its runs of that code train at two or more GPU counts: `fitted`, the machine fitted to all its
+// runs, fitted again to that code's alone (they are the code's, one value per key and code). What
+// calibrate records takes as its priors for runs at one GPU count (builtin_code_fits). By code.
+std::map<std::string, std::vector<FittedParameter>> code_fits(const MachineProfile& fitted, const std::vector<MlperfFolder>& own, const std::string& logs_root);
 
 }  // namespace mrplan

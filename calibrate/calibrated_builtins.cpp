@@ -40,7 +40,7 @@ std::string prefitted_document_with(const std::string& head) {
 // The document of profile `key`.
 std::string prefitted_document(const std::string& key) { return prefitted_document_with("name: " + key + "\n"); }
 
-constexpr std::string_view kCodeSpreadsHead = "code_spreads:\n";
+constexpr std::string_view kCodeFitsHead = "code_fits:\n";
 
 }  // namespace
 
@@ -188,26 +188,30 @@ void use_mlperf_logs(const std::string& logs_root, const std::string& fits_yaml,
 
 namespace {
 
-// The spreads the build fits per code (code_spreads), as the last document of the prefitted text.
-std::string code_spreads_yaml() {
+// What the build fits per machine and code at two GPU counts (code_fits), as the last document of
+// the prefitted text: one entry per machine and code.
+std::string code_fits_yaml() {
   YAML::Emitter e;
-  e << YAML::BeginMap << YAML::Key << "code_spreads" << YAML::Value << YAML::BeginSeq;
-  for (const auto& [name, p] : builtin_code_spreads())
+  e << YAML::BeginMap << YAML::Key << "code_fits" << YAML::Value << YAML::BeginSeq;
+  for (const auto& [name, p] : builtin_code_fits()) {
+    e << YAML::BeginMap << YAML::Key << "system" << YAML::Value << p.name << YAML::Key << "fitted" << YAML::Value << YAML::BeginSeq;
     for (const auto& f : p.fitted)
-      e << YAML::Flow << YAML::BeginMap << YAML::Key << "system" << YAML::Value << p.name << YAML::Key << "key" << YAML::Value << f.key
-        << YAML::Key << "value" << YAML::Value << f.value << YAML::Key << "std_error" << YAML::Value << f.std_error << YAML::Key
-        << "source" << YAML::Value << YAML::DoubleQuoted << f.source << YAML::EndMap;
+      e << YAML::Flow << YAML::BeginMap << YAML::Key << "key" << YAML::Value << f.key << YAML::Key << "value" << YAML::Value << f.value
+        << YAML::Key << "std_error" << YAML::Value << f.std_error << YAML::Key << "source" << YAML::Value << YAML::DoubleQuoted << f.source
+        << YAML::EndMap;
+    e << YAML::EndSeq << YAML::EndMap;
+  }
   e << YAML::EndSeq << YAML::EndMap;
   return e.c_str();
 }
 
-std::vector<std::pair<std::string, MachineProfile>> read_code_spreads(const std::string& doc) {
+std::vector<std::pair<std::string, MachineProfile>> read_code_fits(const std::string& doc) {
   std::vector<std::pair<std::string, MachineProfile>> out;
-  const YamlFields top(parse_yaml_text(doc, "the built-in code spreads"), "the built-in code spreads", "");
-  for (const auto& s : top.list("code_spreads")) {
+  const YamlFields top(parse_yaml_text(doc, "the built-in code fits"), "the built-in code fits", "");
+  for (const auto& s : top.list("code_fits")) {
     MachineProfile p;
     p.name = s.text("system");
-    p.fitted.push_back({s.text("key"), s.number("value"), s.number("std_error"), s.text("source")});
+    for (const auto& f : s.list("fitted")) p.fitted.push_back({f.text("key"), f.number("value"), f.number("std_error"), f.text("source")});
     out.emplace_back(p.name + " (built-in)", std::move(p));
   }
   return out;
@@ -215,15 +219,15 @@ std::vector<std::pair<std::string, MachineProfile>> read_code_spreads(const std:
 
 }  // namespace
 
-std::vector<std::pair<std::string, MachineProfile>> builtin_code_spreads() {
-  if (const auto doc = prefitted_document_with(std::string(kCodeSpreadsHead)); !doc.empty()) return read_code_spreads(doc);
+std::vector<std::pair<std::string, MachineProfile>> builtin_code_fits() {
+  if (const auto doc = prefitted_document_with(std::string(kCodeFitsHead)); !doc.empty()) return read_code_fits(doc);
   std::vector<std::pair<std::string, MachineProfile>> out;
   if (!mlperf_setup || prefitted) return out;
   for (const auto& m : mlperf_setup->machines)
-    for (const auto& f : code_spreads(calibrated_builtin_profile(m.name), m.folders, mlperf_setup->logs_root)) {
+    for (const auto& [code, fits] : code_fits(calibrated_builtin_profile(m.name), m.folders, mlperf_setup->logs_root)) {
       MachineProfile p;
       p.name = m.name;
-      p.fitted.push_back(f);
+      p.fitted = fits;
       out.emplace_back(m.name + " (built-in)", std::move(p));
     }
   return out;
@@ -238,7 +242,7 @@ std::string prefitted_profiles_yaml() {
     before.name = name;
     if (profile_to_yaml(before) != profile_to_yaml(calibrated_builtin_profile(name))) add(name + std::string(kBeforeMlperf));
   }
-  if (mlperf_setup) out += "\n---\n" + code_spreads_yaml();
+  if (mlperf_setup) out += "\n---\n" + code_fits_yaml();
   return out;
 }
 

@@ -41,11 +41,12 @@ void lend_measured_fits(MachineProfile& to, const MachineProfile& from, Lend wha
 // The name of a built-in's profile before its own MLPerf logs (its paper fits and what was lent to it).
 std::string before_mlperf(const std::string& builtin);
 
-// The step-time spreads the build fitted to the built-in machines' runs of one code at two or more GPU
-// counts (code_spreads), each as a profile holding that one fit, named "NAME (built-in)": what
-// `calibrate records` takes as the prior of the wait for the slowest rank (straggler_prior) where
-// its records train at one GPU count and no --straggler-from is given. Empty without the MLPerf logs.
-std::vector<std::pair<std::string, MachineProfile>> builtin_code_spreads();
+// What the build fitted to the built-in machines' runs of one code at two or more GPU counts
+// (code_fits: step-time spread, a validation pass's and staging's fixed parts), each machine and
+// code as a profile holding those fits, named "NAME (built-in)": what `calibrate records` takes as
+// its priors (code_priors) where its records train at one GPU count and no --priors-from is given.
+// Empty without the MLPerf logs.
+std::vector<std::pair<std::string, MachineProfile>> builtin_code_fits();
 
 // A profile from a file or a built-in name.
 MachineProfile resolve_profile(const std::string& name_or_file);

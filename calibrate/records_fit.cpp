@@ -137,32 +137,36 @@ std::optional<Candidate> eval_pass_candidate(const MachineProfile& p, const std:
 
 // The wait for the slowest rank, which grows with the ranks (model/straggler). Runs at two or more GPU
 // counts fit it; at one it cannot be told apart from the step itself, so it is fitted only where
-// other machines' fits give it a prior (`straggler`), and held near it by their spread. The key in
-// force is the one simulate reads: a node-sharing spread where the profile has one.
+// other machines' fits give it a prior, and held near it by their spread. The key in force is the
+// one simulate reads: a node-sharing spread where the profile has one.
 std::optional<Candidate> straggler_candidate(const MachineProfile& p, const std::vector<Plan>& plans, const std::vector<Observation>& obs,
-                                             const std::optional<SpreadPrior>& straggler) {
+                                             const CodePrior* prior) {
   std::set<int> counts;
   for (const auto& o : obs)
     if (o.kind == Observation::Kind::train) counts.insert(plans[o.record].stages[o.stage].models[o.model].gpus);
   const bool shared = p.node_sharing.step_time_cv > 0;
   Candidate c{shared ? "node_sharing.step_time_cv" : "compute.step_time_cv",
               std::max(shared ? p.node_sharing.step_time_cv : p.compute.step_time_cv, kLeastSpread), 1.0};
-  if (straggler) c.start = std::max(straggler->value, kLeastSpread), c.prior_sigma = straggler->log_sd;
+  if (prior) c.start = std::max(prior->value, kLeastSpread), c.prior_sigma = prior->log_sd;
   if (counts.size() >= 2) {
     c.starts = {c.start, 0.1};
     return c;
   }
-  if (straggler) return c;
+  if (prior) return c;
   return std::nullopt;
 }
 
 std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<NamedRecord>& records, const std::vector<Plan>& plans,
-                                     const std::vector<Observation>& obs, const std::optional<SpreadPrior>& straggler) {
+                                     const std::vector<Observation>& obs, const std::optional<CodePriors>& priors) {
   std::vector<Candidate> c;
   for (const auto& [family, eff] : p.compute.efficiency) c.push_back({"compute.efficiency." + family, eff, 1.0});
   c.push_back({"compute.inference_factor", p.compute.inference_factor > 0 ? p.compute.inference_factor : 1.0});
+  const CodePrior* pass_prior = priors ? priors->of("compute.eval_pass_ms") : nullptr;
   if (const auto pass = eval_pass_candidate(p, records, plans, obs)) c.push_back(*pass);
-  if (const auto wait = straggler_candidate(p, plans, obs, straggler)) c.push_back(*wait);
+  else if (pass_prior && std::any_of(obs.begin(), obs.end(), [](const Observation& o) { return o.kind == Observation::Kind::eval; }))
+    // one share a GPU: the forwards and the fixed part trade off, so the fixed part is held near the prior
+    c.push_back({"compute.eval_pass_ms", std::max(pass_prior->value, 1.0), std::numeric_limits<double>::infinity(), {}, pass_prior->log_sd});
+  if (const auto wait = straggler_candidate(p, plans, obs, priors ? priors->of("compute.step_time_cv") : nullptr)) c.push_back(*wait);
   c.push_back({"compute.kernel_overhead_us", std::max(p.compute.kernel_overhead_s * 1e6, 1.0)});
   c.push_back({"comm.bandwidth_efficiency", p.comm.bandwidth_efficiency});
   if (p.comm.collectives == Collectives::alpha_beta)  // NCCL's model has its own latencies per hop
@@ -314,7 +318,7 @@ void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
 }  // namespace
 
 RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records,
-                       const std::vector<std::pair<std::string, MachineProfile>>& straggler_from) {
+                       const std::vector<std::pair<std::string, MachineProfile>>& priors_from) {
   if (records.empty()) fail_input("", "records", "give at least one measured record");
   Problem pb{profile, records, {}, observations_of(records), {}, {}};
   for (const auto& r : records) pb.plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
@@ -325,12 +329,12 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
     if (const auto s = records[r].record.staging_s.value_or(0); s > 0) staging.push_back({records[r].file, &pb.plans[r], s});
   RecordsFit out;
   const auto code = code_of(pb.plans);
-  if (!straggler_from.empty()) {
-    if (!code) fail_input(records.front().file, "plan_spec", "--straggler-from takes one code's spread: give records of one workload and framework");
-    out.straggler = straggler_prior(straggler_from, *code);
+  if (!priors_from.empty()) {
+    if (!code) fail_input(records.front().file, "plan_spec", "--priors-from takes one code's fits: give records of one workload and framework");
+    out.priors = code_priors(priors_from, *code);
   }
-  const auto& straggler = out.straggler;
-  pb.cands = candidates_of(profile, records, pb.plans, pb.obs, straggler);
+  const auto& priors = out.priors;
+  pb.cands = candidates_of(profile, records, pb.plans, pb.obs, priors);
   add_first_epoch_candidates(pb);
   pb.measured.resize(pb.obs.size());
   for (size_t i = 0; i < pb.obs.size(); ++i) pb.measured[i] = pb.obs[i].measured;
@@ -340,7 +344,7 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   };
   if (!has("step_time_cv") && profile.compute.step_time_cv == 0 && profile.node_sharing.step_time_cv == 0)
     out.notes.push_back("compute.step_time_cv (the wait for the slowest rank, which grows with the ranks) is not fitted: the runs train at "
-                        "one GPU count; runs at another pin it, or --straggler-from gives it from machines fitted at two");
+                        "one GPU count; runs at another pin it, or --priors-from gives it from machines fitted at two");
   if (validates && !has("eval_pass_ms"))
     out.notes.push_back("compute.eval_pass_ms (a validation pass's part that does not shrink with its samples) is not fitted: the runs "
                         "validate one share of the held-out samples a GPU; runs at another GPU count pin it");
@@ -357,8 +361,8 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
     const double value = parameter_value(fitted, key);
     const Candidate& cand = pb.cands[k];
     // one GPU count moves it only within the other machines' spread: kept with that source, and not
-    // a value to pass on (straggler_prior)
-    const bool held = straggler && key.ends_with("step_time_cv") && cand.starts.empty();
+    // a value to pass on (code_priors)
+    const CodePrior* held = priors && cand.starts.empty() ? priors->of(key) : nullptr;
     if (std::abs(theta[k]) < 0.01 && cand.starts.empty() && !held) {
       out.at_prior.push_back(key);
       continue;
@@ -368,10 +372,7 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
     const bool bounded = sd[k] > 0.5 * (cand.prior_sigma > 0 ? cand.prior_sigma : kPriorSigma);
     if (bounded) out.bounded.push_back(key);
     const std::string own = bounded ? source + " (bounded, not pinned)" : source;
-    out.fitted.push_back({key, value, value * sd[k],
-                          held                           ? fmt::format("calibrate records at one GPU count, near {}: {}", straggler->source, fmt::join(out.used, ", "))
-                          : key.ends_with("step_time_cv") ? spread_source(own, code)
-                                                          : own});
+    out.fitted.push_back({key, value, value * sd[k], held ? held_source(*held, source) : is_code_parameter(key) ? code_source(own, code) : own});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);
   std::vector<std::string> joint;  // how the joint fit's parameters moved together, drawn so (sim/monte_carlo)
@@ -384,8 +385,12 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
     for (const size_t j : at) joint_cov.push_back(cov(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)));
   record_correlations(fitted, joint, joint_cov);
   if (!staging.empty()) {
-    const auto st = fit_staging(fitted, staging, source);
-    for (const auto& f : st.fitted) set_parameter(fitted, f.key, f.value), record_fit(fitted, f), out.fitted.push_back(f);
+    const CodePrior* fixed_prior = priors ? priors->of("io.staging_fixed_s") : nullptr;
+    auto st = fit_staging(fitted, staging, source, fixed_prior ? std::optional(StagingPrior{*fixed_prior, held_source(*fixed_prior, source)}) : std::nullopt);
+    for (auto& f : st.fitted) {
+      if (f.key == "io.staging_fixed_s" && f.source == source) f.source = code_source(source, code);  // two shares fitted it: the code's
+      set_parameter(fitted, f.key, f.value), record_fit(fitted, f), out.fitted.push_back(f);
+    }
     if (!st.covariance.empty()) record_correlations(fitted, {st.fitted[0].key, st.fitted[1].key}, st.covariance);
     for (const auto& n : st.notes) out.notes.push_back(n);
     for (size_t i = 0; i < staging.size(); ++i)

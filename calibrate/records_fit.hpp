@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "calibrate/straggler_prior.hpp"
+#include "calibrate/code_priors.hpp"
 #include "calibrate/validation.hpp"
 #include "model/machine_profile.hpp"
 
@@ -28,7 +28,7 @@ struct RecordsFit {
   std::vector<std::string> used;      // the records the fit used (named as the source of every fitted value)
   std::vector<std::string> warnings;  // what the fit could not do, and what the user may check
   std::vector<std::string> notes;     // parameters the records cannot fit, and what would
-  std::optional<SpreadPrior> straggler;  // the prior of the wait for the slowest rank, where profiles gave one
+  std::optional<CodePriors> priors;      // of what one GPU count cannot fit, where profiles gave them
 };
 
 // Every candidate (compute efficiency per math family, inference factor, a validation pass's fixed
@@ -38,11 +38,12 @@ struct RecordsFit {
 // a log-normal prior (a factor of 10) around the profile's value, so that one record moves what it
 // can and the prior holds the rest. A parameter the records do not move is left at its prior; one
 // they narrow less than twofold is kept but reported as bounded, not pinned. `profile` gets the
-// fitted values, recorded through the registry with the records as their source. The wait for the
-// slowest rank (compute.step_time_cv) is fitted where the records train at two or more GPU counts
-// (its source then names their code: straggler_prior), or where `straggler_from`, other machines'
-// profiles fitted at two counts, gives its prior from those of the records' code.
+// fitted values, recorded through the registry with the records as their source. What one GPU count
+// cannot fit (the wait for the slowest rank, a validation pass's and staging's fixed parts) is fitted
+// where the records run at two or more (its source then names their code: code_priors); at one, it
+// is held near the prior that `priors_from`, other machines' profiles fitted at two counts, give
+// from those of the records' code (held_source), and left out without one.
 RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records,
-                       const std::vector<std::pair<std::string, MachineProfile>>& straggler_from = {});
+                       const std::vector<std::pair<std::string, MachineProfile>>& priors_from = {});
 
 }  // namespace mrplan

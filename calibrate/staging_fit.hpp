@@ -3,9 +3,11 @@
 // a fixed part (the tool's start, listing the files) and a node rate, io.staging_fixed_s +
 // share / io.staging_node_GBps (model/io_cost). Fitted apart from the epochs: the copy tool's pace
 // is not what a loader reads at.
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "calibrate/code_priors.hpp"
 #include "model/machine_profile.hpp"
 #include "model/plan.hpp"
 
@@ -24,11 +26,19 @@ struct StagingFit {
   std::vector<double> before_s, after_s;  // each time as the profile predicted it, before and after
 };
 
+// The fixed part other machines' fits of the same code give (code_priors), and the source a value
+// held near it takes.
+struct StagingPrior {
+  CodePrior fixed;
+  std::string held_source;
+};
+
 // Least squares of the times on each run's node share (the bytes the plan stages per node, summed
 // over its resolutions): the intercept is the fixed part and the slope the inverse rate where the
-// shares differ by more than 5%; with one share, the rate alone through the profile's fixed part.
-// A negative intercept is refitted through the origin. InputError naming the record where a plan
-// stages nothing on `profile`.
-StagingFit fit_staging(const MachineProfile& profile, const std::vector<StagingTime>& times, const std::string& source);
+// shares differ by more than 5%; with one share, the rate alone through the fixed part `prior` gives
+// (its spread carried into the rate's), else through the profile's. A negative intercept is
+// refitted through the origin. InputError naming the record where a plan stages nothing on `profile`.
+StagingFit fit_staging(const MachineProfile& profile, const std::vector<StagingTime>& times, const std::string& source,
+                       const std::optional<StagingPrior>& prior = std::nullopt);
 
 }  // namespace mrplan

@@ -11,7 +11,7 @@
 #include "calibrate/mllog_ingest.hpp"
 #include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/records_fit.hpp"
-#include "calibrate/straggler_prior.hpp"
+#include "calibrate/code_priors.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/text_table.hpp"
@@ -27,7 +27,7 @@ namespace {
 
 struct RecordsArgs {
   std::string profile, out;
-  std::vector<std::string> records, epochs_from, straggler_from;
+  std::vector<std::string> records, epochs_from, priors_from;
   bool force = false;
 };
 
@@ -106,18 +106,19 @@ void print_epochs_fit(const BatchEpochsFit& fit) {
   for (const auto& s : fit.skipped) fmt::print("no epochs to target from {}\n", s);
 }
 
-// The prior of the wait for the slowest rank that --straggler-from gave, and the profiles it left out.
-void print_straggler_prior(const std::optional<SpreadPrior>& prior, size_t given) {
-  if (!prior) return;
-  for (const auto& l : prior->left_out) fmt::print("left out of the wait for the slowest rank: {}\n", l);
-  fmt::print("the wait for the slowest rank from {} machine(s): {}, step-time spread {:.3g} (x/{:.2f} at one sigma)\n",
-             given - prior->left_out.size(), prior->source, prior->value, std::exp(prior->log_sd));
+// The priors of what one GPU count cannot fit that the profiles gave, and the profiles left out.
+void print_code_priors(const std::optional<CodePriors>& priors) {
+  if (!priors) return;
+  for (const auto& l : priors->left_out) fmt::print("left out of the priors: {}\n", l);
+  for (const auto& p : priors->priors)
+    fmt::print("prior of {}: {:.3g} ({} at one sigma), {}\n", p.key, p.value,
+               p.additive ? fmt::format("±{:.2g}", p.sd) : fmt::format("x/{:.2f}", std::exp(p.log_sd)), p.source);
 }
 
-// Without --straggler-from, records at one GPU count take the prior of their wait for the slowest
-// rank from the built-in machines that ran their code at two (the build's fits, data/mlperf_fits.yaml),
-// the prior's own machine left out; said either way.
-std::vector<std::pair<std::string, MachineProfile>> builtin_spreads_for(const std::vector<NamedRecord>& recs, const MachineProfile& prior) {
+// Without --priors-from, records at one GPU count take the priors of what that count cannot fit from
+// the built-in machines that ran their code at two (the build's fits, data/mlperf_fits.yaml), the
+// prior's own machine left out; said either way.
+std::vector<std::pair<std::string, MachineProfile>> builtin_priors_for(const std::vector<NamedRecord>& recs, const MachineProfile& prior) {
   std::set<int> gpus;
   std::vector<Plan> plans;
   for (const auto& r : recs) {
@@ -128,10 +129,12 @@ std::vector<std::pair<std::string, MachineProfile>> builtin_spreads_for(const st
   const auto code = code_of(plans);
   if (gpus.size() != 1 || !code) return {};
   std::vector<std::pair<std::string, MachineProfile>> out;
-  for (auto& s : builtin_code_spreads())
-    if (s.second.name != prior.name && has_spread_of(s.second, *code)) out.push_back(std::move(s));
+  for (auto& s : builtin_code_fits())
+    if (s.second.name != prior.name && has_fits_of(s.second, *code)) out.push_back(std::move(s));
   if (out.empty())
-    fmt::print("no built-in machine has run {} at two GPU counts: its wait for the slowest rank has no prior (give --straggler-from)\n", *code);
+    fmt::print("no built-in machine has run {} at two GPU counts: what one count cannot fit (the wait for the slowest rank, a validation "
+               "pass's and staging's fixed parts) has no prior (give --priors-from)\n",
+               *code);
   return out;
 }
 
@@ -162,17 +165,18 @@ void calibrate_records(const RecordsArgs& a) {
     r.machine = std::filesystem::path(f).parent_path().string();
     others.push_back({f, std::move(r)});
   }
-  std::vector<std::pair<std::string, MachineProfile>> straggler_from;
-  for (const auto& f : a.straggler_from) straggler_from.emplace_back(f, resolve_profile(f));
+  std::vector<std::pair<std::string, MachineProfile>> priors_from;
+  for (const auto& f : a.priors_from) priors_from.emplace_back(f, resolve_profile(f));
   if (!a.force && !recs.empty()) check_records_of(recs, prior);
-  if (straggler_from.empty()) straggler_from = builtin_spreads_for(recs, prior);
+  if (priors_from.empty()) priors_from = builtin_priors_for(recs, prior);
   MachineProfile fitted = prior;
   // the epochs first (they refuse another workload's records at once), the times second: neither
   // fit moves what the other fits
   const auto epochs = fit_batch_epochs(fitted, recs, others);
-  const auto fit = fit_records(fitted, recs, straggler_from);
-  print_straggler_prior(fit.straggler, straggler_from.size());
+  const auto fit = fit_records(fitted, recs, priors_from);
+  print_code_priors(fit.priors);
   print_fit(fit, prior);
+  for (const auto& h : held_near_priors(fitted)) fmt::print("held near other machines' fits (one GPU count cannot fit it): {} {:.4g}\n", h.key, h.value);
   for (const auto& e : epochs) print_epochs_fit(e);
   write_output(a.out.empty() ? a.profile : a.out, profile_to_yaml(fitted), "profile");
 }
@@ -194,11 +198,11 @@ void register_calibrate_records(CLI::App& cal) {
                 "each machine's effect on it pulled toward the population by its evidence; the fitted records' machine keeps its own; "
                 "their times are not fitted")
       ->expected(1, -1);
-  c->add_option("--straggler-from", a->straggler_from,
+  c->add_option("--priors-from,--straggler-from", a->priors_from,
                 "profiles of other machines that calibrate records fitted to runs of the same code (workload and allreduce "
-                "library) at two or more GPU counts: the median of their step-time spreads is the prior of this machine's wait "
-                "for the slowest rank, which grows with the ranks and which one GPU count cannot fit; other code's are left out. "
-                "Without it, records at one GPU count take the built-in machines' spreads of their code (fitted to their "
+                "library) at two or more GPU counts: the medians of their step-time spreads (the wait for the slowest rank), "
+                "validation passes' and staging's fixed parts are the priors of what one GPU count cannot fit; other code's are "
+                "left out. Without it, records at one GPU count take the built-in machines' fits of their code (to their "
                 "MLPerf HPC runs at two counts)")
       ->expected(1, -1);
   c->add_flag("--force", a->force, "fit records of several machines, or whose device is far from the profile's, all the same");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "calibrate/code_priors.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/inputs.hpp"
@@ -101,6 +102,8 @@ void register_predict(CLI::App& app) {
     auto r = simulate(p, m);
     if (*samples > 0) add_spread(r, p, m, *samples, *seed);
     print_record(r, *per_epoch);
+    for (const auto& h : held_near_priors(m))
+      fmt::print("from other machines (one GPU count cannot fit it): {} {:.3g}, near {}\n", h.key, h.value, h.prior);
     if (!json->empty()) write_output(*json, record_to_json(r), "record file");
   });
 }

@@ -2,7 +2,7 @@
 # Strong-scaling pairs from the public MLPerf HPC logs (../shared/mlperf-logs): for each system with
 # two GPU counts of one benchmark (systems.txt), compose its profile from the parts its system JSON
 # lists, ingest both runs, `calibrate records` on the smaller run's three
-# logs (the wait for the slowest rank from the other systems' fits at both their counts), predict the
+# logs (what one count cannot fit, from the other systems' fits at both their counts), predict the
 # larger run's steady epoch, and compare with its logs and with linear scaling; the epochs to target
 # at the larger run's global batch, with the other systems' runs of the benchmark.
 # Usage: studies/mlperf-scaling/run.sh [M=mrplan binary] (from the repository root; writes out/mlperf-scaling/,
@@ -27,7 +27,8 @@ systems | while IFS='|' read -r name bench small large compose ingest small_only
   $M ingest-mllog $ingest $small_only --machine "$d/prior.yaml" --out "$d/small" "$(folder "$small")/$bench"/result_*.txt > "$d/ingest.txt"
   $M ingest-mllog $ingest --machine "$d/prior.yaml" --out "$d/large" "$(folder "$large")/$bench"/result_*.txt >> "$d/ingest.txt"
 done
-# every system fitted at both its GPU counts: its wait for the slowest rank, which one count cannot fit
+# every system fitted at both its GPU counts: what one count cannot fit (the wait for the slowest rank,
+# a validation pass's and staging's fixed parts)
 systems | while IFS='|' read -r name _; do
   d="$OUT/$name"
   $M calibrate records --profile "$d/prior.yaml" --out "$d/both.yaml" "$d"/small/*.record.json "$d"/large/*.record.json > "$d/both.txt"
@@ -35,8 +36,8 @@ done
 systems | while IFS='|' read -r name bench _; do
   d="$OUT/$name"
   # the epochs' growth with the global batch from the other systems of the benchmark (leave one system out)
-  # and the wait for the slowest rank from their fits at both counts (calibrate records keeps those
-  # of the same code: the benchmark and its allreduce library)
+  # and what one count cannot fit from their fits at both counts (calibrate records keeps those of
+  # the same code: the benchmark and its allreduce library)
   others=() spreads=()
   for o in "$OUT"/*/; do
     if [ "$(basename "$o")" != "$name" ] && [ "$(cat "$o/benchmark")" = "$bench" ]; then
@@ -44,7 +45,7 @@ systems | while IFS='|' read -r name bench _; do
     fi
   done
   extra=()
-  if [ ${#others[@]} -gt 0 ]; then extra=(--epochs-from "${others[@]}" --straggler-from "${spreads[@]}"); fi
+  if [ ${#others[@]} -gt 0 ]; then extra=(--epochs-from "${others[@]}" --priors-from "${spreads[@]}"); fi
   $M calibrate records --profile "$d/prior.yaml" --out "$d/fitted.yaml" "$d"/small/*.record.json "${extra[@]}" > "$d/calibrate.txt"
   first=$(ls "$d"/large/*.record.json | head -1)
   /usr/bin/python3 -c "import json,sys; open(sys.argv[2],'w').write(json.load(open(sys.argv[1]))['plan_spec'])" "$first" "$d/large-plan.yaml"

@@ -213,12 +213,17 @@ if [[ -d "$logs" ]]; then
     "$MRPLAN" calibrate records --profile perlmutter-paper --out "$tmp/fit.yaml" "$tmp/ing/result_1.record.json" > "$tmp/records.txt"
     grep -q "compute.efficiency.conv2d" "$tmp/records.txt" && grep -q "calibrate records: .*result_1.record.json" "$tmp/fit.yaml" \
       || fail "calibrate records fits and names its record"
-    # one GPU count: the wait for the slowest rank from the built-in machines that ran the code at two
-    grep -q "the wait for the slowest rank from 4 machine(s): the median of the step-time spreads of deepcam with ddp fitted in perlmutter (built-in), horeka (built-in)" \
-      "$tmp/records.txt" || fail "calibrate records at one count takes the built-in code spreads: $(head -3 "$tmp/records.txt")"
+    # one GPU count: what it cannot fit from the built-in machines that ran the code at two, named
+    # again by the predictions from the fitted profile
+    grep -q "prior of compute.step_time_cv: .*, the median of the step-time spreads of deepcam with ddp fitted in perlmutter (built-in), horeka (built-in)" \
+      "$tmp/records.txt" && grep -q "prior of compute.eval_pass_ms: " "$tmp/records.txt" \
+      || fail "calibrate records at one count takes the built-in code fits: $(head -3 "$tmp/records.txt")"
+    "$MRPLAN" predict "$tmp/ing/result_1.record.json" --machine "$tmp/fit.yaml" --samples 0 > "$tmp/held.txt"
+    grep -q "^from other machines (one GPU count cannot fit it): compute.step_time_cv .*, near the median of the step-time spreads of deepcam with ddp" \
+      "$tmp/held.txt" || fail "predict names the priors its profile holds values near: $(tail -3 "$tmp/held.txt")"
     "$MRPLAN" ingest-mllog --machine perlmutter --framework horovod --out "$tmp/hvd" "$logs"/result_1.txt > /dev/null
     "$MRPLAN" calibrate records --profile perlmutter-paper --out "$tmp/fith.yaml" "$tmp/hvd/result_1.record.json" > "$tmp/records-h.txt"
-    grep -q "no built-in machine has run deepcam with horovod at two GPU counts: its wait for the slowest rank has no prior (give --straggler-from)" \
+    grep -q "no built-in machine has run deepcam with horovod at two GPU counts: what one count cannot fit .* has no prior (give --priors-from)" \
       "$tmp/records-h.txt" || fail "calibrate records says a code has no built-in spread"
     "$MRPLAN" validate --profile "$tmp/fit.yaml" "$tmp/ing"/*.record.json > "$tmp/val.txt"
     grep -q "result_2.record.json .*epoch_s" "$tmp/val.txt" || fail "validate re-predicts an ingested record"
@@ -246,9 +251,9 @@ if [[ -d "$logs" ]]; then
       "$tmp/ing/result_1.record.json" --epochs-from "$tmp/missing.json"
     [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a missing --epochs-from file"
     # a spread fitted at one GPU count is no prior for another machine's (studies/mlperf-scaling: the two-count fits)
-    expect_error "fit.yaml: fitted: no step-time spread fitted by calibrate records (compute.step_time_cv): fit this machine's runs at two or more GPU counts first" \
-      calibrate records --profile perlmutter --out "$tmp/fit4.yaml" "$tmp/ing/result_1.record.json" --straggler-from "$tmp/fit.yaml"
-    [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a --straggler-from profile"
+    expect_error "fit.yaml: fitted: no step-time spread, validation pass's or staging's fixed part fitted by calibrate records at two or more GPU counts" \
+      calibrate records --profile perlmutter --out "$tmp/fit4.yaml" "$tmp/ing/result_1.record.json" --priors-from "$tmp/fit.yaml"
+    [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a --priors-from profile"
   fi
   grep -q "^dgxa100 .* its MLPerf HPC runs " "$tmp/list.txt" && grep -q "^cori-a100 .* lent by perlmutter " "$tmp/list.txt" \
     || fail "list: the machines fitted to their MLPerf runs, and what they lend"

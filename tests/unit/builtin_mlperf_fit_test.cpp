@@ -5,7 +5,7 @@
 
 #include "calibrate/builtin_mlperf_fit.hpp"
 #include "calibrate/calibrated_builtins.hpp"
-#include "calibrate/straggler_prior.hpp"
+#include "calibrate/code_priors.hpp"
 #include "model/profile_yaml.hpp"
 #include "model/text_file.hpp"
 #include "sim/builtin_plans.hpp"
@@ -123,19 +123,24 @@ TEST(BuiltinMlperfFit, AMachineBorrowsFromTheNearestGpuAboveItNeverAnotherGenera
   }
 }
 
-TEST(BuiltinMlperfFit, EachCodeRunAtTwoCountsGivesItsSpreadAsTheDefaultPrior) {
+TEST(BuiltinMlperfFit, EachCodeRunAtTwoCountsGivesItsFitsAsTheDefaultPriors) {
   if (!has_logs()) GTEST_SKIP() << "no MLPerf logs at " << MRPLAN_MLPERF_LOGS;
   std::vector<std::string> cosmo_ddp, deepcam_ddp;
-  for (const auto& [name, p] : builtin_code_spreads()) {
-    if (has_spread_of(p, "cosmoflow-mlperf with ddp")) cosmo_ddp.push_back(name);
-    if (has_spread_of(p, "deepcam with ddp")) deepcam_ddp.push_back(name);
+  for (const auto& [name, p] : builtin_code_fits()) {
+    if (has_fits_of(p, "cosmoflow-mlperf with ddp")) cosmo_ddp.push_back(name);
+    if (has_fits_of(p, "deepcam with ddp")) deepcam_ddp.push_back(name);
   }
   // NVIDIA's PyTorch CosmoFlow at 32 and 512 GPUs on DGX A100 and Eos (Eos's DeepCAM: one count in ../shared)
   EXPECT_EQ(cosmo_ddp, (std::vector<std::string>{"dgxa100 (built-in)", "eos (built-in)"}));
   EXPECT_EQ(deepcam_ddp, (std::vector<std::string>{"perlmutter (built-in)", "horeka (built-in)", "juwels-booster (built-in)", "dgxa100 (built-in)"}));
-  const auto prior = straggler_prior(builtin_code_spreads(), "cosmoflow-mlperf with ddp");
-  EXPECT_GT(prior.value, 0.1);  // their steps grow 1 ms from 32 to 512 GPUs (docs/validation/mlperf-scaling.md)
-  EXPECT_EQ(prior.left_out.size(), builtin_code_spreads().size() - 2);
+  const auto cosmo = code_priors(builtin_code_fits(), "cosmoflow-mlperf with ddp");
+  ASSERT_NE(cosmo.of("compute.step_time_cv"), nullptr);
+  EXPECT_GT(cosmo.of("compute.step_time_cv")->value, 0.1);  // their steps grow 1 ms from 32 to 512 GPUs (docs/validation/mlperf-scaling.md)
+  EXPECT_EQ(cosmo.left_out.size(), builtin_code_fits().size() - 2);
+  // staging at two node counts: HoreKa's and JUWELS Booster's (HelmholtzAI's) logs, a fixed part of tens of seconds
+  const auto deepcam = code_priors(builtin_code_fits(), "deepcam with ddp");
+  ASSERT_NE(deepcam.of("io.staging_fixed_s"), nullptr);
+  EXPECT_GT(deepcam.of("io.staging_fixed_s")->value, 10);
 }
 
 TEST(BuiltinMlperfFit, AnA100WithoutRunsBorrowsTheFittedA100sAndBeatsTheV100sOnEveryMethodPlan) {

@@ -130,10 +130,10 @@ TEST(CalibrateRecords, TheWaitForTheSlowestRankNeedsTwoGPUCountsOrAPrior) {
   const auto* cv = find(fit, "compute.step_time_cv");
   ASSERT_NE(cv, nullptr);
   EXPECT_NEAR(cv->value, 0.08, std::max(0.004, 2 * cv->std_error));
-  // the code it belongs to, which straggler_prior reads back
+  // the code it belongs to, which code_priors reads back
   EXPECT_TRUE(cv->source.starts_with("calibrate records: a.json, b.json")) << cv->source;
-  EXPECT_TRUE(cv->source.ends_with("; the step-time spread of cosmoflow-mlperf with ddp")) << cv->source;
-  EXPECT_TRUE(has_spread_of(fitted, "cosmoflow-mlperf with ddp"));
+  EXPECT_TRUE(cv->source.ends_with("; at two GPU counts of cosmoflow-mlperf with ddp")) << cv->source;
+  EXPECT_TRUE(has_fits_of(fitted, "cosmoflow-mlperf with ddp"));
   for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.02 * o.measured) << o.record << " " << o.quantity;
 
   MachineProfile one = prior;
@@ -147,12 +147,14 @@ TEST(CalibrateRecords, TheWaitForTheSlowestRankNeedsTwoGPUCountsOrAPrior) {
   MachineProfile held = prior;
   MachineProfile other;  // a machine fitted at two counts of the same code
   other.compute.step_time_cv = 0.08;
-  other.fitted.push_back({"compute.step_time_cv", 0.08, 0.008, spread_source("calibrate records: x.json, y.json", "cosmoflow-mlperf with ddp")});
+  other.fitted.push_back({"compute.step_time_cv", 0.08, 0.008, code_source("calibrate records: x.json, y.json", "cosmoflow-mlperf with ddp")});
   const auto near = fit_records(held, {small}, {{"x.yaml", other}});
   const auto* given = find(near, "compute.step_time_cv");
   ASSERT_NE(given, nullptr);
   EXPECT_NEAR(given->value, 0.08, 0.01);  // the one count says nothing against it
-  EXPECT_EQ(given->source, "calibrate records at one GPU count, near the median of the step-time spreads of cosmoflow-mlperf with ddp fitted in x.yaml: a.json");
+  EXPECT_EQ(given->source, "calibrate records at one GPU count, near the median of the step-time spread of cosmoflow-mlperf with ddp fitted in x.yaml: a.json");
+  ASSERT_EQ(held_near_priors(held).size(), 1u);
+  EXPECT_EQ(held_near_priors(held)[0].prior, "the median of the step-time spread of cosmoflow-mlperf with ddp fitted in x.yaml");
 }
 
 namespace {

@@ -169,6 +169,37 @@ TEST(StagingFit, TwoNodeCountsGiveTheFixedPartAndTheRateOneGivesTheRateAlone) {
   EXPECT_NE(one.notes[0].find("io.staging_fixed_s"), std::string::npos);
 }
 
+// One node count with other machines' fixed part (code_priors): the rate through it, the fixed part
+// kept with the prior's source, and its spread carried into the rate's (they trade off: a negative
+// covariance). A prior longer than the runs' own staging is not used, and said.
+TEST(StagingFit, OneNodeCountTakesTheFixedPartFromThePrior) {
+  MachineProfile m = calibrated_builtin_profile("perlmutter");
+  m.io.pfs.aggregate_bandwidth_Bps = 0;
+  m.io.staging_fixed_s = 0, m.io.staging_node_Bps = 0;
+  const Plan on128 = builtin_plan("cosmoflow-mlperf@perlmutter", 512);
+  MachineProfile truth = m;
+  truth.io.staging_fixed_s = 40, truth.io.staging_node_Bps = 1.5e9;
+  const double t128 = prepare(on128, truth).staging_s;
+  CodePrior fixed{"io.staging_fixed_s", 40, 0, 5, true, "the median of two"};
+  const auto fit = fit_staging(m, {{"a", &on128, t128}, {"b", &on128, t128}}, "test", StagingPrior{fixed, "held near two"});
+  ASSERT_EQ(fit.fitted.size(), 2u);
+  EXPECT_NEAR(fit.fitted[0].value, 1.5, 1e-6);
+  EXPECT_GT(fit.fitted[0].std_error, 0);  // the runs agree; the prior's 5 s does not
+  EXPECT_EQ(fit.fitted[1].key, "io.staging_fixed_s");
+  EXPECT_DOUBLE_EQ(fit.fitted[1].value, 40);
+  EXPECT_DOUBLE_EQ(fit.fitted[1].std_error, 5);
+  EXPECT_EQ(fit.fitted[1].source, "held near two");
+  ASSERT_EQ(fit.covariance.size(), 4u);
+  EXPECT_GT(fit.covariance[1], 0);  // a longer fixed part leaves a faster rate
+  EXPECT_TRUE(fit.notes.empty());
+
+  fixed.value = 2 * t128;
+  const auto contradicted = fit_staging(m, {{"a", &on128, t128}}, "test", StagingPrior{fixed, "held near two"});
+  ASSERT_EQ(contradicted.fitted.size(), 1u);
+  ASSERT_FALSE(contradicted.notes.empty());
+  EXPECT_NE(contradicted.notes[0].find("is not held near the median of two"), std::string::npos) << contradicted.notes[0];
+}
+
 TEST(StagingFit, ARunThatLoggedStagingForAPlanThatStagesNothingIsNamed) {
   const MachineProfile& m = calibrated_builtin_profile("perlmutter");
   const Plan plain = builtin_plan("deepcam-mlperf@perlmutter", 256);
