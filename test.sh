@@ -11,6 +11,7 @@ ctest --preset default -j"$jobs"
 # the built-ins' fits, the default build's (deterministic; fitting again under ASan takes minutes)
 cmake --preset debug-asan -DMRPLAN_PREFITTED="$PWD/build/default/cli/prefitted_profiles.yaml" > /dev/null
 cmake --build --preset debug-asan -- -j"$jobs"
+# (not the preprocessing paper's two whole-study fits: 95 s each at -O0, their code run by the other tests)
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset debug-asan -j"$jobs"
 # the readers of user files under libFuzzer (ASan + UBSan), a bounded time each; a crash fails
 cmake --preset fuzz > /dev/null
