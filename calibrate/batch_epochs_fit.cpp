@@ -23,7 +23,7 @@ namespace {
 // crosses the run's target (its epochs at the reference batch, factor 1).
 struct Run {
   const NamedRecord* named = nullptr;
-  size_t system = 0, cell = 0;  // indices into Problem::systems, Problem::cells
+  size_t system = 0, cell = 0, group = 0;  // indices into Problem::systems, cells, groups
   int batch = 0;
   double epochs = 0, curve_epochs = 0;
 };
@@ -41,16 +41,28 @@ std::string unusable(const Record& r) {
 // A system's slot in the parameter vector (-1: none): its persistent effect on log f.
 struct System {
   std::string machine;
-  std::vector<size_t> cells;
+  std::vector<size_t> groups;
   int runs = 0;
   Eigen::Index u = -1;
 };
 
-// One system at one global batch: its tuning there, an effect on log f that does not carry to another batch.
+// A tuning: an effect on log f that does not carry to another batch. Runs that state their recipe
+// share it with every system that ran that recipe at that batch (the hyper-parameters, not the
+// machine, set the epochs); runs that state none, with their own system's runs at the batch alone.
 struct Cell {
-  size_t system = 0;
-  int batch = 0, runs = 0;
+  int batch = 0;
+  std::string recipe;
+  size_t system = 0;  // the system whose runs state no recipe
+  int runs = 0;
+  std::vector<std::string> machines;  // the systems that ran it
   Eigen::Index v = -1;
+  TuningSlot slot() const { return {batch, recipe_id(recipe)}; }
+};
+
+// One system's runs in one cell: a seed's spread is measured within it, a batch's tuning across a system's.
+struct Group {
+  size_t system = 0, cell = 0;
+  int runs = 0;
 };
 
 // The spreads' floors (log space): integer epochs alone spread a run by a few percent, and a spread
@@ -62,12 +74,14 @@ struct Problem {
   std::vector<Run> runs;
   std::vector<System> systems;  // [0]: the fitted records' own (perhaps without runs)
   std::vector<Cell> cells;
+  std::vector<Group> groups;
   bool fit_critical = false;    // the runs span two or more global batches
   bool effects = false;         // two or more systems have runs: per-system and per-batch effects
   // seeds within a cell, systems' persistent factors, a system's tuning at a batch (0: not measured,
   // no system ran two batches: a system's deviation persists)
   double seed_sd = 0.1, system_sd = 0.3, tuning_sd = 0;
-  std::vector<std::string> tuning_from;  // the systems that ran two or more batches
+  std::string tuning_from;  // what a batch's tuning spread was measured on, in words
+  double tuning_dof = 0;
   Eigen::Index size = 0;  // theta: [log B_crit,] log f, then the systems' u, then the cells' v
 
   Eigen::Index factor_index() const { return fit_critical ? 1 : 0; }
@@ -129,10 +143,17 @@ Problem gather(const ConvergenceParams& cv, const std::string& workload, const s
     if (at == pb.systems.end()) at = pb.systems.insert(pb.systems.end(), System{machine, {}, 0});
     const size_t system = static_cast<size_t>(at - pb.systems.begin());
     const auto& s = n.record.stages[0];
-    auto cell = std::find_if(at->cells.begin(), at->cells.end(), [&](size_t c) { return pb.cells[c].batch == s.global_batch; });
-    if (cell == at->cells.end()) pb.cells.push_back({system, s.global_batch}), cell = at->cells.insert(at->cells.end(), pb.cells.size() - 1);
-    ++at->runs, ++pb.cells[*cell].runs;
-    pb.runs.push_back({&n, system, *cell, s.global_batch, s.models[0].epochs, *crossing});
+    const std::string& recipe = s.models[0].recipe;
+    auto cell = std::find_if(pb.cells.begin(), pb.cells.end(), [&](const Cell& c) {
+      return c.batch == s.global_batch && c.recipe == recipe && (!recipe.empty() || c.system == system);
+    });
+    if (cell == pb.cells.end()) cell = pb.cells.insert(pb.cells.end(), Cell{s.global_batch, recipe, system, 0, {}, -1});
+    const size_t c = static_cast<size_t>(cell - pb.cells.begin());
+    if (std::find(cell->machines.begin(), cell->machines.end(), machine) == cell->machines.end()) cell->machines.push_back(machine);
+    auto group = std::find_if(at->groups.begin(), at->groups.end(), [&](size_t g) { return pb.groups[g].cell == c; });
+    if (group == at->groups.end()) pb.groups.push_back({system, c, 0}), group = at->groups.insert(at->groups.end(), pb.groups.size() - 1);
+    ++at->runs, ++cell->runs, ++pb.groups[*group].runs;
+    pb.runs.push_back({&n, system, c, *group, s.global_batch, s.models[0].epochs, *crossing});
   };
   for (const auto& n : own) add(n, "(fitted)");
   for (const auto& n : others) {
@@ -151,55 +172,90 @@ Problem gather(const ConvergenceParams& cv, const std::string& workload, const s
   return pb;
 }
 
-// Each run's log residual about the population curve (measured over predicted), and their means per cell.
-struct CellResiduals {
-  std::vector<double> run, cell;
+// Each run's log residual about the population curve (measured over predicted), and their means per group.
+struct GroupResiduals {
+  std::vector<double> run, group;
 };
 
-CellResiduals residuals_about(const Problem& pb, const Eigen::VectorXd& t) {
-  CellResiduals out{{}, std::vector<double>(pb.cells.size(), 0.0)};
+GroupResiduals residuals_about(const Problem& pb, const Eigen::VectorXd& t) {
+  GroupResiduals out{{}, std::vector<double>(pb.groups.size(), 0.0)};
   for (const auto& r : pb.runs) {
     out.run.push_back(std::log(r.epochs - 0.5) - std::log(pb.population(t, r)));
-    out.cell[r.cell] += out.run.back() / pb.cells[r.cell].runs;
+    out.group[r.group] += out.run.back() / pb.groups[r.group].runs;
   }
   return out;
 }
 
-// The three spreads by moments about the population curve `t` (a nested analysis of variance;
-// Searle, Casella & McCulloch 1992, "Variance Components", ch. 3): a seed's from the runs about
-// their cell's mean; a batch's tuning from the cells about their system's mean, on the systems that
-// ran two or more batches, less what the seeds give a cell of n runs (sigma^2 / n); the systems'
-// persistent spread from their means' variance, less what the tunings and seeds give a mean.
-void spreads_by_moments(Problem& pb, const Eigen::VectorXd& t) {
-  const auto r = residuals_about(pb, t);
-  double within = 0;
-  for (size_t i = 0; i < pb.runs.size(); ++i) within += std::pow(r.run[i] - r.cell[pb.runs[i].cell], 2);
-  const double dof = static_cast<double>(pb.runs.size() - pb.cells.size());
-  if (dof >= 1) pb.seed_sd = std::max(kMinSeedSd, std::sqrt(within / dof));
-  if (!pb.effects) return;
+// Without recipes shared by systems (a nested design): a batch's tuning from the groups about their
+// system's mean, on the systems that ran two or more, less what the seeds give a group of n runs
+// (sigma^2 / n); the systems' persistent spread from their means' variance, less what the tunings and
+// seeds give a mean.
+void nested_spreads(Problem& pb, const GroupResiduals& r) {
   const double seed2 = pb.seed_sd * pb.seed_sd;
   double tuning_ss = 0, tuning_dof = 0;
-  std::vector<double> means, noise;  // per system with runs: its cells' mean, and what the seeds put in it
-  pb.tuning_from.clear();
+  std::vector<double> means, noise;  // per system with runs: its groups' mean, and what the seeds put in it
+  std::vector<std::string> from;
   for (const auto& s : pb.systems) {
     if (s.runs == 0) continue;
-    const double k = static_cast<double>(s.cells.size());
+    const double k = static_cast<double>(s.groups.size());
     double mean = 0, seeds = 0;
-    for (size_t c : s.cells) mean += r.cell[c] / k, seeds += seed2 / pb.cells[c].runs;
+    for (size_t g : s.groups) mean += r.group[g] / k, seeds += seed2 / pb.groups[g].runs;
     means.push_back(mean), noise.push_back(seeds / (k * k));
-    if (s.cells.size() < 2) continue;
-    for (size_t c : s.cells) tuning_ss += std::pow(r.cell[c] - mean, 2);
+    if (s.groups.size() < 2) continue;
+    for (size_t g : s.groups) tuning_ss += std::pow(r.group[g] - mean, 2);
     tuning_ss -= (k - 1) / k * seeds, tuning_dof += k - 1;
-    pb.tuning_from.push_back(s.machine == "(fitted)" ? "the fitted records" : s.machine);
+    from.push_back(s.machine == "(fitted)" ? "the fitted records" : s.machine);
   }
   pb.tuning_sd = tuning_dof > 0 ? std::max(kMinTuningSd, std::sqrt(std::max(0.0, tuning_ss / tuning_dof))) : 0.0;
+  pb.tuning_dof = static_cast<double>(from.size());
+  pb.tuning_from = fmt::format("the tunings of the systems that ran two or more global batches ({})", fmt::join(from, ", "));
   const double m = static_cast<double>(means.size());
   double mean = 0, ss = 0, expected = 0;
   for (double x : means) mean += x / m;
   for (size_t i = 0; i < means.size(); ++i) ss += std::pow(means[i] - mean, 2), expected += noise[i] / m;
   for (const auto& s : pb.systems)
-    if (s.runs > 0) expected += pb.tuning_sd * pb.tuning_sd / static_cast<double>(s.cells.size()) / m;
+    if (s.runs > 0) expected += pb.tuning_sd * pb.tuning_sd / static_cast<double>(s.groups.size()) / m;
   pb.system_sd = std::max(kMinSystemSd, std::sqrt(std::max(0.0, ss / (m - 1) - expected)));
+}
+
+// Recipes that two or more systems ran separate the two effects (a crossed design): the systems'
+// spread from the groups about their recipe's mean, less what the seeds give a group; a batch's
+// tuning from the recipes' means about the population curve, less what the systems and seeds give a
+// mean, over the cells less the curve's parameters. A recipe one system alone ran cannot tell its
+// tuning from that system's factor, and the systems that share recipes say how far systems differ.
+void crossed_spreads(Problem& pb, const GroupResiduals& r) {
+  const double seed2 = pb.seed_sd * pb.seed_sd;
+  const size_t n = pb.cells.size();
+  std::vector<double> mean(n, 0.0), seeds(n, 0.0), k(n, 0.0);
+  for (const auto& g : pb.groups) k[g.cell] += 1;
+  for (const auto& g : pb.groups) mean[g.cell] += r.group[&g - pb.groups.data()] / k[g.cell], seeds[g.cell] += seed2 / g.runs;
+  double ss = 0, dof = 0;
+  for (const auto& g : pb.groups)
+    if (k[g.cell] >= 2) ss += std::pow(r.group[&g - pb.groups.data()] - mean[g.cell], 2) - (1 - 1 / k[g.cell]) * seed2 / g.runs;
+  for (size_t c = 0; c < n; ++c) dof += std::max(0.0, k[c] - 1);
+  pb.system_sd = std::max(kMinSystemSd, std::sqrt(std::max(0.0, ss / dof)));
+  double tuning_ss = 0;
+  for (size_t c = 0; c < n; ++c) tuning_ss += mean[c] * mean[c] - pb.system_sd * pb.system_sd / k[c] - seeds[c] / (k[c] * k[c]);
+  pb.tuning_dof = static_cast<double>(n) - static_cast<double>(pb.factor_index() + 1);
+  pb.tuning_sd = pb.tuning_dof >= 1 ? std::max(kMinTuningSd, std::sqrt(std::max(0.0, tuning_ss / pb.tuning_dof))) : 0.0;
+  pb.tuning_from = fmt::format("the {} recipes and batches the runs trained at, about the population curve (systems sharing a recipe "
+                               "give the systems' spread)", n);
+}
+
+// The three spreads by moments about the population curve `t` (analysis of variance; Searle, Casella
+// & McCulloch 1992, "Variance Components", ch. 3), each system's runs in a cell a group: a seed's from
+// the runs about their group's mean; the systems' and a batch's tuning, crossed where systems share
+// a recipe, else nested.
+void spreads_by_moments(Problem& pb, const Eigen::VectorXd& t) {
+  const auto r = residuals_about(pb, t);
+  double within = 0;
+  for (size_t i = 0; i < pb.runs.size(); ++i) within += std::pow(r.run[i] - r.group[pb.runs[i].group], 2);
+  const double dof = static_cast<double>(pb.runs.size() - pb.groups.size());
+  if (dof >= 1) pb.seed_sd = std::max(kMinSeedSd, std::sqrt(within / dof));
+  if (!pb.effects) return;
+  const bool shared = std::any_of(pb.cells.begin(), pb.cells.end(), [](const Cell& c) { return c.machines.size() >= 2; });
+  if (shared) crossed_spreads(pb, r);
+  else nested_spreads(pb, r);
 }
 
 // The population curve through every run first (no effects), the spreads about it, the MAP fit
@@ -237,14 +293,31 @@ void describe_systems(const Problem& pb, const FitResult& f, BatchEpochsFit& fit
   if (!pb.effects) return;
   for (const auto& s : pb.systems) {
     // what the seeds and the batches' tunings leave of the system's mean, against the systems' spread
-    const double k = std::max<double>(1, static_cast<double>(s.cells.size()));
+    const double k = std::max<double>(1, static_cast<double>(s.groups.size()));
     const double noise = pb.tuning_sd * pb.tuning_sd / k + pb.seed_sd * pb.seed_sd / std::max(1, s.runs);
     const double prior = 1 / (pb.system_sd * pb.system_sd), own = s.runs > 0 ? 1 / noise : 0;
-    SystemEpochs out{s.machine, s.runs, static_cast<int>(s.cells.size()), s.u >= 0 ? std::exp(f.params[s.u]) : 1.0, {}, prior / (own + prior)};
+    SystemEpochs out{s.machine, s.runs, static_cast<int>(s.groups.size()), s.u >= 0 ? std::exp(f.params[s.u]) : 1.0, {}, prior / (own + prior)};
     if (pb.tuning_sd > 0)
-      for (size_t c : s.cells) out.tuning[pb.cells[c].batch] = std::exp(f.params[pb.cells[c].v]);
+      for (size_t g : s.groups) out.tuning[pb.cells[pb.groups[g].cell].slot()] = std::exp(f.params[pb.cells[pb.groups[g].cell].v]);
     fit.systems.push_back(out);
   }
+  for (const auto& c : pb.cells)
+    if (!c.recipe.empty()) fit.recipes[recipe_id(c.recipe)] = c.recipe;
+}
+
+// The tunings the fitted profile keeps, with their slots: its own runs' at their batch alone (what a
+// plan at that batch takes unless it states another measured recipe; one per batch, the first), and
+// every other recipe's at its batch (a plan of that recipe takes it on any system).
+std::vector<std::pair<size_t, TuningSlot>> kept_cells(const Problem& pb) {
+  std::vector<std::pair<size_t, TuningSlot>> out;
+  for (size_t c = 0; c < pb.cells.size(); ++c) {
+    const Cell& cell = pb.cells[c];
+    const bool own = std::any_of(pb.systems[0].groups.begin(), pb.systems[0].groups.end(), [&](size_t g) { return pb.groups[g].cell == c; });
+    const bool batch_taken = std::any_of(out.begin(), out.end(), [&](const auto& k) { return k.second == TuningSlot{cell.batch, ""}; });
+    if (own && !batch_taken) out.push_back({c, {cell.batch, ""}});
+    else if (!cell.recipe.empty()) out.push_back({c, cell.slot()});
+  }
+  return out;
 }
 
 // The posterior covariance of the log parameters: with effects the residuals are whitened by their
@@ -287,10 +360,15 @@ OwnCurve system_parameters(const Problem& pb, const FitResult& f, const std::str
   if (pb.fit_critical) combos.push_back({prefix + "critical_batch", "", unit(0)});
   combos.push_back({prefix + "epoch_factor", whose, unit(pb.factor_index(), mine.u), pb.effects && mine.u < 0 ? pb.system_sd * pb.system_sd : 0.0});
   if (pb.tuning_sd > 0)
-    for (size_t c : mine.cells)
-      combos.push_back({fmt::format("{}tuned_factor.{}", prefix, pb.cells[c].batch),
-                        fmt::format(" (this system's tuning at global batch {}: its runs there over its factor)", pb.cells[c].batch),
-                        unit(pb.cells[c].v)});
+    for (const auto& [c, slot] : kept_cells(pb)) {
+      const Cell& cell = pb.cells[c];
+      const std::string recipe = cell.recipe.empty() ? "" : fmt::format(" (recipe {})", recipe_id(cell.recipe));
+      const std::string why = cell.machines.size() == 1 && slot.recipe_id.empty()
+                                  ? fmt::format(" (this system's tuning at global batch {}{}: its runs there over its factor)", cell.batch, recipe)
+                                  : fmt::format(" (the tuning at global batch {}{}: the runs of {} there over their systems' factors)",
+                                                cell.batch, recipe, fmt::join(cell.machines, ", "));
+      combos.push_back({fmt::format("{}tuned_factor.{}", prefix, to_string(slot)), why, unit(cell.v)});
+    }
   const size_t n = combos.size();
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j) {
@@ -303,15 +381,13 @@ OwnCurve system_parameters(const Problem& pb, const FitResult& f, const std::str
     out.keys.push_back(combos[i].key);
     out.fitted.push_back({combos[i].key, value, value * std::sqrt(out.covariance[i * n + i]), source + combos[i].why});
   }
-  const double within = static_cast<double>(pb.runs.size() - pb.cells.size());
+  const double within = static_cast<double>(pb.runs.size() - pb.groups.size());
   if (within >= 1)
     out.fitted.push_back({prefix + "seed_epochs_cv", pb.seed_sd, pb.seed_sd / std::sqrt(2 * within),
                           source + (pb.effects ? " (a seed's spread: the runs about their own system's at their batch)" : " (the runs' spread at their batch)")});
   if (pb.tuning_sd > 0) {
-    const double dof = std::max<double>(1, static_cast<double>(pb.tuning_from.size()));
-    out.fitted.push_back({prefix + "batch_tuning_cv", pb.tuning_sd, pb.tuning_sd / std::sqrt(2 * dof),
-                          fmt::format("calibrate records, epochs to target: the tunings of the systems that ran two or more global batches ({})",
-                                      fmt::join(pb.tuning_from, ", "))});
+    out.fitted.push_back({prefix + "batch_tuning_cv", pb.tuning_sd, pb.tuning_sd / std::sqrt(2 * std::max(1.0, pb.tuning_dof)),
+                          "calibrate records, epochs to target: " + pb.tuning_from});
   }
   return out;
 }
@@ -358,7 +434,7 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
                                                              : " (a system without runs: the population's)";
   forget_tunings(profile, prefix, cv->second);
   if (pb.tuning_sd > 0)
-    for (size_t c : mine.cells) cv->second.tuned_factor[pb.cells[c].batch] = 1;  // the slots the fitted values go to
+    for (const auto& [c, slot] : kept_cells(pb)) cv->second.tuned_factor[slot] = 1;  // the slots the fitted values go to
   const OwnCurve curve = system_parameters(pb, f, prefix, source, whose);
   fit.fitted = curve.fitted;
   for (const auto& p : fit.fitted) {

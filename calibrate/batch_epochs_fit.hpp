@@ -4,12 +4,13 @@
 // (1 + B_ref/B_crit) (McCandlish et al. 2018, "An Empirical Model of Large-Batch Training", eq. 2.11
 // in epochs): model/learning_curve's epoch_scale_for_batch. A population curve (f, B_crit) for every
 // run given; per system (the fitted records' own, and each other machine's) a persistent effect on
-// log f, and per system and global batch a tuning effect (the MLPerf HPC rules let a submission
-// retune at its batch: a deviation that does not carry to another batch), their spreads measured by
+// log f, and per global batch and recipe a tuning effect (the MLPerf HPC rules let a submission
+// retune at its batch: a deviation that does not carry to another batch; runs that state one recipe
+// share it across systems, runs that state none are their own system's), their spreads measured by
 // moments, the tunings' on the systems that ran two batches (docs/cost-models.md, "Epochs to target
 // across systems"). A system with runs is predicted from its own factor, at its runs' batches with
-// their tunings too; a new system from the population's with the between-system spread in its band;
-// a batch without runs draws its tuning.
+// their tunings too, and at a recipe's batch with that recipe's; a new system from the population's
+// with the between-system spread in its band; a batch and recipe without runs draws its tuning.
 #include <map>
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ struct SystemEpochs {
   std::string machine;  // "(fitted)": the records being fitted
   int runs = 0, batches = 0;
   double factor = 1;    // exp(u): its epochs over the population's at the same batch, at any batch
-  std::map<int, double> tuning;  // exp(v) by global batch: its runs there over its factor's
+  std::map<TuningSlot, double> tuning;  // exp(v) by global batch (and recipe): its runs there over its factor's
   double shrinkage = 0; // how far its factor is pulled to the population's: tau^-2 / (precision of its mean + tau^-2)
 };
 
@@ -44,6 +45,7 @@ struct BatchEpochsFit {
   // the population and the spreads in log space: seeds (within a system and batch), systems' factors, a batch's tuning
   double population_factor = 0, population_critical = 0, seed_sd = 0, system_sd = 0, tuning_sd = 0;
   std::vector<SystemEpochs> systems;  // empty: one system, no effects
+  std::map<std::string, std::string> recipes;  // the runs' recipes by id (model/learning_curve recipe_id)
 };
 
 // `own`: the records `calibrate records` fits; `others`: records of the same workload from other

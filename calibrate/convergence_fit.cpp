@@ -78,7 +78,7 @@ void fit_fusion(ConvergenceFit& fit, const std::vector<std::pair<Plan, const Rec
       for (size_t j = 0; j < st.models.size(); ++j) {
         const auto& m = r.stages.at(i).models.at(j);
         progress.push_back(progress_after(q, m.resolution, e0, start_progress(plan, i, j, handed, pretrained_start(q)),
-                                          m.epochs / epoch_scale_for_batch(q, m.gpus * m.local_batch)));
+                                          m.epochs / epoch_scale_for_batch(q, m.gpus * m.local_batch, m.recipe)));
       }
       handed = handed_on_progress(q, st, progress);
     }

@@ -1,11 +1,15 @@
 #include "calibrate/mllog_ingest.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 
 #include "calibrate/mllog_events.hpp"
 #include "model/errors.hpp"
@@ -29,12 +33,23 @@ struct BenchmarkFacts {
   const char* metric_key;
   bool maximize;
   Precision unlogged_precision;  // a log without precision_mode: its reference code's (CosmoFlow's TensorFlow fp32, DeepCAM's amp)
+  std::span<const char* const> recipe_keys;  // the hyper-parameters a submission may set, but for the batch
 };
+// The hyper-parameters per benchmark that the MLPerf HPC logging package's result summary extracts
+// (mlcommons/logging, mlperf_logging/result_summarizer: cosmoflow_ and deepcam_hyperparam_metrics),
+// less the global batch (a tuning's slot of its own) and what is not a setting (seed, samples, metrics).
+constexpr const char* kCosmoflowRecipe[] = {"opt_name", "opt_base_learning_rate", "opt_learning_rate_warmup_epochs",
+                                            "opt_learning_rate_warmup_factor", "opt_learning_rate_decay_boundary_epochs",
+                                            "opt_learning_rate_decay_factor", "dropout", "opt_weight_decay"};
+constexpr const char* kDeepcamRecipe[] = {"batchnorm_group_size", "opt_name", "opt_lr", "opt_betas", "opt_eps", "scheduler_type",
+                                          "scheduler_lr_warmup_steps", "scheduler_lr_warmup_factor", "scheduler_t_max",
+                                          "scheduler_eta_min", "opt_bias_correction", "opt_grad_averaging", "opt_max_grad_norm",
+                                          "scheduler_milestones", "scheduler_decay_rate", "opt_weight_decay"};
 constexpr BenchmarkFacts kBenchmarks[] = {
-    {"cosmoflow", "cosmoflow", "eval_error", false, Precision::fp32},
-    {"deepcam", "deepcam", "eval_accuracy", true, Precision::amp},
-    {"oc20", "", "eval_error", false, Precision::fp32},
-    {"opencatalyst", "", "eval_error", false, Precision::fp32},
+    {"cosmoflow", "cosmoflow", "eval_error", false, Precision::fp32, kCosmoflowRecipe},
+    {"deepcam", "deepcam", "eval_accuracy", true, Precision::amp, kDeepcamRecipe},
+    {"oc20", "", "eval_error", false, Precision::fp32, {}},
+    {"opencatalyst", "", "eval_error", false, Precision::fp32, {}},
 };
 const BenchmarkFacts* benchmark_facts(const std::string& name) {
   for (const auto& b : kBenchmarks)
@@ -68,6 +83,7 @@ struct LogFacts {
   std::vector<ModelMarks> models;  // in the order they first appear
   std::map<std::string, double> fusion_s;
   std::map<std::string, std::string> log_keys;
+  std::map<std::string, nlohmann::json> settings;  // every key's first value, for the recipe
   std::vector<LoggedTime> times;  // every line's, for the run's time (model/time_to_target)
 };
 
@@ -221,6 +237,7 @@ LogFacts read_facts(const std::vector<MllogEvent>& events, const std::string& fi
     f.times.push_back({e.key, e.time_ms});
     // some submitters train on after run_stop: the run, and what is measured of it, ends there
     if (f.run_stop && e.key != "run_stop" && e.key != "run_start") continue;
+    f.settings.emplace(e.key, e.value);
     if (absorb_run(f, e, file) || absorb_epoch(f, e, file) || absorb_setting(f, e, file)) continue;
     f.log_keys.emplace(e.key, e.value.dump());  // the first value of a key mrplan does not interpret
   }
@@ -299,6 +316,32 @@ ModelRecord model_from_marks(const ModelMarks& m, int gpus_default, const std::s
   return mr;
 }
 
+// One logged value as recipe text: numbers to 4 significant digits (a submission logs 0.0055 as the
+// float32 0.005499999970197678 in one log and as 0.0055 in the next), text lower-case.
+std::string recipe_value(const nlohmann::json& v) {
+  if (v.is_number()) return fmt::format("{:.4g}", v.get<double>());
+  if (v.is_string()) {
+    std::string t = v.get<std::string>();
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return t;
+  }
+  if (v.is_array()) {
+    std::vector<std::string> parts;
+    for (const auto& x : v) parts.push_back(recipe_value(x));
+    return fmt::format("[{}]", fmt::join(parts, ","));
+  }
+  return v.dump();
+}
+
+// The run's recipe: its benchmark's hyper-parameters as logged, "key=value" in the rules' order;
+// empty where the log states none of them.
+std::string recipe_text(const LogFacts& f, const BenchmarkFacts& b) {
+  std::vector<std::string> parts;
+  for (const char* k : b.recipe_keys)
+    if (auto it = f.settings.find(k); it != f.settings.end() && !it->second.is_null()) parts.push_back(fmt::format("{}={}", k, recipe_value(it->second)));
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
 // The plan it ran, as mrplan's built-in MLPerf plan with the log's GPUs, batch, dataset,
 // precision and optimizer: what validate and calibrate records re-predict.
 void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const std::string& file, const MllogOptions& o) {
@@ -325,6 +368,8 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   else r.warnings.push_back(fmt::format("precision_mode '{}' is not fp32 or amp: the plan keeps {}", f.precision, to_string(p.precision)));
   if (const auto o = optimizer_from_string(f.optimizer)) m.optimizer = *o;
   if (f.learning_rate) m.learning_rate = *f.learning_rate;
+  m.recipe = recipe_text(f, b);
+  r.stages[0].models[0].recipe = m.recipe;
   if (f.comm_overlap) p.overlap_comm = *f.comm_overlap;
   if (o.framework) p.framework = *o.framework;
   if (f.persistent_workers) p.persistent_workers = *f.persistent_workers;

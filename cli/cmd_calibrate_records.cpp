@@ -17,6 +17,7 @@
 #include "cli/text_table.hpp"
 #include "model/text_file.hpp"
 #include "model/errors.hpp"
+#include "model/learning_curve.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
@@ -97,12 +98,13 @@ void print_epochs_fit(const BatchEpochsFit& fit) {
     TextTable t({"system", "runs", "batches", "factor / population", "tuning by batch", "pulled to population"});
     for (const auto& s : fit.systems) {
       std::vector<std::string> tunings;
-      for (const auto& [b, v] : s.tuning) tunings.push_back(fmt::format("{}: {:.3f}", b, v));
+      for (const auto& [slot, v] : s.tuning) tunings.push_back(fmt::format("{}: {:.3f}", to_string(slot), v));
       t.add({s.machine, fmt::format("{}", s.runs), fmt::format("{}", s.batches), fmt::format("{:.3f}", s.factor),
              tunings.empty() ? "-" : fmt::format("{}", fmt::join(tunings, ", ")), fmt::format("{:.0f}%", 100 * s.shrinkage)});
     }
     fmt::print("{}", t.str());
   }
+  for (const auto& [id, text] : fit.recipes) fmt::print("recipe {}: {}\n", id, text);
   for (const auto& s : fit.skipped) fmt::print("no epochs to target from {}\n", s);
 }
 

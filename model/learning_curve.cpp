@@ -1,7 +1,11 @@
 #include "model/learning_curve.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 namespace mrplan {
@@ -135,12 +139,49 @@ double fused_progress(const ConvergenceParams& p, double bottom, double top) {
 
 double dense_epochs_after_progress(double e0, double k) { return std::max(1.0, e0 * (1.0 - k)); }
 
-double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch) {
-  const auto tuned = p.tuned_factor.find(static_cast<int>(std::lround(global_batch)));
-  const bool own = tuned != p.tuned_factor.end() && std::abs(global_batch - tuned->first) < 1e-9;
-  const double factor = p.epoch_factor * p.seed_epoch_factor * (own ? tuned->second : p.tuning_draw);
+namespace {
+
+// The tuning measured for a plan's batch and recipe: its recipe's there, else its system's own runs'
+// there (calibrate/batch_epochs_fit keeps those under the batch alone); a plan that states no recipe
+// where its system has no runs takes the one recipe measured at the batch (two: it cannot tell which).
+std::optional<double> measured_tuning(const ConvergenceParams& p, int batch, const std::string& recipe) {
+  if (!recipe.empty())
+    if (const auto it = p.tuned_factor.find(TuningSlot{batch, recipe_id(recipe)}); it != p.tuned_factor.end()) return it->second;
+  const auto first = p.tuned_factor.lower_bound(TuningSlot{batch, ""}), last = p.tuned_factor.lower_bound(TuningSlot{batch + 1, ""});
+  if (first != last && (first->first.recipe_id.empty() || (recipe.empty() && std::next(first) == last))) return first->second;
+  return std::nullopt;
+}
+
+}  // namespace
+
+double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch, const std::string& recipe) {
+  const int batch = static_cast<int>(std::lround(global_batch));
+  const auto tuned = std::abs(global_batch - batch) < 1e-9 ? measured_tuning(p, batch, recipe) : std::nullopt;
+  const double factor = p.epoch_factor * p.seed_epoch_factor * tuned.value_or(p.tuning_draw);
   if (p.critical_batch <= 0) return factor;
   return factor * (1.0 + global_batch / p.critical_batch) / (1.0 + p.reference_global_batch / p.critical_batch);
+}
+
+std::string recipe_id(const std::string& recipe) {
+  if (recipe.empty()) return "";
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64-bit offset basis and prime
+  for (unsigned char c : recipe) h = (h ^ c) * 1099511628211ull;
+  return fmt::format("{:08x}", static_cast<uint32_t>(h ^ (h >> 32)));
+}
+
+std::string to_string(const TuningSlot& s) {
+  return s.recipe_id.empty() ? std::to_string(s.global_batch) : fmt::format("{}/{}", s.global_batch, s.recipe_id);
+}
+
+std::optional<TuningSlot> tuning_slot_from_string(std::string_view text) {
+  const auto slash = text.find('/');
+  const auto b = text.substr(0, slash);
+  TuningSlot s;
+  if (std::from_chars(b.data(), b.data() + b.size(), s.global_batch).ptr != b.data() + b.size() || s.global_batch <= 0) return std::nullopt;
+  if (slash == std::string_view::npos) return s;
+  s.recipe_id = std::string(text.substr(slash + 1));
+  const bool hex = s.recipe_id.size() == 8 && s.recipe_id.find_first_not_of("0123456789abcdef") == std::string::npos;
+  return hex ? std::optional(s) : std::nullopt;
 }
 
 }  // namespace mrplan

@@ -1,6 +1,8 @@
 #pragma once
 // Learning curves, the MRT switch rule, and the transfer benefit of a coarse pre-training stage.
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/machine_profile.hpp"
@@ -68,6 +70,16 @@ double dense_epochs_after_progress(double e0, double k);
 // the runs' fitted factor, the seed's draw and the batch's tuning: the measured one where the
 // system's runs trained at that global batch, else the draw's (ConvergenceParams::epoch_factor,
 // seed_epoch_factor, tuned_factor, tuning_draw).
-double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch);
+// `recipe`: the plan's (ModelRun::recipe): a tuning holds where it was measured with that recipe at the
+// batch, else the system's own runs' there; a plan that states none, where its system has no runs at
+// the batch, takes the one recipe measured there.
+double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch, const std::string& recipe = "");
+
+// A recipe's id in a profile: 8 hex digits of its text's 64-bit FNV-1a hash (Fowler, Noll & Vo),
+// stable across platforms; empty for an empty recipe.
+std::string recipe_id(const std::string& recipe);
+// "2048", or "2048/1a2b3c4d" with a recipe: the profile's key for a tuning (convergence.W.tuned_factor.SLOT)
+std::string to_string(const TuningSlot& s);
+std::optional<TuningSlot> tuning_slot_from_string(std::string_view text);
 
 }  // namespace mrplan

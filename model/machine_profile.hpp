@@ -1,6 +1,7 @@
 #pragma once
 // Everything the cost models need about a cluster. Hardware numbers are public specifications;
 // efficiency, overhead and convergence numbers are fitted (see `fitted`, which says from what).
+#include <compare>
 #include <map>
 #include <string>
 #include <vector>
@@ -145,6 +146,14 @@ struct LearningCurve {
   double scale = 10;
 };
 
+// Where a tuning holds: a global batch, and the id of the recipe its runs stated (ModelRun::recipe,
+// model/learning_curve recipe_id; empty: runs that did not state theirs, one system's own).
+struct TuningSlot {
+  int global_batch = 0;
+  std::string recipe_id;
+  auto operator<=>(const TuningSlot&) const = default;
+};
+
 // Convergence of one workload under one set of hyper-parameters (per-resolution curves and
 // the transfer benefit of MRT), in epochs of the training set.
 struct ConvergenceParams {
@@ -169,10 +178,11 @@ struct ConvergenceParams {
   // hyper-parameters): fitted by calibrate records (calibrate/batch_epochs_fit).
   double epoch_factor = 1;
   // A submission retunes its hyper-parameters at its batch (MLPerf HPC rules), so a system's epochs at
-  // one batch are its persistent factor times that batch's tuning: the tunings its own runs measured,
-  // by global batch (calibrate/batch_epochs_fit), and the spread of a batch's tuning measured on the
-  // systems that ran two, which a batch without runs is drawn from (0: not measured, not drawn).
-  std::map<int, double> tuned_factor;
+  // one batch are its persistent factor times that batch's tuning: the tunings measured by runs at a
+  // global batch, its own runs' there, or a recipe's on any system that ran it (calibrate/
+  // batch_epochs_fit), and the spread of a batch's tuning measured on the systems that ran two, which a
+  // batch without runs is drawn from (0: not measured, not drawn).
+  std::map<TuningSlot, double> tuned_factor;
   double batch_tuning_cv = 0;
   // Seed-to-seed spread, fitted by calibrate convergence from several seeds of one plan: relative
   // standard deviation of the epochs to target and of the switch epoch (0: not measured).

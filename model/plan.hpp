@@ -77,6 +77,10 @@ struct ModelRun {
   double learning_rate = 1e-3;
   int warmup_epochs = 0;                          // linear learning-rate warm-up
   std::vector<std::pair<int, double>> lr_decay;   // (epoch, factor): piecewise-constant schedule
+  // The hyper-parameters that set the epochs to target beyond the batch, as a result log states them
+  // (calibrate/mllog_ingest recipe_text); runs of one recipe at one batch share its tuning on every
+  // system (model/learning_curve). Empty: not stated.
+  std::string recipe;
   bool from_previous = true;  // starts from what the previous stage hands on; false: from scratch
   std::optional<Pretrained> pretrained;  // transfer learning: starts from a model trained on related data
 };

@@ -128,6 +128,7 @@ struct TrainingDefaults {
   double learning_rate = 1e-3;
   int warmup_epochs = 0;
   std::vector<std::pair<int, double>> lr_decay;
+  std::string recipe;
 };
 
 TrainingDefaults read_training(const YamlFields& f, const TrainingDefaults& d) {
@@ -135,6 +136,7 @@ TrainingDefaults read_training(const YamlFields& f, const TrainingDefaults& d) {
   t.optimizer = parse_optimizer(f.text("optimizer", to_string(d.optimizer)), f.file(), f.key_path("optimizer"));
   t.learning_rate = f.positive("learning_rate", d.learning_rate);
   t.warmup_epochs = f.int32("warmup_epochs", d.warmup_epochs);
+  t.recipe = f.text("recipe", d.recipe);
   if (t.warmup_epochs < 0) fail_input(f.file(), f.key_path("warmup_epochs"), "must be >= 0");
   t.lr_decay = d.lr_decay;
   if (f.has("lr_decay")) {
@@ -195,6 +197,7 @@ ModelRun read_model(const YamlFields& f, const TrainingDefaults& defaults) {
                                                                 m.gpus, m.local_batch, global, std::numeric_limits<int>::max()));
   const auto t = read_training(f, defaults);
   m.optimizer = t.optimizer, m.learning_rate = t.learning_rate, m.warmup_epochs = t.warmup_epochs, m.lr_decay = t.lr_decay;
+  m.recipe = t.recipe;
   m.stop = read_stop(f.child("stop"));
   return m;
 }
@@ -244,13 +247,13 @@ Stage read_stage(const YamlFields& f, size_t index) {
   Stage s;
   s.name = f.text("name", fmt::format("stage{}", index + 1));
   if (f.has("models")) {
-    f.only({"name", "gpus", "models", "handoff", "optimizer", "learning_rate", "warmup_epochs", "lr_decay", "scaling"});
+    f.only({"name", "gpus", "models", "handoff", "optimizer", "learning_rate", "warmup_epochs", "lr_decay", "recipe", "scaling"});
     const auto defaults = read_training(f, {});
     const auto list = f.list("models");
     if (list.empty()) fail_input(f.file(), f.key_path("models"), "a stage needs at least one model");
     for (size_t j = 0; j < list.size(); ++j) {
       list[j].only({"name", "resolution", "gpus", "local_batch", "global_batch", "optimizer", "learning_rate", "warmup_epochs",
-                    "lr_decay", "init", "stop"});
+                    "lr_decay", "recipe", "init", "stop"});
       ModelRun m = read_model(list[j], defaults);
       m.name = list[j].text("name", fmt::format("model{}", j + 1));
       const auto init = list[j].text("init", "previous");
@@ -268,7 +271,7 @@ Stage read_stage(const YamlFields& f, size_t index) {
     }
   } else {
     f.only({"name", "resolution", "gpus", "local_batch", "global_batch", "optimizer", "learning_rate", "warmup_epochs",
-            "lr_decay", "transfer", "pretrained", "stop", "handoff", "scaling"});
+            "lr_decay", "recipe", "transfer", "pretrained", "stop", "handoff", "scaling"});
     ModelRun m = read_model(f, {});
     m.name = s.name;
     m.from_previous = f.boolean("transfer", true);
@@ -406,6 +409,7 @@ void emit_model(YAML::Emitter& e, const ModelRun& m) {
       e << YAML::Flow << YAML::BeginMap << YAML::Key << "epoch" << YAML::Value << ep << YAML::Key << "factor" << YAML::Value << ShortestNumber{fac} << YAML::EndMap;
     e << YAML::EndSeq;
   }
+  if (!m.recipe.empty()) e << YAML::Key << "recipe" << YAML::Value << YAML::DoubleQuoted << m.recipe;
 }
 
 void emit_stage(YAML::Emitter& e, const Stage& s) {

@@ -11,6 +11,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "model/learning_curve.hpp"
+
 namespace mrplan {
 
 namespace {
@@ -150,15 +152,14 @@ const std::vector<Entry>& entries() {
                      auto* p = workload(m, w);
                      return p ? &(p->*member) : nullptr;
                    }});
-    // convergence.W.tuned_factor.B: the tuning at global batch B (two names: "W.B")
-    t.push_back({"convergence.*.tuned_factor.*", "", 1, 0, kInf, [](MachineProfile& m, const std::string& wb) -> double* {
-                   const auto dot = wb.find('.');
-                   auto* p = workload(m, wb.substr(0, dot));
+    // convergence.W.tuned_factor.SLOT: the tuning at a global batch, perhaps of a recipe (two names: "W.SLOT")
+    t.push_back({"convergence.*.tuned_factor.*", "", 1, 0, kInf, [](MachineProfile& m, const std::string& ws) -> double* {
+                   const auto dot = ws.find('.');
+                   auto* p = workload(m, ws.substr(0, dot));
                    if (!p || dot == std::string::npos) return nullptr;
-                   int batch = 0;
-                   const auto b = wb.substr(dot + 1);
-                   if (std::from_chars(b.data(), b.data() + b.size(), batch).ptr != b.data() + b.size()) return nullptr;
-                   auto it = p->tuned_factor.find(batch);
+                   const auto slot = tuning_slot_from_string(ws.substr(dot + 1));
+                   if (!slot) return nullptr;
+                   auto it = p->tuned_factor.find(*slot);
                    return it == p->tuned_factor.end() ? nullptr : &it->second;
                  }});
     return t;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "model/errors.hpp"
+#include "model/learning_curve.hpp"
 #include "model/profile_parameters.hpp"
 #include "model/yaml_fields.hpp"
 
@@ -211,18 +212,16 @@ void read_io(const YamlFields& f, MachineProfile& m) {
   }
 }
 
-// tuned_factor: {global batch: factor}, the batches a system's own runs trained at
-std::map<int, double> read_tuned_factors(const YamlFields& cv) {
-  std::map<int, double> out;
+// tuned_factor: {slot: factor}, a global batch and perhaps a recipe's id (model/learning_curve)
+std::map<TuningSlot, double> read_tuned_factors(const YamlFields& cv) {
+  std::map<TuningSlot, double> out;
   if (!cv.has("tuned_factor")) return out;
   const YamlFields t = cv.child("tuned_factor");
   for (const auto& kv : t.node()) {
     const auto b = kv.first.as<std::string>();
-    int batch = 0;
-    const auto end = b.data() + b.size();
-    if (std::from_chars(b.data(), end, batch).ptr != end || batch <= 0)
-      fail_input(cv.file(), t.key_path(b), "expected a global batch (a positive integer) as the key");
-    out[batch] = t.positive(b.c_str());
+    const auto slot = tuning_slot_from_string(b);
+    if (!slot) fail_input(cv.file(), t.key_path(b), "expected a global batch (a positive integer), or one and a recipe's id (2048/1a2b3c4d), as the key");
+    out[*slot] = t.positive(b.c_str());
   }
   return out;
 }
@@ -412,7 +411,11 @@ void write_convergence(YAML::Emitter& e, MachineProfile& m) {
       curve_out(e, "coarse_loss", p.coarse_loss);
       curve_out(e, "coarse_metric", p.coarse_metric);
       write_numbers(e, "convergence.*.", w, m);
-      if (!p.tuned_factor.empty()) e << YAML::Key << "tuned_factor" << YAML::Value << YAML::Flow << p.tuned_factor;
+      if (!p.tuned_factor.empty()) {
+        e << YAML::Key << "tuned_factor" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        for (const auto& [slot, f] : p.tuned_factor) e << YAML::Key << to_string(slot) << YAML::Value << f;
+        e << YAML::EndMap;
+      }
       kv(e, "coarse_resolution", p.coarse_resolution);
       e << YAML::EndMap;
     }

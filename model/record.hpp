@@ -47,6 +47,7 @@ struct ModelRecord {
   int resolution = 1;
   int gpus = 1;
   int local_batch = 1;
+  std::string recipe;  // the plan's (ModelRun::recipe): the hyper-parameters its epochs to target were reached with
   int64_t params = 0;
   double memory_bytes = 0;
   double memory_capacity_bytes = 0;

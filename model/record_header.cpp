@@ -25,6 +25,7 @@ ModelRecord model_record_header(const ModelRun& run, const std::string& workload
   m.resolution = run.resolution;
   m.gpus = run.gpus;
   m.local_batch = run.local_batch;
+  m.recipe = run.recipe;
   return m;
 }
 

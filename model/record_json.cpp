@@ -37,6 +37,7 @@ json model_j(const ModelRecord& m) {
             {"allreduce_algorithm", m.allreduce_algorithm}, {"data_tiers", m.data_tiers}, {"io_s", m.io_s}, {"comm_s", m.comm_s},
             {"compute_s", m.compute_s}, {"time_s", m.time_s}, {"eval_s", m.eval_s}, {"phases", phases_j(m.phases)}};
   if (!m.allreduce_library.empty()) j["allreduce_library"] = m.allreduce_library;
+  if (!m.recipe.empty()) j["recipe"] = m.recipe;
   j["per_epoch"] = json::array();
   for (const auto& e : m.per_epoch) j["per_epoch"].push_back(epoch_j(e));
   return j;
@@ -154,6 +155,7 @@ ModelRecord read_model(const Reader& R, const json& jm, const json& bd, const st
   if (m.allreduce_library.empty() && (m.allreduce_algorithm == "nccl" || m.allreduce_algorithm == "mpi"))
     m.allreduce_library = m.allreduce_algorithm, m.allreduce_algorithm.clear();
   if (auto it = bd.find("data_tiers"); it != bd.end() && it->is_string()) m.data_tiers = *it;
+  if (auto it = bd.find("recipe"); it != bd.end() && it->is_string()) m.recipe = *it;
   m.io_s = R.time(bd, "io_s", bp), m.comm_s = R.time(bd, "comm_s", bp);
   m.compute_s = R.time(bd, "compute_s", bp), m.time_s = R.time(bd, "time_s", bp);
   m.eval_s = R.optnum(bd, "eval_s", bp).value_or(0.0);  // records before it was measured lack it

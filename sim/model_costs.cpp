@@ -138,6 +138,7 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   const int gpn = std::min(run.gpus, m.gpus_per_node);
   c.nodes = (run.gpus + m.gpus_per_node - 1) / m.gpus_per_node;
   c.global_batch = run.gpus * run.local_batch;
+  c.recipe = run.recipe;
   // drop_last: a partial global batch is not trained (as the reference loaders do)
   c.iterations_per_epoch = std::max<int64_t>(1, plan.train_samples / c.global_batch);
   c.params = table.total_params();

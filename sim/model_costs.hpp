@@ -24,6 +24,7 @@ struct ModelCosts {
   int gpus = 1;
   int nodes = 1;
   int global_batch = 1;
+  std::string recipe;  // the model's (ModelRun::recipe): which measured tuning its epochs take
   int64_t iterations_per_epoch = 0;
   double compute_iter_s = 0;  // forward + backward + optimizer, the three below
   double forward_iter_s = 0;    // a captured step's whole replay (plan steps: captured), as the executor records it

@@ -28,7 +28,7 @@ namespace {
 std::optional<double> rule_switch(const PreparedPlan& p, const ModelRun& m, const ModelCosts& costs, double start = 0) {
   if (m.stop.kind != StopRule::Kind::switch_rule || !p.convergence) return std::nullopt;
   const auto& cv = *p.convergence;
-  const double scale = epoch_scale_for_batch(cv, costs.global_batch);
+  const double scale = epoch_scale_for_batch(cv, costs.global_batch, costs.recipe);
   const bool per_iter = m.stop.window_iterations > 0;
   const double window = per_iter ? static_cast<double>(m.stop.window_iterations) * costs.global_batch / p.plan.train_samples : 1.0;
   if (auto e = predicted_switch_epoch(cv.coarse_loss, m.stop.rule, window / scale, m.stop.max_epochs / scale, start))
@@ -136,7 +136,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
   const auto& cv = need_convergence(p, i);
   ModelEpochs se;
   const double max_e = m.stop.max_epochs;
-  const double scale = epoch_scale_for_batch(cv, costs.global_batch);
+  const double scale = epoch_scale_for_batch(cv, costs.global_batch, costs.recipe);
   const auto& curve = m.resolution == 1 ? cv.dense_metric : cv.coarse_metric;
   auto e = m.resolution == 1 ? p.dense_target_epochs : crossing_epoch(curve, plan.target_value);
   if (!e || *e * scale > max_e) {
@@ -149,7 +149,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
   if (starts_from_transfer(plan, i, j)) {  // MRT: the credit of what the previous stage's model learnt
     const size_t h = handed_on_model(plan.stages[i - 1]);
     const auto& from = out[p.stages[i - 1].first + h];
-    const double s = from.epochs / epoch_scale_for_batch(cv, p.stages[i - 1].models[h].global_batch);
+    const double s = from.epochs / epoch_scale_for_batch(cv, p.stages[i - 1].models[h].global_batch, p.stages[i - 1].models[h].recipe);
     const double after = dense_epochs_after_transfer(cv, *e, s, from.progress);
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
@@ -197,7 +197,7 @@ ModelEpochs own_stop_epochs(const PreparedPlan& p, size_t i, size_t j, const std
       break;
     case StopRule::Kind::plateau: {
       const auto& cv = need_convergence(p, i);
-      se.epochs = std::min(max_e, cv.overtrain_epochs * epoch_scale_for_batch(cv, costs.global_batch));
+      se.epochs = std::min(max_e, cv.overtrain_epochs * epoch_scale_for_batch(cv, costs.global_batch, costs.recipe));
       se.stop_reason = StopReason::plateau;
       break;
     }
@@ -223,10 +223,10 @@ ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const st
   }
   if (has_fusion_stage(p.plan) && p.convergence) {
     const auto& cv = *p.convergence;
-    se.progress = progress_after(cv, m.resolution, baseline_epochs(p), k0, se.epochs / epoch_scale_for_batch(cv, costs.global_batch));
+    se.progress = progress_after(cv, m.resolution, baseline_epochs(p), k0, se.epochs / epoch_scale_for_batch(cv, costs.global_batch, costs.recipe));
   } else if (hands_on_by_transfer(p.plan, i) && p.convergence) {  // what the transfer carries (once per switch point)
     const auto& cv = *p.convergence;
-    se.progress = coarse_progress(cv.coarse_loss, se.epochs / epoch_scale_for_batch(cv, costs.global_batch));
+    se.progress = coarse_progress(cv.coarse_loss, se.epochs / epoch_scale_for_batch(cv, costs.global_batch, costs.recipe));
   }
   return se;
 }

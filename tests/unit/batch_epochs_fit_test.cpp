@@ -23,13 +23,14 @@ const char* kWorkload = "deepcam";
 // A baseline run of DeepCAM at `gpus` x `local_batch` on `machine` that reached its target after
 // `epochs` (fractional where a test wants the crossing exactly: half an epoch past it).
 NamedRecord run(const std::string& file, const std::string& machine, int gpus, int local_batch, double epochs,
-                const MachineProfile& profile) {
+                const MachineProfile& profile, const std::string& recipe = "") {
   Plan plan = builtin_plan("deepcam-mlperf@perlmutter", gpus);
   plan.stages[0].models[0].gpus = gpus, plan.stages[0].models[0].local_batch = local_batch;
   Record r = simulate(plan, profile);
   r.source = Source::measured;
   r.machine = machine;
   r.stages[0].models[0].epochs = epochs;
+  r.stages[0].models[0].recipe = recipe;
   return {file, r};
 }
 
@@ -41,6 +42,8 @@ double epochs_at(const ConvergenceParams& cv, double target, double factor, doub
 }
 
 const FittedParameter* find(const BatchEpochsFit& f, const std::string& key) { return mrplan::testing::find_fitted(f.fitted, key); }
+
+TuningSlot at(int batch, const std::string& recipe = "") { return {batch, recipe_id(recipe)}; }
 
 }  // namespace
 
@@ -155,7 +158,7 @@ TEST(BatchEpochs, ASystemWithManyRunsKeepsItsOwnFactor) {
   // the other systems' deviations persist across their two batches: a batch's tuning is at its
   // floor, so the fitted system's deviation is its factor, and its runs are reproduced at their batch
   EXPECT_LT(f.tuning_sd, 0.03);
-  EXPECT_NEAR(f.systems[0].tuning.at(128), 1.0, 0.02);
+  EXPECT_NEAR(f.systems[0].tuning.at(at(128)), 1.0, 0.02);
   for (const auto& o : f.observations) {
     if (o.machine == "(fitted)") {
       EXPECT_EQ(o.fitted, std::ceil(o.measured - 0.5)) << o.record;
@@ -205,10 +208,10 @@ OneBatchSystem one_batch_system() {
 
 // The fitted system's epochs at global batch `b`, as the simulator prices them (no draw), over the
 // curve every test population is made from (factor 1, critical batch 700).
-double over_truth(const MachineProfile& m, double b) {
+double over_truth(const MachineProfile& m, double b, const std::string& recipe = "") {
   ConvergenceParams truth = m.convergence.at(kWorkload);
   truth.epoch_factor = 1, truth.critical_batch = 700, truth.tuned_factor.clear();
-  return epoch_scale_for_batch(m.convergence.at(kWorkload), b) / epoch_scale_for_batch(truth, b);
+  return epoch_scale_for_batch(m.convergence.at(kWorkload), b, recipe) / epoch_scale_for_batch(truth, b);
 }
 
 }  // namespace
@@ -237,7 +240,7 @@ TEST(BatchEpochs, ADeviationTheOtherSystemsRetuneAwayStaysAtItsBatch) {
   EXPECT_NEAR(over_truth(fitted, 128), 1.3, 0.05);
   EXPECT_LT(over_truth(fitted, 2048), 1.14);
   ASSERT_NE(find(f, "convergence.deepcam.tuned_factor.128"), nullptr);
-  EXPECT_GT(fitted.convergence.at(kWorkload).tuned_factor.at(128), 1.1);
+  EXPECT_GT(fitted.convergence.at(kWorkload).tuned_factor.at(at(128)), 1.1);
   // a batch its runs did not train at draws its tuning: the band at 2048 is wider than at 128
   auto spread_at = [&](double batch) {
     std::vector<double> e;
@@ -266,15 +269,57 @@ TEST(BatchEpochs, ASystemAtTwoBatchesKeepsBoth) {
     }
   const auto& tuned = fitted.convergence.at(kWorkload).tuned_factor;
   ASSERT_EQ(tuned.size(), 2u);
-  EXPECT_GT(tuned.at(128) / tuned.at(2048), 1.2);
+  EXPECT_GT(tuned.at(at(128)) / tuned.at(at(2048)), 1.2);
 }
 
 TEST(BatchEpochs, TheTuningAppliesAtItsBatchAndTheDrawElsewhere) {
   ConvergenceParams cv;
-  cv.critical_batch = 0, cv.epoch_factor = 2, cv.tuned_factor = {{128, 1.5}}, cv.tuning_draw = 0.8;
+  cv.critical_batch = 0, cv.epoch_factor = 2, cv.tuned_factor = {{at(128), 1.5}}, cv.tuning_draw = 0.8;
   EXPECT_DOUBLE_EQ(epoch_scale_for_batch(cv, 128), 3.0);
   EXPECT_DOUBLE_EQ(epoch_scale_for_batch(cv, 256), 1.6);
   EXPECT_DOUBLE_EQ(epoch_scale_for_batch(cv, 128.5), 1.6);
+  // a recipe's tuning at its batch; a plan of another recipe draws, unless its system's own runs
+  // trained at the batch; one that states none takes the one recipe measured there, and draws where two were
+  cv.tuned_factor[at(2048, "lr=0.0055")] = 1.2;
+  EXPECT_DOUBLE_EQ(epoch_scale_for_batch(cv, 2048, "lr=0.0055"), 2.4);
+  EXPECT_DOUBLE_EQ(epoch_scale_for_batch(cv, 2048, "lr=0.004"), 1.6);
+  EXPECT_DOUBLE_EQ(epoch_scale_for_batch(cv, 128, "lr=0.004"), 3.0);
+  EXPECT_DOUBLE_EQ(epoch_scale_for_batch(cv, 2048), 2.4);
+  cv.tuned_factor[at(2048, "lr=0.004")] = 0.9;
+  EXPECT_DOUBLE_EQ(epoch_scale_for_batch(cv, 2048, "lr=0.004"), 1.8);
+  EXPECT_DOUBLE_EQ(epoch_scale_for_batch(cv, 2048), 1.6);
+}
+
+TEST(BatchEpochs, ARecipesTuningIsMeasuredOnEverySystemThatRanIt) {
+  // the fitted system ran a recipe made for a larger batch at 128 (1.5x the population there); three
+  // systems ran the same two recipes at 128 and 2048, each at its own factor, 2048's recipe 0.8x the population
+  auto [p, target, own] = one_batch_system();
+  const auto& cv = p.convergence.at(kWorkload);
+  for (int i = 0; i < 3; ++i) own[i] = run("m" + std::to_string(i) + ".json", "mine", 64, 2, epochs_at(cv, target, 1.5, 700, 128), p, "lr=0.0055");
+  std::vector<NamedRecord> others;
+  for (const auto& [name, f] : std::vector<std::pair<std::string, double>>{{"a", 0.95}, {"b", 1.0}, {"c", 1.05}})
+    for (int seed = 0; seed < 3; ++seed) {
+      const double jitter = 1.0 + 0.03 * (seed - 1);
+      others.push_back(run(name + std::to_string(seed) + "-s.json", name, 64, 2, epochs_at(cv, target, f * jitter, 700, 128), p, "lr=0.00155"));
+      others.push_back(run(name + std::to_string(seed) + "-l.json", name, 512, 4, epochs_at(cv, target, 0.8 * f * jitter, 700, 2048), p, "lr=0.0055"));
+    }
+  MachineProfile fitted = p;
+  const auto f = fit_batch_epochs(fitted, own, others)[0];
+  EXPECT_NEAR(over_truth(fitted, 128, "lr=0.0055"), 1.5, 0.08);  // its own runs, at their recipe and batch
+  EXPECT_NEAR(over_truth(fitted, 2048, "lr=0.0055"), 0.8, 0.08);  // the recipe's at 2048, as the others ran it
+  const auto* tuning = find(f, "convergence.deepcam.tuned_factor." + to_string(at(2048, "lr=0.0055")));
+  ASSERT_NE(tuning, nullptr);
+  EXPECT_NE(tuning->source.find("the runs of a, b, c there"), std::string::npos) << tuning->source;
+  EXPECT_EQ(f.recipes.at(recipe_id("lr=0.0055")), "lr=0.0055");
+  // its own runs' tuning is kept under their batch alone: a plan there takes it, recipe stated or not
+  EXPECT_EQ(fitted.convergence.at(kWorkload).tuned_factor.count(at(128)), 1u);
+  EXPECT_NEAR(over_truth(fitted, 128), 1.5, 0.08);
+  // stated as runs without recipes, the same epochs are one system's tunings: its own deviation carries further
+  for (auto& n : own) n.record.stages[0].models[0].recipe.clear();
+  for (auto& n : others) n.record.stages[0].models[0].recipe.clear();
+  MachineProfile unstated = p;
+  fit_batch_epochs(unstated, own, others);
+  EXPECT_GT(over_truth(unstated, 2048), over_truth(fitted, 2048, "lr=0.0055") + 0.1);
 }
 
 TEST(BatchEpochs, TheTuningsRoundTripAndABadBatchIsNamed) {
@@ -285,11 +330,21 @@ TEST(BatchEpochs, TheTuningsRoundTripAndABadBatchIsNamed) {
   const auto back = profile_from_yaml_text(text, "p.yaml");
   const auto& tuned = fitted.convergence.at(kWorkload).tuned_factor;  // 8 digits in the YAML
   ASSERT_EQ(back.convergence.at(kWorkload).tuned_factor.size(), 1u);
-  EXPECT_NEAR(back.convergence.at(kWorkload).tuned_factor.at(128), tuned.at(128), 1e-7);
+  EXPECT_NEAR(back.convergence.at(kWorkload).tuned_factor.at(at(128)), tuned.at(at(128)), 1e-7);
   EXPECT_NEAR(back.convergence.at(kWorkload).batch_tuning_cv, fitted.convergence.at(kWorkload).batch_tuning_cv, 1e-8);
   EXPECT_EQ(profile_to_yaml(back), text);
   auto bad = text;
   bad.replace(bad.find("tuned_factor: {128:"), 19, "tuned_factor: {12x:");
   EXPECT_NE(error_of([&] { profile_from_yaml_text(bad, "p.yaml"); }).find("p.yaml: convergence.deepcam.tuned_factor.12x: expected a global batch"),
             std::string::npos);
+  auto recipe = text;  // a recipe's id is 8 hex digits
+  recipe.replace(recipe.find("tuned_factor: {128:"), 19, "tuned_factor: {128/lr:");
+  EXPECT_NE(error_of([&] { profile_from_yaml_text(recipe, "p.yaml"); }).find("tuned_factor.128/lr: expected a global batch (a positive integer), or one and a recipe's id (2048/1a2b3c4d)"),
+            std::string::npos);
+  auto with_id = text;  // the slot, its fitted entry and its correlations renamed alike
+  with_id.insert(with_id.find("tuned_factor: {128:") + 18, "/0a1b2c3d");
+  const std::string key = "convergence.deepcam.tuned_factor.128";
+  for (auto at = with_id.find(key); at != std::string::npos; at = with_id.find(key, at + 1))
+    if (with_id[at + key.size()] != '/') with_id.insert(at + key.size(), "/0a1b2c3d");
+  EXPECT_EQ(profile_from_yaml_text(with_id, "p.yaml").convergence.at(kWorkload).tuned_factor.count({128, "0a1b2c3d"}), 1u);
 }

@@ -108,6 +108,30 @@ TEST(MllogIngest, KeepsWhatTheLogSays) {
   EXPECT_TRUE(std::none_of(c.warnings.begin(), c.warnings.end(), [](const std::string& w) { return w.starts_with("staging"); }));
 }
 
+TEST(MllogIngest, TheRecipeIsTheHyperParametersAsLogged) {
+  if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
+  auto recipe = [](const std::string& log) { return load_mllog_file((kLogs / log).string()).stages[0].single().recipe; };
+  // NVIDIA's and Eos's DeepCAM at 2048: one recipe, though Eos logs the float32 0.005499999970197678
+  const auto dgx = recipe("v2.0/NVIDIA/dgxa100_n256_pytorch/deepcam/result_0.txt");
+  EXPECT_EQ(dgx, recipe("v3.0/NVIDIA/eos_n256_ngc23.09_pytorch/deepcam/result_0.txt"));
+  EXPECT_NE(dgx.find("opt_lr=0.0055 "), std::string::npos) << dgx;
+  EXPECT_NE(dgx.find("scheduler_milestones=[800] "), std::string::npos) << dgx;
+  EXPECT_TRUE(dgx.starts_with("batchnorm_group_size=2 opt_name=lamb ")) << dgx;
+  // JUWELS Booster ran 2048's learning rate at 256, without 2048's pooled batch norm: another recipe
+  const auto juwels = recipe("v2.0/HelmholtzAI/juwelsbooster_gpu_n128_pytorch1.13/deepcam/result_1.txt");
+  EXPECT_NE(juwels.find("opt_lr=0.0055 "), std::string::npos) << juwels;
+  EXPECT_NE(juwels, dgx);
+  // the plan carries it, and reads back
+  const auto c = load_mllog_file((kLogs / "v1.0/LBNL/perlmutter_256x4_ngc21.09_mxnet/cosmoflow/result_1.txt").string());
+  EXPECT_EQ(c.stages[0].single().recipe,
+            "opt_name=sgd opt_base_learning_rate=0.012 opt_learning_rate_warmup_epochs=0 opt_learning_rate_warmup_factor=12 "
+            "opt_learning_rate_decay_boundary_epochs=[32,64] opt_learning_rate_decay_factor=[0.25,0.125] dropout=0.5 opt_weight_decay=0");
+  EXPECT_EQ(plan_from_yaml_text(c.plan_spec).stages[0].models[0].recipe, c.stages[0].single().recipe);
+  EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(plan_from_yaml_text(c.plan_spec))).stages[0].models[0].recipe, c.stages[0].single().recipe);
+  // a record keeps it through JSON
+  EXPECT_EQ(record_from_json(record_to_json(c)).stages[0].single().recipe, c.stages[0].single().recipe);
+}
+
 TEST(MllogIngest, WhatALogDoesNotSayComesFromTheOptions) {
   const std::string log = small_log();
   EXPECT_EQ(plan_from_yaml_text(record_from_mllog(log, "a.log").plan_spec).framework, CommFramework::ddp);
