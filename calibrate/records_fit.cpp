@@ -386,9 +386,9 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   record_correlations(fitted, joint, joint_cov);
   if (!staging.empty()) {
     const CodePrior* fixed_prior = priors ? priors->of("io.staging_fixed_s") : nullptr;
-    auto st = fit_staging(fitted, staging, source, fixed_prior ? std::optional(StagingPrior{*fixed_prior, held_source(*fixed_prior, source)}) : std::nullopt);
-    for (auto& f : st.fitted) {
-      if (f.key == "io.staging_fixed_s" && f.source == source) f.source = code_source(source, code);  // two shares fitted it: the code's
+    const auto held = fixed_prior ? std::optional(StagingPrior{*fixed_prior, held_source(*fixed_prior, source)}) : std::nullopt;
+    const auto st = fit_staging(fitted, staging, source, held, code_source(source, code));
+    for (const auto& f : st.fitted) {
       set_parameter(fitted, f.key, f.value), record_fit(fitted, f), out.fitted.push_back(f);
     }
     if (!st.covariance.empty()) record_correlations(fitted, {st.fitted[0].key, st.fitted[1].key}, st.covariance);

@@ -26,7 +26,7 @@ double staging_on(const MachineProfile& profile, const Plan& plan) { return prep
 }  // namespace
 
 StagingFit fit_staging(const MachineProfile& profile, const std::vector<StagingTime>& times, const std::string& source,
-                       const std::optional<StagingPrior>& prior) {
+                       const std::optional<StagingPrior>& prior, const std::string& fixed_source) {
   StagingFit out;
   const auto n = static_cast<Eigen::Index>(times.size());
   Eigen::VectorXd share(n), y(n);
@@ -76,7 +76,7 @@ StagingFit fit_staging(const MachineProfile& profile, const std::vector<StagingT
   const double rate_GBps = 1e-9 / inv_rate;
   out.fitted.push_back({"io.staging_node_GBps", rate_GBps, rate_GBps * inv_se / inv_rate, source});
   if (two_shares || held) {
-    out.fitted.push_back({"io.staging_fixed_s", fixed_s, fixed_se, two_shares ? source : prior->held_source});
+    out.fitted.push_back({"io.staging_fixed_s", fixed_s, fixed_se, two_shares ? (fixed_source.empty() ? source : fixed_source) : prior->held_source});
     const double d_rate = -rate_GBps / inv_rate;  // d rate / d (1 / rate)
     const double v_rate = std::pow(rate_GBps * inv_se / inv_rate, 2), c = d_rate * cov_fixed_inv;
     out.covariance = {v_rate, c, c, fixed_se * fixed_se};

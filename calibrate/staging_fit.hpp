@@ -38,7 +38,9 @@ struct StagingPrior {
 // shares differ by more than 5%; with one share, the rate alone through the fixed part `prior` gives
 // (its spread carried into the rate's), else through the profile's. A negative intercept is
 // refitted through the origin. InputError naming the record where a plan stages nothing on `profile`.
+// `fixed_source`: the fixed part's source where two shares fit it (empty: `source`; calibrate records
+// tags it with the code, code_priors).
 StagingFit fit_staging(const MachineProfile& profile, const std::vector<StagingTime>& times, const std::string& source,
-                       const std::optional<StagingPrior>& prior = std::nullopt);
+                       const std::optional<StagingPrior>& prior = std::nullopt, const std::string& fixed_source = "");
 
 }  // namespace mrplan

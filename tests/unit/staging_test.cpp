@@ -161,6 +161,10 @@ TEST(StagingFit, TwoNodeCountsGiveTheFixedPartAndTheRateOneGivesTheRateAlone) {
   EXPECT_NEAR(fit.fitted[1].value, 40, 1e-6);
   EXPECT_NEAR(fit.after_s[0], t128, 1e-6);
   EXPECT_TRUE(fit.notes.empty());
+  // the fixed part two shares fit is the code's: its own source where one is given
+  const auto tagged = fit_staging(m, {{"a", &on128, t128}, {"b", &on256, t256}}, "test", std::nullopt, "test; of a code");
+  EXPECT_EQ(tagged.fitted[0].source, "test");
+  EXPECT_EQ(tagged.fitted[1].source, "test; of a code");
 
   const auto one = fit_staging(m, {{"a", &on128, t128}, {"b", &on128, t128}}, "test");
   ASSERT_EQ(one.fitted.size(), 1u);  // the rate through no fixed part: the fixed 40 s spread over the share
