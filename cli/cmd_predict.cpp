@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "calibrate/code_priors.hpp"
 #include "cli/commands.hpp"
@@ -10,6 +11,7 @@
 #include "cli/inputs.hpp"
 #include "cli/text_table.hpp"
 #include "model/errors.hpp"
+#include "model/learning_curve.hpp"
 #include "model/record.hpp"
 #include "sim/monte_carlo.hpp"
 #include "sim/simulate.hpp"
@@ -71,6 +73,27 @@ void print_record(const Record& r, bool per_epoch) {
   for (const auto& w : r.warnings) fmt::print("warning: {}\n", w);
 }
 
+// Which tuning each dense model's epochs took (model/learning_curve measured_tuning): a user sees
+// whether the epochs at its batch were measured there, and with which recipe.
+void print_tunings(const Record& r, const MachineProfile& m) {
+  const auto cv = m.convergence.find(r.workload);
+  if (cv == m.convergence.end() || (cv->second.tuned_factor.empty() && cv->second.batch_tuning_cv <= 0)) return;
+  std::set<std::pair<int, std::string>> seen;
+  for (const auto& s : r.stages)
+    for (const auto& mr : s.models) {
+      const int batch = mr.gpus * mr.local_batch;
+      if (mr.resolution != 1 || !seen.insert({batch, mr.recipe}).second) continue;
+      const std::string recipe = mr.recipe.empty() ? "" : fmt::format(" (recipe {})", recipe_id(mr.recipe));
+      if (const auto t = measured_tuning(cv->second, batch, mr.recipe))
+        fmt::print("epochs at global batch {}{}: x{:.3f}, the tuning {}\n", batch, recipe, t->factor,
+                   t->slot.recipe_id.empty() ? "this machine's own runs measured there" : "runs of recipe " + t->slot.recipe_id + " measured there");
+      else
+        fmt::print("epochs at global batch {}{}: no run measured its tuning there; the machine's factor alone, a tuning drawn in the band "
+                   "(batch_tuning_cv {:.0f}%)\n",
+                   batch, recipe, 100 * cv->second.batch_tuning_cv);
+    }
+}
+
 }  // namespace
 
 void register_predict(CLI::App& app) {
@@ -104,6 +127,7 @@ void register_predict(CLI::App& app) {
     print_record(r, *per_epoch);
     for (const auto& h : held_near_priors(m))
       fmt::print("from other machines (one GPU count cannot fit it): {} {:.3g}, near {}\n", h.key, h.value, h.prior);
+    print_tunings(r, m);
     if (!json->empty()) write_output(*json, record_to_json(r), "record file");
   });
 }

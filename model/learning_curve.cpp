@@ -139,25 +139,21 @@ double fused_progress(const ConvergenceParams& p, double bottom, double top) {
 
 double dense_epochs_after_progress(double e0, double k) { return std::max(1.0, e0 * (1.0 - k)); }
 
-namespace {
-
-// The tuning measured for a plan's batch and recipe: its recipe's there, else its system's own runs'
-// there (calibrate/batch_epochs_fit keeps those under the batch alone); a plan that states no recipe
-// where its system has no runs takes the one recipe measured at the batch (two: it cannot tell which).
-std::optional<double> measured_tuning(const ConvergenceParams& p, int batch, const std::string& recipe) {
+std::optional<MeasuredTuning> measured_tuning(const ConvergenceParams& p, int global_batch, const std::string& recipe) {
   if (!recipe.empty())
-    if (const auto it = p.tuned_factor.find(TuningSlot{batch, recipe_id(recipe)}); it != p.tuned_factor.end()) return it->second;
-  const auto first = p.tuned_factor.lower_bound(TuningSlot{batch, ""}), last = p.tuned_factor.lower_bound(TuningSlot{batch + 1, ""});
-  if (first != last && (first->first.recipe_id.empty() || (recipe.empty() && std::next(first) == last))) return first->second;
+    if (const auto it = p.tuned_factor.find(TuningSlot{global_batch, recipe_id(recipe)}); it != p.tuned_factor.end())
+      return MeasuredTuning{it->first, it->second};
+  const auto first = p.tuned_factor.lower_bound(TuningSlot{global_batch, ""});
+  const auto last = p.tuned_factor.lower_bound(TuningSlot{global_batch + 1, ""});
+  if (first != last && (first->first.recipe_id.empty() || (recipe.empty() && std::next(first) == last)))
+    return MeasuredTuning{first->first, first->second};
   return std::nullopt;
 }
-
-}  // namespace
 
 double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch, const std::string& recipe) {
   const int batch = static_cast<int>(std::lround(global_batch));
   const auto tuned = std::abs(global_batch - batch) < 1e-9 ? measured_tuning(p, batch, recipe) : std::nullopt;
-  const double factor = p.epoch_factor * p.seed_epoch_factor * tuned.value_or(p.tuning_draw);
+  const double factor = p.epoch_factor * p.seed_epoch_factor * (tuned ? tuned->factor : p.tuning_draw);
   if (p.critical_batch <= 0) return factor;
   return factor * (1.0 + global_batch / p.critical_batch) / (1.0 + p.reference_global_batch / p.critical_batch);
 }

@@ -75,6 +75,14 @@ double dense_epochs_after_progress(double e0, double k);
 // the batch, takes the one recipe measured there.
 double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch, const std::string& recipe = "");
 
+// The tuning a plan's epochs take at a global batch (epoch_scale_for_batch's rule), and where it was
+// measured; none: a batch and recipe without runs, drawn (tuning_draw).
+struct MeasuredTuning {
+  TuningSlot slot;
+  double factor = 1;
+};
+std::optional<MeasuredTuning> measured_tuning(const ConvergenceParams& p, int global_batch, const std::string& recipe);
+
 // A recipe's id in a profile: 8 hex digits of its text's 64-bit FNV-1a hash (Fowler, Noll & Vo),
 // stable across platforms; empty for an empty recipe.
 std::string recipe_id(const std::string& recipe);

@@ -209,6 +209,13 @@ if [[ -d "$logs" ]]; then
   grep -q "plan: batch norm pooled over 2 ranks (batchnorm_group_size)" "$tmp/ingest.txt" || fail "ingest-mllog: the log's settings"
   "$MRPLAN" predict "$tmp/ing/result_1.record.json" --gpus 1024 --samples 0 > "$tmp/rec-predict.txt" \
     && grep -q "^dense .* 1024 " "$tmp/rec-predict.txt" && grep -q "^time to target" "$tmp/rec-predict.txt" || fail "predict takes a Record's plan"
+  # the epochs' tuning named: LBNL's recipe at 2048, measured by the built-in's own runs; at 256 neither it nor the machine's runs
+  "$MRPLAN" predict "$tmp/ing/result_1.record.json" --machine perlmutter --samples 0 > "$tmp/tuned.txt"
+  grep -q "^epochs at global batch 2048 (recipe [0-9a-f]\{8\}): x[0-9.]*, the tuning this machine's own runs measured there" "$tmp/tuned.txt" \
+    || fail "predict names the tuning its epochs took: $(tail -2 "$tmp/tuned.txt")"
+  "$MRPLAN" predict "$tmp/ing/result_1.record.json" --gpus 256 --samples 0 > "$tmp/drawn.txt"
+  grep -q "^epochs at global batch 256 (recipe [0-9a-f]\{8\}): no run measured its tuning there" "$tmp/drawn.txt" \
+    || fail "predict says a batch's tuning is drawn: $(tail -2 "$tmp/drawn.txt")"
   if "$MRPLAN" calibrate --help > /dev/null 2>&1; then
     "$MRPLAN" calibrate records --profile perlmutter-paper --out "$tmp/fit.yaml" "$tmp/ing/result_1.record.json" > "$tmp/records.txt"
     grep -q "compute.efficiency.conv2d" "$tmp/records.txt" && grep -q "calibrate records: .*result_1.record.json" "$tmp/fit.yaml" \

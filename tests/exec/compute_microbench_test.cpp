@@ -68,8 +68,10 @@ TEST(ComputeMicrobench, MinSecondsAddsRoundsUntilTheTimeHasPassed) {
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   EXPECT_GE(took_s, o.min_seconds);
+  // at least the repeats: more where they took less than min_seconds (a loaded machine under ASan
+  // may take it in the repeats alone, so how many more is not asserted)
   const int rounds = static_cast<int>(t.round_s.size()) + 1;
-  EXPECT_GT(rounds, o.repeats);
+  EXPECT_GE(rounds, o.repeats);
   ASSERT_EQ(calls.size(), static_cast<size_t>(rounds));  // one configuration
   for (size_t i = 0; i < calls.size(); ++i) {
     EXPECT_EQ(calls[i].first, static_cast<int>(i) + 1);
