@@ -53,7 +53,6 @@ struct Cell {
   int batch = 0;
   std::string recipe;
   size_t system = 0;  // the system whose runs state no recipe
-  int runs = 0;
   std::vector<std::string> machines;  // the systems that ran it
   Eigen::Index v = -1;
   TuningSlot slot() const { return {batch, recipe_id(recipe)}; }
@@ -147,12 +146,12 @@ Problem gather(const ConvergenceParams& cv, const std::string& workload, const s
     auto cell = std::find_if(pb.cells.begin(), pb.cells.end(), [&](const Cell& c) {
       return c.batch == s.global_batch && c.recipe == recipe && (!recipe.empty() || c.system == system);
     });
-    if (cell == pb.cells.end()) cell = pb.cells.insert(pb.cells.end(), Cell{s.global_batch, recipe, system, 0, {}, -1});
+    if (cell == pb.cells.end()) cell = pb.cells.insert(pb.cells.end(), Cell{s.global_batch, recipe, system, {}, -1});
     const size_t c = static_cast<size_t>(cell - pb.cells.begin());
     if (std::find(cell->machines.begin(), cell->machines.end(), machine) == cell->machines.end()) cell->machines.push_back(machine);
     auto group = std::find_if(at->groups.begin(), at->groups.end(), [&](size_t g) { return pb.groups[g].cell == c; });
     if (group == at->groups.end()) pb.groups.push_back({system, c, 0}), group = at->groups.insert(at->groups.end(), pb.groups.size() - 1);
-    ++at->runs, ++cell->runs, ++pb.groups[*group].runs;
+    ++at->runs, ++pb.groups[*group].runs;
     pb.runs.push_back({&n, system, c, *group, s.global_batch, s.models[0].epochs, *crossing});
   };
   for (const auto& n : own) add(n, "(fitted)");
@@ -228,10 +227,15 @@ void crossed_spreads(Problem& pb, const GroupResiduals& r) {
   const size_t n = pb.cells.size();
   std::vector<double> mean(n, 0.0), seeds(n, 0.0), k(n, 0.0);
   for (const auto& g : pb.groups) k[g.cell] += 1;
-  for (const auto& g : pb.groups) mean[g.cell] += r.group[&g - pb.groups.data()] / k[g.cell], seeds[g.cell] += seed2 / g.runs;
+  for (size_t i = 0; i < pb.groups.size(); ++i) {
+    const auto& g = pb.groups[i];
+    mean[g.cell] += r.group[i] / k[g.cell], seeds[g.cell] += seed2 / g.runs;
+  }
   double ss = 0, dof = 0;
-  for (const auto& g : pb.groups)
-    if (k[g.cell] >= 2) ss += std::pow(r.group[&g - pb.groups.data()] - mean[g.cell], 2) - (1 - 1 / k[g.cell]) * seed2 / g.runs;
+  for (size_t i = 0; i < pb.groups.size(); ++i) {
+    const auto& g = pb.groups[i];
+    if (k[g.cell] >= 2) ss += std::pow(r.group[i] - mean[g.cell], 2) - (1 - 1 / k[g.cell]) * seed2 / g.runs;
+  }
   for (size_t c = 0; c < n; ++c) dof += std::max(0.0, k[c] - 1);
   pb.system_sd = std::max(kMinSystemSd, std::sqrt(std::max(0.0, ss / dof)));
   double tuning_ss = 0;
