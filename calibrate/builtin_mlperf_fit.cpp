@@ -10,6 +10,8 @@
 #include "calibrate/batch_epochs_fit.hpp"
 #include "calibrate/mllog_ingest.hpp"
 #include "calibrate/records_fit.hpp"
+#include "calibrate/system_json.hpp"
+#include "model/hardware_catalogue.hpp"
 #include "model/errors.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_parameters.hpp"
@@ -73,6 +75,13 @@ std::vector<fs::path> population_folders(const fs::path& root, const std::string
   return out;
 }
 
+// The ML framework of a folder's runs (ROUND/SUBMITTER/SYSTEM/BENCHMARK), from its submission's system
+// description beside them (ROUND/SUBMITTER/systems/SYSTEM.json); empty where there is none.
+std::string software_of(const fs::path& folder) {
+  const fs::path json = folder.parent_path().parent_path() / "systems" / (folder.parent_path().filename().string() + ".json");
+  return fs::is_regular_file(json) ? load_system_json(json.string(), builtin_catalogue()).software : "";
+}
+
 // The machine's own runs, each named by its path under the logs root.
 std::vector<NamedRecord> own_records(const std::string& machine, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
   std::vector<NamedRecord> recs;
@@ -81,7 +90,7 @@ std::vector<NamedRecord> own_records(const std::string& machine, const std::vect
     const auto logs = result_logs(folder);
     if (logs.empty()) fail_input(folder.string(), "", fmt::format("no result_*.txt logs of {} here (data/mlperf_fits.yaml)", machine));
     MllogOptions o;
-    o.machine = machine, o.framework = f.framework, o.precision = f.precision;
+    o.machine = machine, o.framework = f.framework, o.precision = f.precision, o.software = software_of(folder);
     for (const auto& log : logs) recs.push_back({fs::relative(log, logs_root).string(), load_mllog_file(log.string(), o)});
   }
   return recs;

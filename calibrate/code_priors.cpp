@@ -14,7 +14,7 @@ namespace mrplan {
 
 namespace {
 
-constexpr std::string_view kCodeTag = "; at two GPU counts of ";
+constexpr std::string_view kCodeTag = "; at two GPU counts of ", kSoftwareTag = " on ";
 constexpr std::string_view kRecords = "calibrate records: ", kHeld = "calibrate records at one GPU count, near ";
 
 // The parameters one GPU count cannot fit, each with its name in words and the least value its log
@@ -55,6 +55,14 @@ std::optional<std::string> code_in(const std::string& source) {
   return source.substr(at + kCodeTag.size());
 }
 
+// Whether fits of code `fitted` serve a fit of `wanted`: the same code, or, where `wanted` does not
+// name its software (a user's own runs), the same benchmark and library on any.
+bool serves(const std::optional<std::string>& fitted, const std::string& wanted) {
+  if (!fitted) return false;
+  if (*fitted == wanted) return true;
+  return wanted.find(kSoftwareTag) == std::string::npos && fitted->substr(0, fitted->find(kSoftwareTag)) == wanted;
+}
+
 CodePrior prior_of(const Kind& k, const std::vector<const FittedParameter*>& fits, const std::vector<std::string>& files, const std::string& code) {
   std::vector<double> values, logs, sds, relative;
   for (const auto* f : fits) {
@@ -87,7 +95,8 @@ std::optional<std::string> code_of(const std::vector<Plan>& plans) {
   std::optional<std::string> code;
   for (const auto& p : plans) {
     // a workload file is named by its stem, wherever it lies
-    const std::string c = fmt::format("{} with {}", std::filesystem::path(p.workload).stem().string(), to_string(p.framework));
+    std::string c = fmt::format("{} with {}", std::filesystem::path(p.workload).stem().string(), to_string(p.framework));
+    if (!p.software.empty()) c += fmt::format("{}{}", kSoftwareTag, p.software);
     if (code && *code != c) return std::nullopt;
     code = c;
   }
@@ -117,7 +126,7 @@ std::vector<HeldValue> held_near_priors(const MachineProfile& profile) {
 
 bool has_fits_of(const MachineProfile& fitted, const std::string& code) {
   const auto fits = two_count_fits(fitted);
-  return std::any_of(fits.begin(), fits.end(), [&](const FittedParameter* f) { return code_in(f->source) == code; });
+  return std::any_of(fits.begin(), fits.end(), [&](const FittedParameter* f) { return serves(code_in(f->source), code); });
 }
 
 CodePriors code_priors(const std::vector<std::pair<std::string, MachineProfile>>& fitted, const std::string& code) {
@@ -131,14 +140,14 @@ CodePriors code_priors(const std::vector<std::pair<std::string, MachineProfile>>
       fail_input(file, "fitted",
                  "no step-time spread, validation pass's or staging's fixed part fitted by calibrate records at two or more GPU counts: "
                  "fit this machine's runs at two or more GPU counts first");
-    const auto mine = std::count_if(fits.begin(), fits.end(), [&](const FittedParameter* f) { return code_in(f->source) == code; });
+    const auto mine = std::count_if(fits.begin(), fits.end(), [&](const FittedParameter* f) { return serves(code_in(f->source), code); });
     if (mine == 0) {
       const auto theirs = code_in(fits.front()->source);
       out.left_out.push_back(fmt::format("{}: its fits are {}, not {}'s", file, theirs ? *theirs + "'s" : "of runs of several codes", code));
       continue;
     }
     for (const auto* f : fits)
-      if (code_in(f->source) == code) {
+      if (serves(code_in(f->source), code)) {
         const auto k = static_cast<size_t>(kind_of(f->key) - kKinds);
         by_kind[k].push_back(f), files[k].push_back(file);
       }

@@ -29,9 +29,11 @@ struct CodePriors {
   const CodePrior* of(std::string_view key) const;
 };
 
-// The code a fit describes: the workload and the library that runs its gradient allreduce
-// ("cosmoflow-mlperf with ddp"). A rank's jitter, its validation loop and its staging script are its
-// implementation's, so only the same code's fits make a prior. None where the plans differ.
+// The code a fit describes: the workload, the library that runs its gradient allreduce and, where the
+// plans name it, the ML framework ("deepcam with ddp on pytorch nvidia release"). A rank's jitter, its
+// validation loop and its staging script are its implementation's, so only the same code's fits make
+// a prior; a code that does not name its framework takes the fits of its workload and library on any.
+// None where the plans differ.
 std::optional<std::string> code_of(const std::vector<Plan>& plans);
 
 // Whether `key` is one of the parameters code_priors gives (either step-time spread for one).

@@ -372,6 +372,7 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   r.stages[0].models[0].recipe = m.recipe;
   if (f.comm_overlap) p.overlap_comm = *f.comm_overlap;
   if (o.framework) p.framework = *o.framework;
+  p.software = o.software;
   if (f.persistent_workers) p.persistent_workers = *f.persistent_workers;
   if (f.batchnorm_group) {
     if (*f.batchnorm_group > gpus)

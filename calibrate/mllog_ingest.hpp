@@ -15,6 +15,7 @@ struct MllogOptions {
                             // or one instance of a weak-scaling run whose log gives the whole system's
   std::optional<Precision> precision;  // for a log without precision_mode (what the submitter's code is known to run)
   std::optional<CommFramework> framework;  // the gradient allreduce's library, which no log says (MXNet and TensorFlow submissions run Horovod)
+  std::string software;  // the ML framework, which no log says (its system description's: software_name)
 };
 
 // Keeps the benchmark (as mrplan's workload), global and local batch, nodes and accelerators per

@@ -202,6 +202,16 @@ void read_host(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescri
 
 }  // namespace
 
+std::string software_name(const std::string& framework_field) {
+  std::vector<std::string> kept;
+  for (auto w : words_of(framework_field)) {
+    if (std::any_of(w.begin(), w.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) continue;  // a version or a build
+    std::transform(w.begin(), w.end(), w.begin(), [](char ch) { return static_cast<char>(std::tolower(static_cast<unsigned char>(ch))); });
+    kept.push_back(w == "torch" ? "pytorch" : w);
+  }
+  return fmt::format("{}", fmt::join(kept, " "));
+}
+
 SystemDescription system_from_json_text(const std::string& text, const std::string& file, const HardwareCatalogue& c) {
   const auto j = parse_json_strict(text, file, "");
   if (!j.is_object()) fail_input(file, "", "expected an MLPerf system description: a JSON object of fields");
@@ -216,6 +226,7 @@ SystemDescription system_from_json_text(const std::string& text, const std::stri
   read_network(j, c, d);
   read_intra(j, c, d);
   read_host(j, c, d);
+  d.software = software_name(field_text(j, "framework"));
   return d;
 }
 

@@ -13,7 +13,13 @@ namespace mrplan {
 struct SystemDescription {
   ComposeRequest request;                     // the parts it names; one it does not name stays empty
   std::map<std::string, std::string> unread;  // compose flag -> why the description does not give it
+  std::string software;                       // its "framework" field as software_name gives it (the code's, not the machine's)
 };
+
+// The ML framework a description's "framework" field names, without versions or build tags, lower case:
+// "PyTorch NVIDIA Release 22.08" -> "pytorch nvidia release" (NVIDIA's NGC build), "PyTorch 1.13.0a+d321be6"
+// and "torch/1.8.0a0+56b43f4" -> "pytorch", "tensorflow/2.1.0 py37_..." -> "tensorflow". Empty for none.
+std::string software_name(const std::string& framework_field);
 
 SystemDescription system_from_json_text(const std::string& text, const std::string& file, const HardwareCatalogue& catalogue);
 SystemDescription load_system_json(const std::string& path, const HardwareCatalogue& catalogue);

@@ -201,8 +201,8 @@ void register_calibrate_records(CLI::App& cal) {
                 "their times are not fitted")
       ->expected(1, -1);
   c->add_option("--priors-from,--straggler-from", a->priors_from,
-                "profiles of other machines that calibrate records fitted to runs of the same code (workload and allreduce "
-                "library) at two or more GPU counts: the medians of their step-time spreads (the wait for the slowest rank), "
+                "profiles of other machines that calibrate records fitted to runs of the same code (workload, allreduce "
+                "library and, where the records name it, ML framework) at two or more GPU counts: the medians of their step-time spreads (the wait for the slowest rank), "
                 "validation passes' and staging's fixed parts are the priors of what one GPU count cannot fit; other code's are "
                 "left out. Without it, records at one GPU count take the built-in machines' fits of their code (to their "
                 "MLPerf HPC runs at two counts)")

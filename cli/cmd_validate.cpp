@@ -6,6 +6,8 @@
 #include <map>
 
 #include "calibrate/mllog_ingest.hpp"
+#include "calibrate/system_json.hpp"
+#include "model/hardware_catalogue.hpp"
 #include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/spread_coverage.hpp"
 #include "calibrate/validation.hpp"
@@ -157,8 +159,17 @@ void register_validate(CLI::App& app) {
            "--framework", [opt](const std::string& f) { opt->framework = comm_framework_from_string(f); },
            "library of the gradient allreduce, which logs do not say (default ddp; MXNet and TensorFlow submissions run horovod)")
         ->check(CLI::IsMember({"ddp", "horovod"}));
-    cmd->callback([logs, out, opt, gpus] {
+    auto system_json = std::make_shared<std::string>();
+    cmd->add_option("--system-json", *system_json,
+                    "the submission's system description (SUBMITTER/systems/SYSTEM.json): its framework field names the ML framework, "
+                    "part of the code whose fits make priors (calibrate records)");
+    cmd->callback([logs, out, opt, gpus, system_json] {
       if (*gpus > 0) opt->gpus = *gpus;
+      if (!system_json->empty()) {
+        opt->software = load_system_json(*system_json, builtin_catalogue()).software;
+        if (opt->software.empty())
+          fmt::print(stderr, "warning: {}: its framework field names no ML framework: the records' code is the benchmark and its allreduce library alone\n", *system_json);
+      }
       const auto names = record_names(*logs);
       for (size_t i = 0; i < logs->size(); ++i) {
         const auto r = load_mllog_file((*logs)[i], *opt);

@@ -116,6 +116,9 @@ struct Plan {
   Method method = Method::mrt;
   Precision precision = Precision::fp32;
   StepExecution steps = StepExecution::eager;
+  // The ML framework the code runs on, as its system description names it without versions ("pytorch",
+  // "pytorch nvidia release"): part of the code whose fits make priors (calibrate/code_priors). Empty: not stated.
+  std::string software;
   int64_t train_samples = 8192;
   int64_t validation_samples = 0;
   std::string target_metric = "val_loss";

@@ -285,7 +285,7 @@ Stage read_stage(const YamlFields& f, size_t index) {
 
 Plan read_plan(const YAML::Node& root, const std::string& file) {
   YamlFields f(root, file, "");
-  f.only({"name", "workload", "workload_options", "machine", "scaling", "method", "precision", "steps", "dataset", "target", "comm", "io",
+  f.only({"name", "workload", "workload_options", "machine", "scaling", "method", "precision", "steps", "software", "dataset", "target", "comm", "io",
           "stages", "data", "checkpoint_every"});
   Plan p;
   p.source_file = file;
@@ -312,6 +312,7 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   if (steps != "eager" && steps != "captured")
     fail_input(file, "steps", fmt::format("unknown step execution '{}' (expected eager or captured)", steps));
   p.steps = steps == "captured" ? StepExecution::captured : StepExecution::eager;
+  p.software = f.text("software", "");
   auto d = f.child("dataset");
   d.only({"train_samples", "validation_samples"});
   p.train_samples = d.integer("train_samples");
@@ -475,6 +476,7 @@ std::string plan_to_yaml(const Plan& p) {
   e << YAML::Key << "precision" << YAML::Value << to_string(p.precision);
   if (p.steps != StepExecution::eager)  // written only when set: an eager plan's text (and hash) stays as before
     e << YAML::Key << "steps" << YAML::Value << to_string(p.steps);
+  if (!p.software.empty()) e << YAML::Key << "software" << YAML::Value << YAML::DoubleQuoted << p.software;
   e << YAML::Key << "dataset" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "train_samples"
     << YAML::Value << p.train_samples << YAML::Key << "validation_samples" << YAML::Value << p.validation_samples
     << YAML::EndMap;

@@ -24,8 +24,10 @@ systems | while IFS='|' read -r name bench small large compose ingest small_only
   echo "${set:-development}" > "$d/set"
   # the prior: the system composed from its parts, as its system JSON lists them (systems.txt)
   eval "$M profile compose --name $name $compose --out $d/prior.yaml" > /dev/null
-  $M ingest-mllog $ingest $small_only --machine "$d/prior.yaml" --out "$d/small" "$(folder "$small")/$bench"/result_*.txt > "$d/ingest.txt"
-  $M ingest-mllog $ingest --machine "$d/prior.yaml" --out "$d/large" "$(folder "$large")/$bench"/result_*.txt >> "$d/ingest.txt"
+  # the runs' ML framework from the same system JSON (part of the code whose fits make priors)
+  json=$(eval "set -- $compose"; while [ $# -gt 0 ]; do if [ "$1" = --system-json ]; then echo "$2"; fi; shift; done)
+  $M ingest-mllog $ingest $small_only --system-json "$json" --machine "$d/prior.yaml" --out "$d/small" "$(folder "$small")/$bench"/result_*.txt > "$d/ingest.txt"
+  $M ingest-mllog $ingest --system-json "$json" --machine "$d/prior.yaml" --out "$d/large" "$(folder "$large")/$bench"/result_*.txt >> "$d/ingest.txt"
 done
 # every system fitted at both its GPU counts: what one count cannot fit (the wait for the slowest rank,
 # a validation pass's and staging's fixed parts)
@@ -37,7 +39,7 @@ systems | while IFS='|' read -r name bench _; do
   d="$OUT/$name"
   # the epochs' growth with the global batch from the other systems of the benchmark (leave one system out)
   # and what one count cannot fit from their fits at both counts (calibrate records keeps those of
-  # the same code: the benchmark and its allreduce library)
+  # the same code: the benchmark, its allreduce library and its ML framework)
   others=() spreads=()
   for o in "$OUT"/*/; do
     if [ "$(basename "$o")" != "$name" ] && [ "$(cat "$o/benchmark")" = "$bench" ]; then

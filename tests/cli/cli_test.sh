@@ -228,6 +228,14 @@ if [[ -d "$logs" ]]; then
     "$MRPLAN" predict "$tmp/ing/result_1.record.json" --machine "$tmp/fit.yaml" --samples 0 > "$tmp/held.txt"
     grep -q "^from other machines (one GPU count cannot fit it): compute.step_time_cv .*, near the median of the step-time spreads of deepcam with ddp" \
       "$tmp/held.txt" || fail "predict names the priors its profile holds values near: $(tail -3 "$tmp/held.txt")"
+    # the ML framework from the system JSON is part of the code: NVIDIA's NGC DeepCAM takes the NGC machines' fits alone
+    "$MRPLAN" ingest-mllog --machine perlmutter --system-json "$pm_json" --out "$tmp/ngc" "$logs"/result_1.txt > /dev/null
+    grep -qF 'software: \"pytorch nvidia release\"' "$tmp/ngc/result_1.record.json" \
+      || fail "ingest-mllog --system-json writes the plan's software"
+    "$MRPLAN" calibrate records --profile perlmutter-paper --out "$tmp/fitn.yaml" "$tmp/ngc/result_1.record.json" > "$tmp/records-n.txt"
+    grep -q "prior of compute.step_time_cv: .*of deepcam with ddp on pytorch nvidia release fitted in perlmutter (built-in), dgxa100 (built-in)" \
+      "$tmp/records-n.txt" && ! grep -q "horeka (built-in)" "$tmp/records-n.txt" \
+      || fail "calibrate records takes the fits of the records' framework: $(grep prior "$tmp/records-n.txt")"
     "$MRPLAN" ingest-mllog --machine perlmutter --framework horovod --out "$tmp/hvd" "$logs"/result_1.txt > /dev/null
     "$MRPLAN" calibrate records --profile perlmutter-paper --out "$tmp/fith.yaml" "$tmp/hvd/result_1.record.json" > "$tmp/records-h.txt"
     grep -q "no built-in machine has run deepcam with horovod at two GPU counts: what one count cannot fit .* has no prior (give --priors-from)" \

@@ -135,3 +135,24 @@ TEST(CodePriors, AHeldValueNamesItsPrior) {
   EXPECT_EQ(held[0].prior, "the median of the step-time spread of cosmoflow-mlperf with ddp fitted in a.yaml");
   EXPECT_FALSE(has_fits_of(p, kCode));  // held, not fitted at two counts: never passed on as a prior
 }
+
+// The ML framework is part of the code: NVIDIA's NGC build and upstream PyTorch run different DeepCAMs
+// (their staging scripts start 11 s and 43-46 s after the job), so each takes its own fits; runs that
+// name no framework (a user's own) take their workload's and library's on any.
+TEST(CodePriors, TheFrameworkIsPartOfTheCode) {
+  Plan ngc = plan_of("deepcam", CommFramework::ddp), upstream = ngc;
+  ngc.software = "pytorch nvidia release", upstream.software = "pytorch";
+  EXPECT_EQ(code_of({ngc}), "deepcam with ddp on pytorch nvidia release");
+  EXPECT_EQ(code_of({ngc, upstream}), std::nullopt);
+  const auto fits = std::vector{fitted_at_two_counts("eos.yaml", 0.001, 0.001, "deepcam with ddp on pytorch nvidia release"),
+                                fitted_at_two_counts("horeka.yaml", 0.2, 0.02, "deepcam with ddp on pytorch")};
+  const auto mine = code_priors(fits, "deepcam with ddp on pytorch");
+  EXPECT_DOUBLE_EQ(spread(mine).value, 0.2);
+  ASSERT_EQ(mine.left_out.size(), 1u);
+  EXPECT_EQ(mine.left_out[0], "eos.yaml: its fits are deepcam with ddp on pytorch nvidia release's, not deepcam with ddp on pytorch's");
+  const auto any = code_priors(fits, "deepcam with ddp");
+  EXPECT_TRUE(any.left_out.empty());
+  EXPECT_NEAR(spread(any).value, 0.1005, 1e-12);  // the median of both
+  EXPECT_TRUE(has_fits_of(fits[1].second, "deepcam with ddp"));
+  EXPECT_FALSE(has_fits_of(fits[1].second, "deepcam with ddp on pytorch nvidia release"));
+}

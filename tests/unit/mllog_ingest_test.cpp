@@ -51,7 +51,7 @@ TEST(MllogIngest, EveryPublicFixtureBecomesARecordWithAPlan) {
   EXPECT_EQ(logs.size(), 60u);  // ../shared/mlperf-logs/README.md: 20 rows of three
   for (const auto& l : logs) {
     SCOPED_TRACE(l.string());
-    const auto r = load_mllog_file(l.string(), MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}, .framework = {}});
+    const auto r = load_mllog_file(l.string(), MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}, .framework = {}, .software = {}});
     const bool cosmo = l.string().find("cosmoflow") != std::string::npos;
     EXPECT_EQ(r.workload, cosmo ? "cosmoflow-mlperf" : "deepcam");
     EXPECT_EQ(r.target_metric, cosmo ? "eval_error" : "eval_accuracy");  // DeepCAM's IoU, not its eval_loss
@@ -135,10 +135,17 @@ TEST(MllogIngest, TheRecipeIsTheHyperParametersAsLogged) {
 TEST(MllogIngest, WhatALogDoesNotSayComesFromTheOptions) {
   const std::string log = small_log();
   EXPECT_EQ(plan_from_yaml_text(record_from_mllog(log, "a.log").plan_spec).framework, CommFramework::ddp);
-  const MllogOptions hvd{.machine = "", .gpus = {}, .precision = Precision::amp, .framework = CommFramework::horovod};
+  const MllogOptions hvd{.machine = "", .gpus = {}, .precision = Precision::amp, .framework = CommFramework::horovod, .software = {}};
   const auto p = plan_from_yaml_text(record_from_mllog(log, "b.log", hvd).plan_spec);
   EXPECT_EQ(p.framework, CommFramework::horovod);
   EXPECT_EQ(p.precision, Precision::amp);
+  EXPECT_TRUE(p.software.empty());
+  // the ML framework, from the system description (ingest-mllog --system-json), through the plan's text
+  MllogOptions ngc;
+  ngc.software = "pytorch nvidia release";
+  const auto text = record_from_mllog(log, "c.log", ngc).plan_spec;
+  EXPECT_EQ(plan_from_yaml_text(text).software, "pytorch nvidia release");
+  EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(plan_from_yaml_text(text))).software, "pytorch nvidia release");
 }
 
 // NVIDIA's v3.0 DeepCAM instances log the whole system's nodes (256 x 8) beside their own global batch.
@@ -147,17 +154,17 @@ TEST(MllogIngest, AWeakScalingInstanceTakesItsGpusFromTheOption) {
   EXPECT_NE(error_of([&] { record_from_mllog(log, "w.log"); })
                 .find("w.log: line 4: global_batch_size 16 is less than one sample per GPU of the log's 32: this log is one instance"),
             std::string::npos);
-  const auto r = record_from_mllog(log, "w.log", MllogOptions{.machine = "", .gpus = 8, .precision = {}, .framework = {}});
+  const auto r = record_from_mllog(log, "w.log", MllogOptions{.machine = "", .gpus = 8, .precision = {}, .framework = {}, .software = {}});
   EXPECT_EQ(r.stages[0].gpus, 8);
   EXPECT_EQ(r.stages[0].single().local_batch, 2);
   EXPECT_EQ(plan_from_yaml_text(r.plan_spec).stages[0].models[0].gpus, 8);
   EXPECT_TRUE(std::any_of(r.warnings.begin(), r.warnings.end(), [](const auto& w) { return w.find("the whole system's") != std::string::npos; }));
   // a log that is no instance keeps its own count
-  EXPECT_NE(error_of([&] { record_from_mllog(small_log(), "n.log", MllogOptions{.machine = "", .gpus = 4, .precision = {}, .framework = {}}); })
+  EXPECT_NE(error_of([&] { record_from_mllog(small_log(), "n.log", MllogOptions{.machine = "", .gpus = 4, .precision = {}, .framework = {}, .software = {}}); })
                 .find("n.log: number_of_nodes: the log ran on 8 GPUs, --gpus says 4"),
             std::string::npos);
   const fs::path eos = fs::path(MRPLAN_SOURCE_DIR) / "studies/mlperf-scaling/logs/v3.0/NVIDIA/results/eos_n256_ngc23.09_pytorch/weak/deepcam/result_0.txt";
-  const auto e = load_mllog_file(eos.string(), MllogOptions{.machine = "", .gpus = 16, .precision = {}, .framework = {}});
+  const auto e = load_mllog_file(eos.string(), MllogOptions{.machine = "", .gpus = 16, .precision = {}, .framework = {}, .software = {}});
   EXPECT_EQ(e.stages[0].single().local_batch, 8);
   EXPECT_EQ(e.stages[0].single().per_epoch.size(), 6u);
 }
@@ -165,7 +172,7 @@ TEST(MllogIngest, AWeakScalingInstanceTakesItsGpusFromTheOption) {
 TEST(MllogIngest, IngestedRecordsValidate) {
   if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
   const auto path = (kLogs / "v1.0/LBNL/perlmutter_256x4_ngc21.09_mxnet/cosmoflow/result_1.txt").string();
-  const auto rows = validate_records({{path, load_mllog_file(path, MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}, .framework = {}})}},
+  const auto rows = validate_records({{path, load_mllog_file(path, MllogOptions{.machine = "perlmutter", .gpus = {}, .precision = {}, .framework = {}, .software = {}})}},
                                      calibrated_builtin_profile("perlmutter"));
   EXPECT_TRUE(
       std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.quantity == "epoch_s" && r.measured > 9 && r.predicted > 0; }));
@@ -211,7 +218,7 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
       line("run_start", 1) + line("epoch_start", 2, "null", R"({"epoch_num": 1})") + line("epoch_stop", 3, "null", R"({"epoch_num": 1})");
   EXPECT_NE(error_of([&] { record_from_mllog(no_size, "d.log"); }).find("d.log: number_of_nodes: the log gives neither"),
             std::string::npos);
-  EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}, .framework = {}}).stages[0].gpus, 12);
+  EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}, .framework = {}, .software = {}}).stages[0].gpus, 12);
   EXPECT_FALSE(plan_from_yaml_text(record_from_mllog(line("disable_comm_overlap", 1, "\"true\"") + base, "g.log").plan_spec).overlap_comm);
   EXPECT_DOUBLE_EQ(plan_from_yaml_text(record_from_mllog(base, "k.log").plan_spec).bucket_bytes, 25e6);  // DDP's default
   EXPECT_EQ(record_from_mllog(line("disable_comm_overlap", 1, "\"maybe\"") + base, "h.log").log_keys.at("disable_comm_overlap"), "\"maybe\"");
@@ -223,7 +230,7 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
             }).find("f.log: line 1: batchnorm_group_size 16 is more ranks than the run's 8 GPUs"),
             std::string::npos);
   EXPECT_NE(error_of([&] {
-              record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1, .precision = {}, .framework = {}});
+              record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1, .precision = {}, .framework = {}, .software = {}});
             }).find("e.log: epoch_start: the log has no epoch"),
             std::string::npos);
 }
@@ -237,7 +244,7 @@ TEST(MllogIngest, ConcurrentModelsComeBackInThePlansOrder) {
            line("epoch_start", t, "null", meta) + line("epoch_stop", t + 5, "null", meta);
   };
   const auto log = line("run_start", 1) + model("high", 1, 2) + model("low", 0, 3) + line("run_stop", 20);
-  const auto r = record_from_mllog(log, "m.log", MllogOptions{.machine = "", .gpus = 2, .precision = {}, .framework = {}});
+  const auto r = record_from_mllog(log, "m.log", MllogOptions{.machine = "", .gpus = 2, .precision = {}, .framework = {}, .software = {}});
   ASSERT_EQ(r.stages.size(), 1u);
   ASSERT_EQ(r.stages[0].models.size(), 2u);
   EXPECT_EQ(r.method, Method::mrmf);

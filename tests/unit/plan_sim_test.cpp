@@ -170,7 +170,7 @@ TEST(Plan, BadInputsGiveOneClearMessage) {
   };
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("method: mrt", "method: mrt\ncolour: red"), "p.yaml"); }),
             "p.yaml: colour: unknown key (expected one of: name, workload, workload_options, machine, scaling, method, precision, "
-            "steps, dataset, target, comm, io, stages, data, checkpoint_every)");
+            "steps, software, dataset, target, comm, io, stages, data, checkpoint_every)");
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("gpus: 32, local_batch: 8, stop: {t", "gpus: many, local_batch: 8, stop: {t"), "p.yaml"); }),
             "p.yaml: stages[1].gpus: expected a decimal integer (no leading zeros, no fraction), got 'many'");
   EXPECT_EQ(error_of([&] { plan_from_yaml_text(with("value: 0.0025}", "value: 0.0025, precise_bn_batches: -1}"), "p.yaml"); }),

@@ -106,3 +106,17 @@ TEST(SystemJson, BadFilesAreRefusedByName) {
                 .find("/nonexistent/s.json: cannot open the system description"),
             std::string::npos);
 }
+
+// The ML framework, without versions or build tags: NVIDIA's NGC build is its own; "torch" is PyTorch.
+TEST(SystemJson, TheFrameworkWithoutItsVersion) {
+  EXPECT_EQ(software_name("PyTorch NVIDIA Release 22.08"), "pytorch nvidia release");
+  EXPECT_EQ(software_name("PyTorch 1.13.0a+d321be6"), "pytorch");
+  EXPECT_EQ(software_name("PyTorch-v1.8.1"), "pytorch");
+  EXPECT_EQ(software_name("torch/1.8.0a0+56b43f4"), "pytorch");
+  EXPECT_EQ(software_name("tensorflow/2.1.0 py37_3dc74fe_3951.g96e0832"), "tensorflow");
+  EXPECT_EQ(software_name("MXNet NVIDIA Release 21.09"), "mxnet nvidia release");
+  EXPECT_EQ(software_name(""), "");
+  if (!std::filesystem::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
+  EXPECT_EQ(read("v3.0/NVIDIA", "eos_n256_ngc23.09_pytorch").software, "pytorch nvidia release");
+  EXPECT_EQ(read("v2.0/HelmholtzAI", "horeka_gpu_n64_pytorch1.13").software, "pytorch");
+}
