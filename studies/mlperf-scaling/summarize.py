@@ -32,6 +32,7 @@ rows, errs, lin_errs, points, epoch_rows = [], [], [], [], []
 by_set = {}  # development / held-out -> (mrplan's, linear scaling's) |errors|
 epoch_errs = {"mrplan": [], "prior": [], "unchanged": []}
 train_errs, inside, runs, bands, band_rows = [], 0, 0, [], []
+per_set = {}  # development / held-out -> epochs' and time to train's |errors|, runs inside, runs, P90/P10s
 for d in sorted(glob.glob(os.path.join(out, "*/"))):
     name = os.path.basename(d.rstrip("/"))
     small_recs, large_recs = records(os.path.join(d, "small")), records(os.path.join(d, "large"))
@@ -55,6 +56,10 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     inside, runs = inside + int(covered.group(1)), runs + int(covered.group(2))
     band = re.search(r"large/\S+\s+\S+\s+(\S+)\s+\S+\s+(\S+)\s+(yes|NO)", validation)
     bands.append(float(band.group(2)) / float(band.group(1)))
+    this = per_set.setdefault(open(os.path.join(d, "set")).read().strip(), ([], [], [0], [0], []))
+    this[0].append(abs(fit_e - large_e) / large_e), this[1].append(train_errs[-1]), this[4].append(bands[-1])
+    this[2][0] += int(covered.group(1))
+    this[3][0] += int(covered.group(2))
     # the band and every larger run's time to train, for bands.png
     runs_ttt = re.findall(r"large/\S+\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(?:yes|NO)", validation)
     band_rows.append((name, [float(x) for x in runs_ttt[0][1:]], [float(r[0]) for r in runs_ttt]))
@@ -83,6 +88,9 @@ print(f"\nmedian |error| of the epochs to target: mrplan {med['mrplan']:.0f}%, p
       f"the smaller run's unchanged {med['unchanged']:.0f}%; of the time to train (staging included): mrplan "
       f"{100 * statistics.median(train_errs):.0f}%; {inside} of {runs} larger runs inside their predicted P10-P90 "
       f"of the time to train (median P90/P10 {statistics.median(bands):.1f})")
+for name, (ep, tt, ins, n, bw) in sorted(per_set.items()):
+    print(f"{name} set ({len(ep)} pair{'s' if len(ep) > 1 else ''}): epochs to target {100 * statistics.median(ep):.0f}%, time to train "
+          f"{100 * statistics.median(tt):.0f}%, {ins[0]} of {n[0]} runs inside P10-P90, median P90/P10 {statistics.median(bw):.1f}")
 
 # predicted vs measured epoch time against GPU count, one panel line per system (gnuplot data blocks)
 with open(os.path.join(out, "scaling.dat"), "w") as f:
