@@ -320,11 +320,7 @@ ModelRecord model_from_marks(const ModelMarks& m, int gpus_default, const std::s
 // float32 0.005499999970197678 in one log and as 0.0055 in the next), text lower-case.
 std::string recipe_value(const nlohmann::json& v) {
   if (v.is_number()) return fmt::format("{:.4g}", v.get<double>());
-  if (v.is_string()) {
-    std::string t = v.get<std::string>();
-    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return t;
-  }
+  if (v.is_string()) return lower_case(v.get<std::string>());
   if (v.is_array()) {
     std::vector<std::string> parts;
     for (const auto& x : v) parts.push_back(recipe_value(x));

@@ -387,7 +387,7 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   if (!staging.empty()) {
     const CodePrior* fixed_prior = priors ? priors->of("io.staging_fixed_s") : nullptr;
     if (priors && !fixed_prior)
-      out.notes.push_back(fmt::format("no machine of the priors fitted staging's fixed part of {} at two counts (their runs of it log no staging)", *code));
+      out.notes.push_back(fmt::format("no machine of the priors fitted staging's fixed part of {} at two node shares (none of their runs logged staging at both)", *code));
     const auto held = fixed_prior ? std::optional(StagingPrior{*fixed_prior, held_source(*fixed_prior, source)}) : std::nullopt;
     const auto st = fit_staging(fitted, staging, source, held, code_source(source, code));
     for (const auto& f : st.fitted) {

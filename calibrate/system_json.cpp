@@ -129,8 +129,8 @@ bool mentions(const std::string& text, const char* word) {
 void read_network(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {
   const auto text = field_text(j, "host_networking");
   if (text.empty()) return void(d.unread["--node-network"] = "host_networking is not given");
-  std::string part = text, lower = text;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  std::string part = text;
+  const std::string lower = lower_case(text);
   if (const auto at = lower.find("compute"); at != std::string::npos) {
     const auto colon = lower.find_first_not_of(' ', at + 7);
     if (colon != std::string::npos && lower[colon] == ':') part = text.substr(colon + 1, text.find_first_of(",;", colon) - colon - 1);
@@ -204,9 +204,9 @@ void read_host(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescri
 
 std::string software_name(const std::string& framework_field) {
   std::vector<std::string> kept;
-  for (auto w : words_of(framework_field)) {
-    if (std::any_of(w.begin(), w.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) continue;  // a version or a build
-    std::transform(w.begin(), w.end(), w.begin(), [](char ch) { return static_cast<char>(std::tolower(static_cast<unsigned char>(ch))); });
+  for (const auto& word : words_of(framework_field)) {
+    if (std::any_of(word.begin(), word.end(), [](unsigned char ch) { return std::isdigit(ch); })) continue;  // a version or a build
+    const auto w = lower_case(word);
     kept.push_back(w == "torch" ? "pytorch" : w);
   }
   return fmt::format("{}", fmt::join(kept, " "));

@@ -1,5 +1,8 @@
 #include "model/text_file.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -23,6 +26,11 @@ bool names_a_file(const std::string& name_or_file) {
   std::error_code ec;
   return name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".yaml") || name_or_file.ends_with(".yml") ||
          std::filesystem::is_regular_file(name_or_file, ec);
+}
+
+std::string lower_case(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return text;
 }
 
 }  // namespace mrplan

@@ -11,4 +11,7 @@ std::string read_text_file(const std::string& path, const std::string& what);
 // file's name, or a file that is there. One rule for plans, profiles and workloads.
 bool names_a_file(const std::string& name_or_file);
 
+// `text` in lower case (ASCII), as free-text fields are compared.
+std::string lower_case(std::string text);
+
 }  // namespace mrplan

@@ -29,10 +29,11 @@ def time_to_train(recs):
 
 
 rows, errs, lin_errs, points, epoch_rows = [], [], [], [], []
-by_set = {}  # development / held-out -> (mrplan's, linear scaling's) |errors|
+# development / held-out -> the larger epoch's |errors| (mrplan's, linear scaling's), the epochs to
+# target's and time to train's, the runs inside their band, and the bands' P90/P10
+by_set = {}
 epoch_errs = {"mrplan": [], "prior": [], "unchanged": []}
 train_errs, inside, runs, bands, band_rows = [], 0, 0, [], []
-per_set = {}  # development / held-out -> epochs' and time to train's |errors|, runs inside, runs, P90/P10s
 for d in sorted(glob.glob(os.path.join(out, "*/"))):
     name = os.path.basename(d.rstrip("/"))
     small_recs, large_recs = records(os.path.join(d, "small")), records(os.path.join(d, "large"))
@@ -43,8 +44,9 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     linear = small_s * small["gpus"] / large["gpus"]
     e, le = (pred - large_s) / large_s, (linear - large_s) / large_s
     errs.append(abs(e)), lin_errs.append(abs(le))
-    mine, linears = by_set.setdefault(open(os.path.join(d, "set")).read().strip(), ([], []))
-    mine.append(abs(e)), linears.append(abs(le))
+    this = by_set.setdefault(open(os.path.join(d, "set")).read().strip(),
+                             {"epoch": [], "linear": [], "epochs": [], "train": [], "inside": 0, "runs": 0, "band": []})
+    this["epoch"].append(abs(e)), this["linear"].append(abs(le))
     points.append((name, small["gpus"], small_s, large["gpus"], large_s, pred, linear, e, le))
     lb = lambda s: s["global_batch"] // s["gpus"]
     small_e, large_e = epochs(small_recs), epochs(large_recs)
@@ -56,10 +58,9 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     inside, runs = inside + int(covered.group(1)), runs + int(covered.group(2))
     band = re.search(r"large/\S+\s+\S+\s+(\S+)\s+\S+\s+(\S+)\s+(yes|NO)", validation)
     bands.append(float(band.group(2)) / float(band.group(1)))
-    this = per_set.setdefault(open(os.path.join(d, "set")).read().strip(), ([], [], [0], [0], []))
-    this[0].append(abs(fit_e - large_e) / large_e), this[1].append(train_errs[-1]), this[4].append(bands[-1])
-    this[2][0] += int(covered.group(1))
-    this[3][0] += int(covered.group(2))
+    this["epochs"].append(abs(fit_e - large_e) / large_e), this["train"].append(train_errs[-1]), this["band"].append(bands[-1])
+    this["inside"] += int(covered.group(1))
+    this["runs"] += int(covered.group(2))
     # the band and every larger run's time to train, for bands.png
     runs_ttt = re.findall(r"large/\S+\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(?:yes|NO)", validation)
     band_rows.append((name, [float(x) for x in runs_ttt[0][1:]], [float(r[0]) for r in runs_ttt]))
@@ -76,8 +77,8 @@ print("| pair | calibrated on GPUs | predicted GPUs | small epoch s | large epoc
 print("|---|---|---|---|---|---|---|---|---|")
 print("\n".join(rows))
 print(f"\nmedian |error|: mrplan {100 * statistics.median(errs):.1f}%, linear scaling {100 * statistics.median(lin_errs):.1f}% over {len(rows)} pairs"
-      + "".join(f"; {name} set: mrplan {100 * statistics.median(m):.1f}%, linear {100 * statistics.median(l):.1f}% over {len(m)}"
-                for name, (m, l) in sorted(by_set.items())))
+      + "".join(f"; {name} set: mrplan {100 * statistics.median(t['epoch']):.1f}%, linear {100 * statistics.median(t['linear']):.1f}% "
+                f"over {len(t['epoch'])}" for name, t in sorted(by_set.items())))
 print("\nEpochs to target at the larger run's global batch:\n")
 print("| pair | small batch | small epochs | large batch | large epochs measured | mrplan | error | prior profile | error "
       "| unchanged | error | time to train s measured | mrplan | error |")
@@ -88,9 +89,11 @@ print(f"\nmedian |error| of the epochs to target: mrplan {med['mrplan']:.0f}%, p
       f"the smaller run's unchanged {med['unchanged']:.0f}%; of the time to train (staging included): mrplan "
       f"{100 * statistics.median(train_errs):.0f}%; {inside} of {runs} larger runs inside their predicted P10-P90 "
       f"of the time to train (median P90/P10 {statistics.median(bands):.1f})")
-for name, (ep, tt, ins, n, bw) in sorted(per_set.items()):
-    print(f"{name} set ({len(ep)} pair{'s' if len(ep) > 1 else ''}): epochs to target {100 * statistics.median(ep):.0f}%, time to train "
-          f"{100 * statistics.median(tt):.0f}%, {ins[0]} of {n[0]} runs inside P10-P90, median P90/P10 {statistics.median(bw):.1f}")
+for name, t in sorted(by_set.items()):
+    n = len(t["epochs"])
+    print(f"{name} set ({n} pair{'s' if n > 1 else ''}): epochs to target {100 * statistics.median(t['epochs']):.0f}%, time to train "
+          f"{100 * statistics.median(t['train']):.0f}%, {t['inside']} of {t['runs']} runs inside P10-P90, median P90/P10 "
+          f"{statistics.median(t['band']):.1f}")
 
 # predicted vs measured epoch time against GPU count, one panel line per system (gnuplot data blocks)
 with open(os.path.join(out, "scaling.dat"), "w") as f:
