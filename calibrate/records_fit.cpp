@@ -1,4 +1,5 @@
 #include "calibrate/records_fit.hpp"
+#include "calibrate/posterior_draws.hpp"
 #include "calibrate/staging_fit.hpp"
 
 #include <fmt/format.h>
@@ -28,6 +29,7 @@ struct Observation {
   enum class Kind { train, eval, first } kind = Kind::train;
   size_t record = 0, stage = 0, model = 0;
   double measured = 0;
+  size_t plan = 0;  // the first record that ran the same plan (a submission's repeats): prepared once
 };
 const char* quantity(Observation::Kind k) {
   return k == Observation::Kind::train ? "train_epoch_s" : k == Observation::Kind::eval ? "eval_s" : "first_epoch_s";
@@ -71,17 +73,20 @@ std::vector<Observation> observations_of(const std::vector<NamedRecord>& records
       }
   }
   if (obs.empty()) fail_input(records.front().file, "stages", "no whole epoch to fit in any of the records");
+  for (auto& o : obs)
+    while (o.plan < o.record && records[o.plan].record.plan_spec != records[o.record].record.plan_spec) ++o.plan;
   return obs;
 }
 
-// What the simulator predicts for every observation under `p`.
+// What the simulator predicts for every observation under `p`; the repeats of one plan prepared once
+// (the posterior's chain, add_posterior_rows, calls this thousands of times).
 Eigen::VectorXd predict(const MachineProfile& p, const std::vector<NamedRecord>& records, const std::vector<Plan>& plans,
-                        const std::vector<Observation>& obs) {
+                        const std::vector<Observation>& obs, const std::vector<PlanTables>* tables = nullptr) {
   std::vector<std::optional<PreparedPlan>> prepared(records.size());
   Eigen::VectorXd out(obs.size());
   for (size_t i = 0; i < obs.size(); ++i) {
-    auto& pp = prepared[obs[i].record];
-    if (!pp) pp = prepare(plans[obs[i].record], p);
+    auto& pp = prepared[obs[i].plan];
+    if (!pp) pp = tables ? prepare(plans[obs[i].plan], p, (*tables)[obs[i].plan]) : prepare(plans[obs[i].plan], p);
     if (obs[i].stage >= pp->stages.size() || obs[i].model >= pp->stages[obs[i].stage].models.size())
       fail_input(records[obs[i].record].file, "stages", "the record's stages and models differ from its plan's");
     const auto& c = pp->stages[obs[i].stage].models[obs[i].model];
@@ -156,6 +161,14 @@ std::optional<Candidate> straggler_candidate(const MachineProfile& p, const std:
   return std::nullopt;
 }
 
+// A prior's spread (log space) where the profile's value came with a standard error (another fit, or
+// a transfer), so that the records move it only as far as that fit left open; 0 (the default) else.
+double prior_sigma_of(const MachineProfile& p, const std::string& key) {
+  for (const auto& f : p.fitted)
+    if (f.key == key && f.value > 0 && f.std_error > 0 && std::isfinite(f.std_error)) return f.std_error / f.value;
+  return 0;
+}
+
 std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<NamedRecord>& records, const std::vector<Plan>& plans,
                                      const std::vector<Observation>& obs, const std::optional<CodePriors>& priors) {
   std::vector<Candidate> c;
@@ -194,6 +207,7 @@ struct Problem {
   std::vector<Observation> obs;
   std::vector<Candidate> cands;
   Eigen::VectorXd measured;
+  std::vector<PlanTables> tables;  // by record, each plan's layer tables (built once: sim/simulate plan_tables)
 
   MachineProfile at(const Eigen::VectorXd& theta) const {
     MachineProfile p = base;
@@ -205,7 +219,7 @@ struct Problem {
     return p;
   }
   Eigen::VectorXd residuals(const Eigen::VectorXd& theta) const {
-    return predict(at(theta), records, plans, obs).cwiseQuotient(measured) - Eigen::VectorXd::Ones(measured.size());
+    return predict(at(theta), records, plans, obs, &tables).cwiseQuotient(measured) - Eigen::VectorXd::Ones(measured.size());
   }
 };
 
@@ -268,6 +282,60 @@ Eigen::MatrixXd posterior_covariance(const Problem& pb, const Eigen::VectorXd& t
   return (J.transpose() * J).inverse();
 }
 
+// The posterior chain's steps and the rows a profile keeps of it.
+constexpr size_t kChainSteps = 8000, kPosteriorRows = 200;
+
+// The joint block's posterior (calibrate/posterior_draws) as rows of its keys' values: its keys'
+// log-parameters drawn around the fit, the other candidates held there, each draw weighed by how
+// well it reproduces the records and its priors. Returns the chain's acceptance.
+double add_posterior_rows(FitCorrelation& block, const Problem& pb, const Eigen::VectorXd& theta, const Eigen::MatrixXd& cov) {
+  std::vector<Eigen::Index> at;
+  for (const auto& key : block.keys)
+    for (size_t k = 0; k < pb.cands.size(); ++k)
+      if (pb.cands[k].key == key) at.push_back(static_cast<Eigen::Index>(k));
+  if (at.size() != block.keys.size()) return 0;
+  const auto n = static_cast<Eigen::Index>(at.size());
+  Eigen::VectorXd mode(n);
+  Eigen::MatrixXd sub(n, n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    mode[i] = theta[at[i]];
+    for (Eigen::Index j = 0; j < n; ++j) sub(i, j) = cov(at[i], at[j]);
+  }
+  auto full = [&](const Eigen::VectorXd& t) {
+    Eigen::VectorXd x = theta;
+    for (Eigen::Index i = 0; i < n; ++i) x[at[i]] = t[i];
+    return x;
+  };
+  const auto post = draw_posterior([&](const Eigen::VectorXd& t) { return posterior_residuals(pb, full(t)); }, mode, sub, kChainSteps,
+                                   kPosteriorRows, 1);
+  for (const auto& t : post.draws) {
+    MachineProfile p = pb.at(full(t));
+    std::vector<double> row;
+    for (const auto& key : block.keys) row.push_back(parameter_value(p, key));
+    block.draws.push_back(std::move(row));
+  }
+  return post.acceptance;
+}
+
+// Held at its value by the fit but drawn with it (its posterior chain): the work at which a kernel
+// reaches half its peak, which trades off with the efficiencies wherever the runs train at one local
+// batch, so that two of its values cannot be told apart from one count (drawn apart, it alone doubled
+// a band's width: docs/validation/mlperf-scaling.md); its prior, its own fit's standard error (a
+// transfer's). Appended to the candidates, theta (at 0) and the covariance (its prior's variance).
+std::pair<Eigen::VectorXd, Eigen::MatrixXd> with_drawn_alongside(Problem& pb, const Eigen::VectorXd& theta, const Eigen::MatrixXd& cov) {
+  const auto n = theta.size();
+  const std::string key = "compute.half_work_GFLOP";
+  const double sigma = prior_sigma_of(pb.base, key);
+  if (!pb.base.compute.half_work_flops_by_family.empty() || sigma <= 0) return {theta, cov};
+  pb.cands.push_back({key, pb.base.compute.half_work_flops / 1e9, std::numeric_limits<double>::infinity(), {}, sigma});
+  Eigen::VectorXd t(n + 1);
+  t << theta, 0.0;
+  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(n + 1, n + 1);
+  c.topLeftCorner(n, n) = cov;
+  c(n, n) = sigma * sigma;
+  return {t, c};
+}
+
 // The maximum a posteriori fit from the profile's values, then from each start the records suggest
 // for each candidate that has some, one candidate after another (the fit is not convex): the fit
 // with the least posterior misfit (records and priors) is kept, each candidate's start becoming the
@@ -322,6 +390,7 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   if (records.empty()) fail_input("", "records", "give at least one measured record");
   Problem pb{profile, records, {}, observations_of(records), {}, {}};
   for (const auto& r : records) pb.plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
+  for (const auto& plan : pb.plans) pb.tables.push_back(plan_tables(plan));
   // staging times fit the staging tool's own parameters, apart (calibrate/staging_fit): the copy
   // tool's pace is not what the epochs' loader reads at
   std::vector<StagingTime> staging;
@@ -375,15 +444,21 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
     out.fitted.push_back({key, value, value * sd[k], held ? held_source(*held, source) : is_code_parameter(key) ? code_source(own, code) : own});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);
+  const auto [theta_all, cov_all] = with_drawn_alongside(pb, theta, cov);
   std::vector<std::string> joint;  // how the joint fit's parameters moved together, drawn so (sim/monte_carlo)
   std::vector<size_t> at;
-  for (size_t k = 0; k < n; ++k)
-    if (std::any_of(out.fitted.begin(), out.fitted.end(), [&](const FittedParameter& f) { return f.key == pb.cands[k].key; }))
+  for (size_t k = 0; k < pb.cands.size(); ++k)
+    if (k >= n || std::any_of(out.fitted.begin(), out.fitted.end(), [&](const FittedParameter& f) { return f.key == pb.cands[k].key; }))
       joint.push_back(pb.cands[k].key), at.push_back(k);
   std::vector<double> joint_cov;
   for (const size_t i : at)
-    for (const size_t j : at) joint_cov.push_back(cov(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)));
-  record_correlations(fitted, joint, joint_cov);
+    for (const size_t j : at) joint_cov.push_back(cov_all(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)));
+  if (auto* block = record_correlations(fitted, joint, joint_cov)) {
+    const double acceptance = add_posterior_rows(*block, pb, theta_all, cov_all);
+    out.band = fmt::format("a band (predict --samples) draws the joint fit's {} parameters from {} rows of their posterior (a Metropolis "
+                           "chain of {} steps, {:.0f}% accepted), not from the normal their standard errors describe",
+                           block->keys.size(), block->draws.size(), kChainSteps, acceptance * 100);
+  }
   if (!staging.empty()) {
     const CodePrior* fixed_prior = priors ? priors->of("io.staging_fixed_s") : nullptr;
     if (priors && !fixed_prior)

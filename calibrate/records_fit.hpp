@@ -28,6 +28,7 @@ struct RecordsFit {
   std::vector<std::string> used;      // the records the fit used (named as the source of every fitted value)
   std::vector<std::string> warnings;  // what the fit could not do, and what the user may check
   std::vector<std::string> notes;     // parameters the records cannot fit, and what would
+  std::string band;                   // how a band draws the joint fit's parameters (its posterior's rows), where it does
   std::optional<CodePriors> priors;      // of what one GPU count cannot fit, where profiles gave them
 };
 

@@ -75,6 +75,7 @@ void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
   fmt::print("\n{}", o.str());
   for (const auto& w : fit.warnings) fmt::print("warning: {}\n", w);
   for (const auto& n : fit.notes) fmt::print("note: {}\n", n);
+  if (!fit.band.empty()) fmt::print("note: {}\n", fit.band);
 }
 
 void print_epochs_fit(const BatchEpochsFit& fit) {

@@ -203,9 +203,13 @@ struct FittedParameter {
 // How one fit's parameters moved together: their correlation (in the fit's log space), so that a
 // draw (sim/monte_carlo) keeps what the data pinned (a critical batch and an epoch factor that meet
 // at the runs' batch) instead of drawing each across its own range.
+// Where the data only bound some of them, the normal the matrix describes crosses what they refute:
+// then `draws` holds the fit's posterior itself (calibrate/posterior_draws), each row one draw of
+// every key (their units), and a draw takes a row whole.
 struct FitCorrelation {
   std::vector<std::string> keys;  // each fitted, with a finite, positive standard error
   std::vector<double> matrix;     // keys.size()^2, row-major: symmetric, unit diagonal, positive semi-definite
+  std::vector<std::vector<double>> draws;  // each keys.size() values; none: drawn from the normal
 };
 
 struct MachineProfile {

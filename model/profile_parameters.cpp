@@ -245,13 +245,13 @@ bool drawable(const FittedParameter* f) { return f && std::isfinite(f->std_error
 
 }  // namespace
 
-void record_correlations(MachineProfile& m, const std::vector<std::string>& keys, const std::vector<double>& covariance) {
+FitCorrelation* record_correlations(MachineProfile& m, const std::vector<std::string>& keys, const std::vector<double>& covariance) {
   const size_t n = keys.size();
   if (covariance.size() != n * n) throw std::logic_error("record_correlations: the covariance is not keys x keys");
   std::vector<size_t> kept;
   for (size_t i = 0; i < n; ++i)
     if (const double v = covariance[i * n + i]; std::isfinite(v) && v > 0 && drawable(fitted_entry(m, keys[i]))) kept.push_back(i);
-  if (kept.size() < 2) return;
+  if (kept.size() < 2) return nullptr;
   FitCorrelation c;
   for (const size_t i : kept) c.keys.push_back(keys[i]);
   for (const size_t i : kept)
@@ -260,6 +260,7 @@ void record_correlations(MachineProfile& m, const std::vector<std::string>& keys
   for (const auto& k : c.keys)
     std::erase_if(m.correlations, [&](const FitCorrelation& b) { return std::find(b.keys.begin(), b.keys.end(), k) != b.keys.end(); });
   m.correlations.push_back(std::move(c));
+  return &m.correlations.back();
 }
 
 std::string correlation_problem(const MachineProfile& m, const FitCorrelation& c) {
@@ -280,6 +281,15 @@ std::string correlation_problem(const MachineProfile& m, const FitCorrelation& c
     return "the matrix is not a correlation matrix (symmetric, ones on the diagonal, entries in [-1, 1])";
   if (Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(r).eigenvalues().minCoeff() < -1e-6)
     return "the matrix is not positive semi-definite (no set of draws has these correlations)";
+  if (c.draws.empty()) return "";
+  MachineProfile probe = m;  // the registry hands out writable places
+  for (size_t i = 0; i < c.draws.size(); ++i) {
+    if (c.draws[i].size() != n) return fmt::format("draw {} has {} values; the block has {} keys", i + 1, c.draws[i].size(), n);
+    for (size_t k = 0; k < n; ++k)
+      if (const auto s = find_parameter(probe, c.keys[k]);
+          !std::isfinite(c.draws[i][k]) || (s && (c.draws[i][k] < s->lower || c.draws[i][k] > s->upper)))
+        return fmt::format("draw {}: {} = {} is not a finite value within the key's bounds", i + 1, c.keys[k], c.draws[i][k]);
+  }
   return "";
 }
 

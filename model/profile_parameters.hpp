@@ -36,8 +36,9 @@ void set_parameter(MachineProfile& m, const std::string& key, double value);
 void record_fit(MachineProfile& m, FittedParameter f);
 // Records how the fitted `keys` moved together from their covariance (`covariance`, keys.size()^2
 // row-major, any scale): keys without a finite, positive variance are left out, and so is a block of
-// fewer than two. Call after record_fit of the keys (which drops any block they were in).
-void record_correlations(MachineProfile& m, const std::vector<std::string>& keys, const std::vector<double>& covariance);
+// fewer than two. Call after record_fit of the keys (which drops any block they were in). Returns
+// the block made (its keys, in order, those kept), or nullptr.
+FitCorrelation* record_correlations(MachineProfile& m, const std::vector<std::string>& keys, const std::vector<double>& covariance);
 // Why `c` cannot be a block of `m` (its keys not fitted with a finite error, the matrix not a
 // correlation matrix); empty when it can.
 std::string correlation_problem(const MachineProfile& m, const FitCorrelation& c);

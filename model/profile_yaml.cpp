@@ -272,8 +272,8 @@ void read_correlations(const YamlFields& f, MachineProfile& m) {
   if (f.has("correlations")) {
     const auto blocks = f.list("correlations");
     for (const auto& b : blocks) {
-      b.only({"keys", "matrix"});
-      m.correlations.push_back({b.texts("keys"), b.numbers("matrix")});
+      b.only({"keys", "matrix", "draws"});
+      m.correlations.push_back({b.texts("keys"), b.numbers("matrix"), b.has("draws") ? b.number_rows("draws") : std::vector<std::vector<double>>{}});
     }
     for (size_t i = 0; i < m.correlations.size(); ++i)
       if (const auto why = correlation_problem(m, m.correlations[i]); !why.empty()) fail_input(file, blocks[i].key_path("keys"), why);
@@ -441,7 +441,13 @@ void write_fits(YAML::Emitter& e, MachineProfile& m) {
       e << YAML::BeginMap << YAML::Key << "keys" << YAML::Value << YAML::Flow << c.keys;
       e << YAML::Key << "matrix" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const double r : c.matrix) e << r;
-      e << YAML::EndSeq << YAML::EndMap;
+      e << YAML::EndSeq;
+      if (!c.draws.empty()) {  // the fit's posterior, one row a draw (model/machine_profile FitCorrelation)
+        e << YAML::Key << "draws" << YAML::Value << YAML::BeginSeq;
+        for (const auto& row : c.draws) e << YAML::Flow << row;
+        e << YAML::EndSeq;
+      }
+      e << YAML::EndMap;
     }
     e << YAML::EndSeq;
   }

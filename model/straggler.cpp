@@ -1,11 +1,15 @@
 #include "model/straggler.hpp"
 
 #include <cmath>
+#include <unordered_map>
 
 namespace mrplan {
 
 double expected_max_std_normal(int n) {
   if (n <= 1) return 0;
+  // remembered per n: a fit's posterior chain asks for the same few counts thousands of times
+  thread_local std::unordered_map<int, double> known;
+  if (const auto it = known.find(n); it != known.end()) return it->second;
   // integral of x * n * phi(x) * Phi(x)^(n-1) over x (Simpson's rule; the integrand is smooth and
   // negligible beyond [-9, 9] for any n a cluster has)
   const int steps = 720;
@@ -17,7 +21,7 @@ double expected_max_std_normal(int n) {
   };
   double sum = f(a) + f(b);
   for (int i = 1; i < steps; ++i) sum += (i % 2 ? 4 : 2) * f(a + i * h);
-  return sum * h / 3;
+  return known[n] = sum * h / 3;
 }
 
 double straggler_wait_s(double step_s, double cv, int ranks) {

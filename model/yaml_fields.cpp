@@ -204,6 +204,21 @@ std::vector<double> YamlFields::numbers(const char* key) const {
   }
   return out;
 }
+std::vector<std::vector<double>> YamlFields::number_rows(const char* key) const {
+  YAML::Node n = get(key);
+  std::vector<std::vector<double>> out;
+  try {
+    if (!n.IsSequence()) throw YAML::Exception(YAML::Mark::null_mark(), "");
+    for (const auto& row : n) {
+      if (!row.IsSequence()) throw YAML::Exception(YAML::Mark::null_mark(), "");
+      out.emplace_back();
+      for (const auto& e : row) out.back().push_back(e.as<double>());
+    }
+  } catch (const YAML::Exception&) {
+    fail_input(file_, key_path(key), "expected a list of lists of numbers");
+  }
+  return out;
+}
 std::vector<std::string> YamlFields::texts(const char* key) const {
   YAML::Node n = get(key);
   if (n.IsScalar()) return {n.as<std::string>()};

@@ -42,6 +42,7 @@ class YamlFields {
   std::string text(const char* key, const std::string& fallback) const;
   std::vector<int64_t> integers(const char* key) const;
   std::vector<double> numbers(const char* key) const;
+  std::vector<std::vector<double>> number_rows(const char* key) const;  // a list of lists of numbers
   std::vector<std::string> texts(const char* key) const;  // a string or a sequence of strings
 
  private:

@@ -32,12 +32,13 @@ struct Block {
   std::vector<std::string> keys;
   std::vector<double> sd;
   Eigen::MatrixXd L;
+  const std::vector<std::vector<double>>* draws = nullptr;  // the fit's posterior, where the profile keeps it: a row drawn whole
 };
 
 std::vector<Block> blocks_of(const MachineProfile& m) {
   std::vector<Block> out;
   for (const auto& c : m.correlations) {
-    Block b{c.keys, {}, {}};
+    Block b{c.keys, {}, {}, c.draws.empty() ? nullptr : &c.draws};
     for (const auto& k : c.keys)
       for (const auto& f : m.fitted)
         if (f.key == k) b.sd.push_back(f.std_error);
@@ -51,12 +52,19 @@ std::vector<Block> blocks_of(const MachineProfile& m) {
   return out;
 }
 
-// A block's draw, redrawn whole while a value leaves its bounds (a few tries, then each at the nearest).
+// A block's draw: one of its posterior rows, or from its normal, redrawn whole while a value leaves its
+// bounds (a few tries, then each at the nearest).
 void draw_block(std::mt19937_64& rng, const Block& b, MachineProfile& p) {
   std::vector<ParameterSlot> slots;
   for (const auto& k : b.keys)
     if (auto s = find_parameter(p, k)) slots.push_back(*s);
   if (slots.size() != b.keys.size()) return;
+  if (b.draws) {
+    const auto& row = (*b.draws)[std::uniform_int_distribution<size_t>(0, b.draws->size() - 1)(rng)];
+    for (size_t i = 0; i < slots.size(); ++i)
+      for (double* x : slots[i].values) *x = std::clamp(row[i], slots[i].lower, slots[i].upper) * slots[i].to_internal;
+    return;
+  }
   std::normal_distribution<double> unit(0.0, 1.0);
   std::vector<double> mean, v(slots.size());
   for (const auto& s : slots) mean.push_back(*s.values.front() / s.to_internal);

@@ -67,14 +67,16 @@ PreparedPlan prepare_shell(const Plan& plan, const MachineProfile& machine) {
   return p;
 }
 
-PreparedStage prepare_stage(const PreparedPlan& p, size_t i, const MachineProfile& machine) {
+PreparedStage prepare_stage(const PreparedPlan& p, size_t i, const MachineProfile& machine, const std::vector<LayerTable>* tables) {
   const auto& s = p.plan.stages[i];
   PreparedStage ps;
   ps.gpus = s.gpus();
   if (s.handoff.kind == Handoff::Kind::fuse) ps.fusion_s = fusion_cost_s(p.plan, p.spec, i, machine);
   if (const auto& pre = s.models.front().pretrained; pre && pre->freeze_epochs > 0) checked_freeze_through(p.plan, p.spec, i);
-  for (const auto& m : s.models) {
-    auto c = model_costs(p.plan, m, model_run_table(p.plan, p.spec, m), machine);
+  for (size_t j = 0; j < s.models.size(); ++j) {
+    const auto& m = s.models[j];
+    const LayerTable built = tables ? LayerTable{} : model_run_table(p.plan, p.spec, m);
+    auto c = model_costs(p.plan, m, tables ? (*tables)[j] : built, machine);
     ps.rule_switch_epochs.push_back(rule_switch(p, m, c));
     ps.models.push_back(std::move(c));
   }
@@ -106,6 +108,23 @@ void add_startups(PreparedPlan& p, const MachineProfile& machine) {
 PreparedPlan prepare(const Plan& plan, const MachineProfile& machine) {
   PreparedPlan p = prepare_shell(plan, machine);
   for (size_t i = 0; i < plan.stages.size(); ++i) p.stages.push_back(prepare_stage(p, i, machine));
+  add_startups(p, machine);
+  return p;
+}
+
+PlanTables plan_tables(const Plan& plan) {
+  const auto spec = plan_network(plan);
+  PlanTables t;
+  for (const auto& s : plan.stages) {
+    t.emplace_back();
+    for (const auto& m : s.models) t.back().push_back(model_run_table(plan, spec, m));
+  }
+  return t;
+}
+
+PreparedPlan prepare(const Plan& plan, const MachineProfile& machine, const PlanTables& tables) {
+  PreparedPlan p = prepare_shell(plan, machine);
+  for (size_t i = 0; i < plan.stages.size(); ++i) p.stages.push_back(prepare_stage(p, i, machine, &tables[i]));
   add_startups(p, machine);
   return p;
 }

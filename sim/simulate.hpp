@@ -32,11 +32,17 @@ struct PreparedPlan {
   double staging_s = 0;  // the staging phase before the first stage: each resolution's dataset once
 };
 PreparedPlan prepare(const Plan& plan, const MachineProfile& machine);
+// Every model's layer table, stage by stage: they depend on the plan alone, so a fit that prepares
+// one plan under thousands of profiles (calibrate/records_fit's posterior) builds them once.
+using PlanTables = std::vector<std::vector<LayerTable>>;
+PlanTables plan_tables(const Plan& plan);
+PreparedPlan prepare(const Plan& plan, const MachineProfile& machine, const PlanTables& tables);
 // prepare in parts, for searches that combine stages prepared apart (sim/optimize): the plan, its
 // network and convergence; one stage's models without their start-up; every model's start-up, each
 // stage's from the heap the stages before it grew (so after the stages are in place).
 PreparedPlan prepare_shell(const Plan& plan, const MachineProfile& machine);
-PreparedStage prepare_stage(const PreparedPlan& shell, size_t stage, const MachineProfile& machine);
+PreparedStage prepare_stage(const PreparedPlan& shell, size_t stage, const MachineProfile& machine,
+                            const std::vector<LayerTable>* tables = nullptr);  // the stage's, where built already
 void add_startups(PreparedPlan& p, const MachineProfile& machine);
 
 struct ModelEpochs {

@@ -7,6 +7,7 @@
 #include "model/plan_yaml.hpp"
 #include "model/profile_parameters.hpp"
 #include "sim/builtin_plans.hpp"
+#include "sim/monte_carlo.hpp"
 #include "sim/simulate.hpp"
 #include "tests/support/error_of.hpp"
 #include "tests/support/find_fitted.hpp"
@@ -211,4 +212,41 @@ TEST(CalibrateRecords, RefusesWhatItCannotFit) {
               fit_records(p, {{"q.json", pred}});
             }).find("q.json: plan_spec: the record does not carry the plan"),
             std::string::npos);
+}
+
+// At one GPU count most parameters are only bounded: the normal their standard errors describe
+// crosses cliffs the records refute (a rate drawn below what kept it hidden). The profile keeps rows
+// of the fit's posterior instead, and each reproduces the run it was fitted to.
+TEST(CalibrateRecords, TheBandDrawsRowsThatReproduceTheRecords) {
+  MachineProfile truth = calibrated_builtin_profile(before_mlperf("perlmutter"));
+  truth.compute.efficiency["conv2d"] *= 1.5;
+  const Plan plan = builtin_plan("deepcam-mlperf@perlmutter", 64);
+  const auto run = measured_run("a.json", plan, 64, 2, truth);
+  MachineProfile fitted = calibrated_builtin_profile(before_mlperf("perlmutter"));
+  const auto fit = fit_records(fitted, {run});
+  EXPECT_NE(fit.band.find("rows of their posterior"), std::string::npos) << fit.band;
+  const auto block = std::find_if(fitted.correlations.begin(), fitted.correlations.end(), [](const FitCorrelation& c) { return !c.draws.empty(); });
+  ASSERT_NE(block, fitted.correlations.end());
+  EXPECT_EQ(block->draws.size(), 200u);
+  const Plan at64 = plan_from_yaml_text(run.record.plan_spec, "a.json");
+  auto train_s = [&](const MachineProfile& p) {
+    const auto& e = simulate(at64, p).stages[0].models[0].per_epoch[2];
+    return e.epoch_s - e.eval_s;
+  };
+  const double measured = train_s(truth);
+  auto share_within = [&](const std::vector<MachineProfile>& profiles) {
+    double near = 0;
+    for (const auto& p : profiles) near += std::abs(train_s(p) / measured - 1) < 0.05 ? 1 : 0;
+    return near / static_cast<double>(profiles.size());
+  };
+  std::vector<MachineProfile> rows;
+  for (const auto& row : block->draws) {
+    rows.push_back(fitted);
+    for (size_t k = 0; k < row.size(); ++k) set_parameter(rows.back(), block->keys[k], row[k]);
+  }
+  MachineProfile normal = fitted;  // the same block drawn from its normal
+  for (auto& c : normal.correlations) c.draws.clear();
+  const double from_rows = share_within(rows), from_normal = share_within(draw_profiles(normal, "deepcam", 200, 3, {true, false, false, false, {}}).profiles);
+  EXPECT_GT(from_rows, 0.95) << from_rows;
+  EXPECT_LT(from_normal, from_rows - 0.2) << from_normal;
 }
