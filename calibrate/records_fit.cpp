@@ -285,9 +285,9 @@ Eigen::MatrixXd posterior_covariance(const Problem& pb, const Eigen::VectorXd& t
 // The posterior chain's steps and the rows a profile keeps of it.
 constexpr size_t kChainSteps = 8000, kPosteriorRows = 200;
 
-// The joint block's posterior (calibrate/posterior_draws) as rows of its keys' values: its keys'
-// log-parameters drawn around the fit, the other candidates held there, each draw weighed by how
-// well it reproduces the records and its priors. Returns the chain's acceptance.
+// The joint block's posterior (calibrate/posterior_draws) as rows of its keys' values: a chain on its
+// keys' log-parameters, the other candidates held at the fit, whose target is the fit's own posterior
+// (the records' relative errors and the priors). Returns the chain's acceptance.
 double add_posterior_rows(FitCorrelation& block, const Problem& pb, const Eigen::VectorXd& theta, const Eigen::MatrixXd& cov) {
   std::vector<Eigen::Index> at;
   for (const auto& key : block.keys)
@@ -361,6 +361,27 @@ Eigen::VectorXd fit_from_each_start(Problem& pb) {
     cand.start = chosen;
   }
   return best;
+}
+
+// How the joint fit's parameters moved together (its fitted keys and those drawn alongside): their
+// correlation and rows of their posterior, which a band draws (sim/monte_carlo).
+void keep_joint_block(RecordsFit& out, MachineProfile& fitted, Problem& pb, const Eigen::VectorXd& theta, const Eigen::MatrixXd& cov) {
+  const size_t n = pb.cands.size();
+  const auto [theta_all, cov_all] = with_drawn_alongside(pb, theta, cov);
+  std::vector<std::string> joint;
+  std::vector<size_t> at;
+  for (size_t k = 0; k < pb.cands.size(); ++k)
+    if (k >= n || std::any_of(out.fitted.begin(), out.fitted.end(), [&](const FittedParameter& f) { return f.key == pb.cands[k].key; }))
+      joint.push_back(pb.cands[k].key), at.push_back(k);
+  std::vector<double> joint_cov;
+  for (const size_t i : at)
+    for (const size_t j : at) joint_cov.push_back(cov_all(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)));
+  if (auto* block = record_correlations(fitted, joint, joint_cov)) {
+    const double acceptance = add_posterior_rows(*block, pb, theta_all, cov_all);
+    out.band = fmt::format("a band (predict --samples) draws the joint fit's {} parameters from {} rows of their posterior (a Metropolis "
+                           "chain of {} steps, {:.0f}% accepted), not from the normal their standard errors describe",
+                           block->keys.size(), block->draws.size(), kChainSteps, acceptance * 100);
+  }
 }
 
 void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
@@ -444,21 +465,7 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
     out.fitted.push_back({key, value, value * sd[k], held ? held_source(*held, source) : is_code_parameter(key) ? code_source(own, code) : own});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);
-  const auto [theta_all, cov_all] = with_drawn_alongside(pb, theta, cov);
-  std::vector<std::string> joint;  // how the joint fit's parameters moved together, drawn so (sim/monte_carlo)
-  std::vector<size_t> at;
-  for (size_t k = 0; k < pb.cands.size(); ++k)
-    if (k >= n || std::any_of(out.fitted.begin(), out.fitted.end(), [&](const FittedParameter& f) { return f.key == pb.cands[k].key; }))
-      joint.push_back(pb.cands[k].key), at.push_back(k);
-  std::vector<double> joint_cov;
-  for (const size_t i : at)
-    for (const size_t j : at) joint_cov.push_back(cov_all(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)));
-  if (auto* block = record_correlations(fitted, joint, joint_cov)) {
-    const double acceptance = add_posterior_rows(*block, pb, theta_all, cov_all);
-    out.band = fmt::format("a band (predict --samples) draws the joint fit's {} parameters from {} rows of their posterior (a Metropolis "
-                           "chain of {} steps, {:.0f}% accepted), not from the normal their standard errors describe",
-                           block->keys.size(), block->draws.size(), kChainSteps, acceptance * 100);
-  }
+  keep_joint_block(out, fitted, pb, theta, cov);
   if (!staging.empty()) {
     const CodePrior* fixed_prior = priors ? priors->of("io.staging_fixed_s") : nullptr;
     if (priors && !fixed_prior)
