@@ -230,7 +230,8 @@ TEST(CalibrateRecords, TheBandDrawsRowsThatReproduceTheRecords) {
   EXPECT_EQ(block->draws.size(), 200u);
   const Plan at64 = plan_from_yaml_text(run.record.plan_spec, "a.json");
   auto train_s = [&](const MachineProfile& p) {
-    const auto& e = simulate(at64, p).stages[0].models[0].per_epoch[2];
+    const Record r = simulate(at64, p);
+    const auto& e = r.stages[0].models[0].per_epoch[2];
     return e.epoch_s - e.eval_s;
   };
   const double measured = train_s(truth);
