@@ -409,7 +409,7 @@ void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
 RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records,
                        const std::vector<std::pair<std::string, MachineProfile>>& priors_from) {
   if (records.empty()) fail_input("", "records", "give at least one measured record");
-  Problem pb{profile, records, {}, observations_of(records), {}, {}};
+  Problem pb{profile, records, {}, observations_of(records), {}, {}, {}};
   for (const auto& r : records) pb.plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
   for (const auto& plan : pb.plans) pb.tables.push_back(plan_tables(plan));
   // staging times fit the staging tool's own parameters, apart (calibrate/staging_fit): the copy
