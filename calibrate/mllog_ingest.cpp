@@ -379,8 +379,12 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   // DeepCAM's implementations widen DDP's buckets from 25 to 220 MB where batch norm is pooled or
   // the allreduce waits for backward (mlcommons/hpc deepcam train.py; NVIDIA's, with the latter)
   if (p.batchnorm_group > 1 || f.comm_overlap == false) p.bucket_bytes = 220 * 1024.0 * 1024.0;
-  // MLPerf HPC submissions stage into node memory, or node-local NVMe where the share does not fit
-  if (f.staging_stop) p.staging = Staging::host_memory;
+  // MLPerf HPC submissions stage into node memory, or node-local NVMe where the share does not fit;
+  // NVIDIA's DeepCAM with synchronous_staging false copies beside the first epoch and logs no staging
+  const auto sync = f.settings.find("synchronous_staging");
+  const bool async = sync != f.settings.end() && sync->second.is_boolean() && !sync->second.get<bool>();
+  if (f.staging_stop || async) p.staging = Staging::host_memory;
+  p.staging_async = async && !f.staging_stop;
   r.plan_spec = plan_to_yaml(p);
 }
 

@@ -404,6 +404,35 @@ void add_warnings(RecordsFit& out, MachineProfile& fitted, const Problem& pb) {
                       c.key));
 }
 
+// Staging times fit the staging tool's own pace, apart from the epochs (calibrate/staging_fit): the
+// copy tool's pace is not what the epochs' loader reads at. Before the joint fit, which then sees it
+// where a plan stages beside its first epoch (model/io_cost).
+std::optional<StagingFit> fit_staging_times(MachineProfile& base, const std::vector<StagingTime>& staging, const RecordsFit& out,
+                                            const std::optional<std::string>& code, const std::string& source) {
+  if (staging.empty()) return std::nullopt;
+  const CodePrior* fixed_prior = out.priors ? out.priors->of("io.staging_fixed_s") : nullptr;
+  const auto held = fixed_prior ? std::optional(StagingPrior{*fixed_prior, held_source(*fixed_prior, source)}) : std::nullopt;
+  auto st = fit_staging(base, staging, source, held, code_source(source, code));
+  if (out.priors && !fixed_prior)
+    st.notes.insert(st.notes.begin(), fmt::format("no machine of the priors fitted staging's fixed part of {} at two node shares (none of their "
+                                                  "runs logged staging at both)", *code));
+  for (const auto& f : st.fitted) set_parameter(base, f.key, f.value);
+  auto& whose = base.io.staging_workloads;
+  for (const auto& t : staging)
+    if (const auto w = plan_network(*t.plan).name; std::find(whose.begin(), whose.end(), w) == whose.end()) whose.push_back(w);
+  std::sort(whose.begin(), whose.end());
+  return st;
+}
+
+// The staging fit's values, correlation, notes and times, kept after the joint fit's.
+void keep_staging_fit(RecordsFit& out, MachineProfile& fitted, const StagingFit& st, const std::vector<StagingTime>& staging) {
+  for (const auto& f : st.fitted) record_fit(fitted, f), out.fitted.push_back(f);
+  if (!st.covariance.empty()) record_correlations(fitted, {st.fitted[0].key, st.fitted[1].key}, st.covariance);
+  for (const auto& n : st.notes) out.notes.push_back(n);
+  for (size_t i = 0; i < staging.size(); ++i)
+    out.observations.push_back({staging[i].file, "staging_s", staging[i].measured_s, st.before_s[i], st.after_s[i]});
+}
+
 }  // namespace
 
 RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records,
@@ -412,8 +441,6 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   Problem pb{profile, records, {}, observations_of(records), {}, {}, {}};
   for (const auto& r : records) pb.plans.push_back(plan_from_yaml_text(r.record.plan_spec, r.file + ": plan_spec"));
   for (const auto& plan : pb.plans) pb.tables.push_back(plan_tables(plan));
-  // staging times fit the staging tool's own parameters, apart (calibrate/staging_fit): the copy
-  // tool's pace is not what the epochs' loader reads at
   std::vector<StagingTime> staging;
   for (size_t r = 0; r < records.size(); ++r)
     if (const auto s = records[r].record.staging_s.value_or(0); s > 0) staging.push_back({records[r].file, &pb.plans[r], s});
@@ -424,7 +451,10 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
     out.priors = code_priors(priors_from, *code);
   }
   const auto& priors = out.priors;
-  pb.cands = candidates_of(profile, records, pb.plans, pb.obs, priors);
+  for (const auto& r : records) out.used.push_back(r.file);
+  const std::string source = fmt::format("calibrate records: {}", fmt::join(out.used, ", "));
+  const auto staging_fit = fit_staging_times(pb.base, staging, out, code, source);
+  pb.cands = candidates_of(pb.base, records, pb.plans, pb.obs, priors);
   add_first_epoch_candidates(pb);
   pb.measured.resize(pb.obs.size());
   for (size_t i = 0; i < pb.obs.size(); ++i) pb.measured[i] = pb.obs[i].measured;
@@ -444,8 +474,6 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   const Eigen::MatrixXd cov = posterior_covariance(pb, theta);
   const Eigen::VectorXd sd = cov.diagonal().cwiseSqrt();
   MachineProfile fitted = pb.at(theta);
-  for (const auto& r : records) out.used.push_back(r.file);
-  const std::string source = fmt::format("calibrate records: {}", fmt::join(out.used, ", "));
   for (size_t k = 0; k < n; ++k) {
     const auto& key = pb.cands[k].key;
     const double value = parameter_value(fitted, key);
@@ -466,20 +494,7 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);
   keep_joint_block(out, fitted, pb, theta, cov);
-  if (!staging.empty()) {
-    const CodePrior* fixed_prior = priors ? priors->of("io.staging_fixed_s") : nullptr;
-    if (priors && !fixed_prior)
-      out.notes.push_back(fmt::format("no machine of the priors fitted staging's fixed part of {} at two node shares (none of their runs logged staging at both)", *code));
-    const auto held = fixed_prior ? std::optional(StagingPrior{*fixed_prior, held_source(*fixed_prior, source)}) : std::nullopt;
-    const auto st = fit_staging(fitted, staging, source, held, code_source(source, code));
-    for (const auto& f : st.fitted) {
-      set_parameter(fitted, f.key, f.value), record_fit(fitted, f), out.fitted.push_back(f);
-    }
-    if (!st.covariance.empty()) record_correlations(fitted, {st.fitted[0].key, st.fitted[1].key}, st.covariance);
-    for (const auto& n : st.notes) out.notes.push_back(n);
-    for (size_t i = 0; i < staging.size(); ++i)
-      out.observations.push_back({staging[i].file, "staging_s", staging[i].measured_s, st.before_s[i], st.after_s[i]});
-  }
+  if (staging_fit) keep_staging_fit(out, fitted, *staging_fit, staging);
   const Eigen::VectorXd after = predict(fitted, records, pb.plans, pb.obs);
   for (size_t i = 0; i < pb.obs.size(); ++i)
     out.observations.push_back({records[pb.obs[i].record].file, quantity(pb.obs[i].kind), pb.obs[i].measured, prior_pred[i], after[i]});

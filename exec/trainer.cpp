@@ -447,6 +447,9 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   if (!o.stage_to.empty() && plan.staging == Staging::none)  // what ran would not be what was predicted
     fail_input(plan.source_file, "io.staging", "is none but --stage-to stages the data: set io.staging (host_memory or nvme) so that the "
                                                "plan's prediction prices the copy");
+  if (!o.stage_to.empty() && plan.staging_async)  // the executor copies before the first epoch, not beside it
+    fail_input(plan.source_file, "io.staging_async", "is true but --stage-to copies the data before training: set it false so that the "
+                                                     "plan's prediction prices the copy as it runs");
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
   const bool resuming = !o.resume_dir.empty();
   if (resuming) check_resume_folder(out, o.resume_dir);

@@ -13,6 +13,12 @@ namespace {
 
 double node_share_bytes(const IoJob& job) { return job.dataset_bytes / std::max(1, job.nodes); }
 
+// An asynchronous copy is read at its tool's pace where the workload's own staging measured it;
+// else the first epoch reads as a loader would (the file system's rate, no fixed part).
+bool at_staging_pace(const MachineProfile& m, const IoJob& job) {
+  return job.staging_async && std::find(m.io.staging_workloads.begin(), m.io.staging_workloads.end(), job.workload) != m.io.staging_workloads.end();
+}
+
 // a node gets the lesser of its link and its share of what all nodes share
 double node_Bps(const StorageTier& t, const IoJob& job) {
   return t.aggregate_bandwidth_Bps > 0 ? std::min(t.per_node_bandwidth_Bps, t.aggregate_bandwidth_Bps / std::max(1, job.nodes))
@@ -37,7 +43,7 @@ std::span<const TierKind> staging_chain(Staging s) {
 
 StorageTier tier_of(const MachineProfile& m, const IoJob& job, TierKind kind) {
   switch (kind) {
-    case TierKind::pfs: return m.io.pfs;
+    case TierKind::pfs: return at_staging_pace(m, job) ? staging_source(m) : m.io.pfs;
     case TierKind::nvme: return m.io.nvme;
     case TierKind::host_memory: return m.io.host_memory;
     case TierKind::device_memory: {
@@ -64,24 +70,34 @@ Placement place_dataset(const MachineProfile& m, const IoJob& job) {
     }
   p.first_epoch = p.later_epochs = p.staged.value_or(TierKind::pfs);
   if (p.later_epochs < TierKind::host_memory && share_fits(m, job, TierKind::host_memory)) p.later_epochs = TierKind::host_memory;
+  p.async = job.staging_async && p.staged;
+  if (p.async) p.first_epoch = TierKind::pfs;
   return p;
 }
 
 std::string placement_text(const Placement& p) {
   auto label = [](TierKind t) { return t == TierKind::host_memory ? "host" : t == TierKind::device_memory ? "device" : tier_name(t); };
-  std::string out = p.staged ? "staged " : "";
+  std::string out = p.async ? "async " : p.staged ? "staged " : "";
   out += label(p.first_epoch);
   if (p.later_epochs != p.first_epoch) out += std::string(">") + label(p.later_epochs);
   return out;
 }
 
-double staging_s(const MachineProfile& m, const IoJob& job, const Placement& where) {
-  if (!where.staged) return 0;
+StorageTier staging_source(const MachineProfile& m) {
   // the file system, not the node's memory or NVMe, is what staging waits for, through the staging
   // tool's own rate where the runs measured it
   StorageTier from = m.io.pfs;
   if (m.io.staging_node_Bps > 0) from.per_node_bandwidth_Bps = m.io.staging_node_Bps;
-  return m.io.staging_fixed_s + node_share_bytes(job) / node_Bps(from, job);
+  return from;
+}
+
+double staging_s(const MachineProfile& m, const IoJob& job, const Placement& where) {
+  if (!where.staged || where.async) return 0;
+  return m.io.staging_fixed_s + node_share_bytes(job) / node_Bps(staging_source(m), job);
+}
+
+double staging_start_s(const MachineProfile& m, const IoJob& job, const Placement& where) {
+  return where.async && at_staging_pace(m, job) ? m.io.staging_fixed_s : 0.0;
 }
 
 const CodecRates* codec_rates(const MachineProfile& m, Codec codec, DecoderPlace decoder) {

@@ -18,6 +18,8 @@ struct IoJob {
   double dataset_bytes = 0;    // the whole training set on disk
   double samples_per_file = 1; // a file's open latency is shared by its samples
   Staging staging = Staging::none;
+  bool staging_async = false;  // the plan's: the first epoch reads what the staging tool copies, as it copies
+  std::string workload;        // whose staging tool (io.staging_workloads)
   double device_room_bytes = 0;  // per GPU: its memory less what the model needs (model/memory_fit)
   // the plan's codec (model/codec.hpp): read and staged bytes shrink by its ratio; a host decoder
   // replaces the raw preprocessing, a device decoder runs in the step and the encoded bytes cross
@@ -36,9 +38,11 @@ struct Placement {
   std::optional<TierKind> staged;     // where staging copies a node's share; nullopt: streamed
   TierKind first_epoch = TierKind::pfs;
   TierKind later_epochs = TierKind::pfs;  // the page cache serves them where a farther tier was read
+  bool async = false;  // staged beside the first epoch: it reads the file system at the staging tool's pace
 };
 // Staged: the plan's tier, or the next farther one where the share does not fit (`nearest`: the
-// nearest it fits); nothing fits: streamed. Streamed: the file system first, then host memory (the
+// nearest it fits); nothing fits: streamed. Staged asynchronously: the first epoch reads the file
+// system, the later ones the staged tier. Streamed: the file system first, then host memory (the
 // page cache) where the share fits (restricted shuffling keeps a node on its share, MRT III-D).
 Placement place_dataset(const MachineProfile& m, const IoJob& job);
 // "pfs>host": the first epoch's tier, then the later epochs' where they differ (pfs, nvme, host,
@@ -46,8 +50,14 @@ Placement place_dataset(const MachineProfile& m, const IoJob& job);
 std::string placement_text(const Placement& p);
 
 // The staging phase before the first epoch: every node copies its share of the dataset from the
-// parallel file system (the lesser of its link and its share of the aggregate); 0 when `where` stages nothing.
+// parallel file system (the lesser of its link and its share of the aggregate); 0 when `where` stages
+// nothing or stages beside the first epoch (whose reads then pay it: staging_source, staging_start_s).
 double staging_s(const MachineProfile& m, const IoJob& job, const Placement& where);
+// The file system as the staging tool reads it: at its own node rate where runs measured it.
+StorageTier staging_source(const MachineProfile& m);
+// What an asynchronous copy adds before the first epoch's first batch: the tool's fixed part, where
+// the job's workload's staging fitted it (io.staging_workloads).
+double staging_start_s(const MachineProfile& m, const IoJob& job, const Placement& where);
 
 struct IoIteration {
   double read_s = 0;    // one rank's batch from the tier (ranks on a node share its bandwidth)

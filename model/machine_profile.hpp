@@ -133,6 +133,9 @@ struct IoParams {
   // fixed part (the tool's start, listing the files) is what two node counts tell apart.
   double staging_node_Bps = 0;
   double staging_fixed_s = 0;
+  // The workloads whose logged staging fitted them: a copy beside the first epoch (a plan's
+  // staging_async) reads at the tool's pace only for these; another code's tool is not theirs.
+  std::vector<std::string> staging_workloads;
   std::map<std::string, CodecRates> codecs;  // by codec name (model/codec.hpp)
 };
 

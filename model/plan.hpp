@@ -131,6 +131,8 @@ struct Plan {
   int batchnorm_group = 1;         // ranks that pool batch-norm statistics (model/sync_batchnorm); 1: each its own
   CommFramework framework = CommFramework::ddp;
   Staging staging = Staging::none;
+  bool staging_async = false;      // the copy runs beside the first epoch, which waits on it (NVIDIA's
+                                   // DeepCAM, synchronous_staging false), not as a phase before it
   Codec codec = Codec::raw;                    // how the samples are stored (`mrplan encode`)
   bool codec_named = false;                    // io.codec written in the plan: the data must match it, raw included
   DecoderPlace decoder = DecoderPlace::host;   // where a codec decodes them

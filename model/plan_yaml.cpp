@@ -352,11 +352,14 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   }
   if (f.has("io")) {
     auto io = f.child("io");
-    io.only({"staging", "staged_to_nvme", "h2d_overlapped", "persistent_workers", "codec", "decoder"});
+    io.only({"staging", "staging_async", "staged_to_nvme", "h2d_overlapped", "persistent_workers", "codec", "decoder"});
     const auto staging = io.text("staging", io.boolean("staged_to_nvme", false) ? "nvme" : "none");  // staged_to_nvme: before staging
     if (!staging_from_string(staging))
       fail_input(file, io.key_path("staging"), fmt::format("unknown staging '{}' (expected none, nvme, host_memory, device_memory or nearest)", staging));
     p.staging = *staging_from_string(staging);
+    p.staging_async = io.boolean("staging_async", false);
+    if (p.staging_async && p.staging == Staging::none)
+      fail_input(file, io.key_path("staging_async"), "true needs a tier to stage to: set staging (nvme, host_memory, device_memory or nearest)");
     p.h2d_overlapped = io.boolean("h2d_overlapped", true);
     p.persistent_workers = io.boolean("persistent_workers", true);
     p.codec = codec_from_name(io.text("codec", "raw"), fmt::format("{}: {}", file, io.key_path("codec")));
@@ -493,6 +496,8 @@ std::string plan_to_yaml(const Plan& p) {
   e << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "staging"
     << YAML::Value << to_string(p.staging) << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped;
+  if (p.staging_async)  // written only when set: a plan's text (and hash) stays as before
+    e << YAML::Key << "staging_async" << YAML::Value << true;
   if (!p.persistent_workers)  // written only when set: a plan's text (and hash) stays as before
     e << YAML::Key << "persistent_workers" << YAML::Value << false;
   if (p.codec != Codec::raw || p.codec_named)  // written only when set: a raw plan's text (and hash) stays as before

@@ -190,7 +190,7 @@ void read_io(const YamlFields& f, MachineProfile& m) {
     if (io.has(old_key))
       fail_input(file, fmt::format("io.{}", old_key),
                  fmt::format("the storage tiers now have their own list: move it to io.{} (docs/profile-format.md)", new_key));
-  io.only(keys_under("io.", {"prefetch_depth"}));
+  io.only(keys_under("io.", {"prefetch_depth", "staging_workloads"}));
   auto tiers = io.child("tiers");
   tiers.only(keys_under("io.tiers.", {}));
   for (const char* t : {"pfs", "nvme", "host_memory"})
@@ -199,6 +199,7 @@ void read_io(const YamlFields& f, MachineProfile& m) {
   if (!(tiers.has("host_memory") && tiers.child("host_memory").has("capacity_per_node_GB")))
     m.io.host_memory.capacity_per_node_bytes = default_page_cache_bytes(m.host_memory_bytes);
   m.io.prefetch_depth = io.int32("prefetch_depth", 2);
+  if (io.has("staging_workloads")) m.io.staging_workloads = io.texts("staging_workloads");
   if (m.io.prefetch_depth < 0) fail_input(file, "io.prefetch_depth", fmt::format("must be >= 0, got {}", m.io.prefetch_depth));
   if (io.has("codecs")) {
     for (const auto& kv : io.node()["codecs"]) {
@@ -390,6 +391,8 @@ void write_io(YAML::Emitter& e, MachineProfile& m) {
   e << YAML::EndMap;
   write_numbers(e, "io.", "", m);
   kv(e, "prefetch_depth", m.io.prefetch_depth);
+  if (!m.io.staging_workloads.empty())
+    e << YAML::Key << "staging_workloads" << YAML::Value << YAML::Flow << m.io.staging_workloads;
   if (!m.io.codecs.empty()) {
     e << YAML::Key << "codecs" << YAML::Value << YAML::BeginMap;
     for (const auto& [c, rates] : m.io.codecs) {

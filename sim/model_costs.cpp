@@ -82,10 +82,13 @@ IoJob io_job(const Plan& plan, const ModelRun& run, const LayerTable& table, con
   job.decoder = plan.decoder;
   job.dataset_bytes = job.sample_bytes * static_cast<double>(plan.train_samples) / (job.codec ? job.codec->ratio : 1.0);
   job.staging = plan.staging;
+  job.staging_async = plan.staging_async;
+  job.workload = table.workload;
   c.memory = estimate_memory(table, run.optimizer, plan.precision == Precision::amp, m.gpu_memory_bytes);
   job.device_room_bytes = m.gpu_memory_bytes - c.memory.total_bytes;
   c.placement = place_dataset(m, job);
   c.staging_s = staging_s(m, job, c.placement);
+  job.staging_async = c.placement.async;  // streamed where no tier holds the share: the loader's reads
   job.samples_per_file = table.samples_per_file;
   return job;
 }
@@ -125,6 +128,7 @@ void price_epochs(const Plan& plan, const ModelRun& run, const MachineProfile& m
     return e;
   };
   c.first_epoch = epoch_cost(0);
+  c.first_epoch.io_s += staging_start_s(m, job, c.placement);
   c.later_epoch = epoch_cost(1);
 }
 

@@ -2,7 +2,7 @@
 # `run --stage-to` under `mpirun -np 2` with one rank per node (--ranks-per-node 1, a folder per
 # node through {node}): each node copies only the files its ranks read, in both stages of an MRT
 # plan; the run reads those copies, logs the staging as MLPerf does, and a resume stages again
-# keeping what is there. A plan that does not stage is refused. (ctest label `mpi`)
+# keeping what is there. A plan that does not stage, or stages beside its first epoch, is refused. (ctest label `mpi`)
 #   tests/mpi/node_share_run.sh MPIEXEC MRPLAN
 set -uo pipefail
 MPIEXEC="$1"; MRPLAN="$2"
@@ -45,4 +45,7 @@ grep -q '"name": "dense"' "$tmp/run/record.json" && grep -q '"staging_s"' "$tmp/
 plan none > "$tmp/plan.yaml"
 OUT=none run > "$tmp/none.out" 2>&1 && fail "a plan with io.staging none ran with --stage-to"
 grep -q "io.staging.*is none but --stage-to stages the data" "$tmp/none.out" || fail "refusal: $(tail -5 "$tmp/none.out")"
+plan "host_memory, staging_async: true" > "$tmp/plan.yaml"
+OUT=async run > "$tmp/async.out" 2>&1 && fail "a plan with io.staging_async ran with --stage-to"
+grep -q "io.staging_async: is true but --stage-to copies the data before training" "$tmp/async.out" || fail "refusal: $(tail -5 "$tmp/async.out")"
 echo "node share: each of 2 nodes staged its 3 of 6 files per resolution, trained on them, resumed keeping them"

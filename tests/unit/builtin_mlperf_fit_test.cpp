@@ -143,6 +143,17 @@ TEST(BuiltinMlperfFit, EachCodeRunAtTwoCountsGivesItsFitsAsTheDefaultPriors) {
   EXPECT_GT(deepcam.of("io.staging_fixed_s")->value, 10);
 }
 
+// A machine's staging pace is its runs' staging tool's: Perlmutter's logged staging is CosmoFlow's
+// (LBNL's DeepCAM copies beside its first epoch and logs none), DGX A100's both codes'. The list
+// survives the profile's YAML.
+TEST(BuiltinMlperfFit, TheStagingPaceNamesTheWorkloadsWhoseStagingFittedIt) {
+  if (!has_logs()) GTEST_SKIP() << "no MLPerf logs at " << MRPLAN_MLPERF_LOGS;
+  const auto& perlmutter = calibrated_builtin_profile("perlmutter");
+  EXPECT_EQ(perlmutter.io.staging_workloads, (std::vector<std::string>{"cosmoflow-mlperf"}));
+  EXPECT_EQ(calibrated_builtin_profile("dgxa100").io.staging_workloads, (std::vector<std::string>{"cosmoflow-mlperf", "deepcam"}));
+  EXPECT_EQ(profile_from_yaml_text(profile_to_yaml(perlmutter)).io.staging_workloads, perlmutter.io.staging_workloads);
+}
+
 TEST(BuiltinMlperfFit, AnA100WithoutRunsBorrowsTheFittedA100sAndBeatsTheV100sOnEveryMethodPlan) {
   if (!has_logs()) GTEST_SKIP() << "no MLPerf logs at " << MRPLAN_MLPERF_LOGS;
   EXPECT_TRUE(lent_by(calibrated_builtin_profile("cori-a100"), "perlmutter"));

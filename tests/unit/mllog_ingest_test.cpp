@@ -108,6 +108,22 @@ TEST(MllogIngest, KeepsWhatTheLogSays) {
   EXPECT_TRUE(std::none_of(c.warnings.begin(), c.warnings.end(), [](const std::string& w) { return w.starts_with("staging"); }));
 }
 
+// NVIDIA's DeepCAM with synchronous_staging false copies beside the first epoch and logs no staging
+TEST(MllogIngest, AnAsynchronousCopyIsStagedBesideTheFirstEpoch) {
+  const auto plan_of = [](const std::string& extra) { return plan_from_yaml_text(record_from_mllog(small_log(extra), "a.txt").plan_spec); };
+  const auto async = plan_of(line("synchronous_staging", 1, "false"));
+  EXPECT_EQ(async.staging, Staging::host_memory);
+  EXPECT_TRUE(async.staging_async);
+  const auto logged = plan_of(line("synchronous_staging", 1, "true") + line("staging_start", 10) + line("staging_stop", 12));
+  EXPECT_EQ(logged.staging, Staging::host_memory);
+  EXPECT_FALSE(logged.staging_async);
+  EXPECT_EQ(plan_of("").staging, Staging::none);
+  if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
+  const auto d = load_mllog_file((kLogs / "v2.0/NVIDIA/dgxa100_n256_pytorch/deepcam/result_0.txt").string());
+  EXPECT_TRUE(plan_from_yaml_text(d.plan_spec).staging_async);
+  EXPECT_FALSE(d.staging_s.has_value());
+}
+
 TEST(MllogIngest, TheRecipeIsTheHyperParametersAsLogged) {
   if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
   auto recipe = [](const std::string& log) { return load_mllog_file((kLogs / log).string()).stages[0].single().recipe; };

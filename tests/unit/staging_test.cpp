@@ -125,12 +125,50 @@ TEST(Staging, PlanYamlSaysWhereAndReadsTheOlderKey) {
               plan_from_yaml_text(yaml, "p.yaml");
             }).find("p.yaml: io.staging: unknown staging 'tape' (expected none, nvme, host_memory, device_memory or nearest)"),
             std::string::npos);
+  p.staging_async = true;
+  EXPECT_TRUE(plan_from_yaml_text(plan_to_yaml(p)).staging_async);
+  p.staging_async = false;
+  EXPECT_EQ(plan_to_yaml(p).find("staging_async"), std::string::npos);  // a plan's text (and hash) as before
+  yaml = plan_to_yaml(p);
+  yaml.replace(yaml.find("staging: host_memory"), 20, "staging: none, staging_async: true");
+  EXPECT_NE(error_of([&] {
+              plan_from_yaml_text(yaml, "p.yaml");
+            }).find("p.yaml: io.staging_async: true needs a tier to stage to"),
+            std::string::npos);
   yaml = plan_to_yaml(p);
   yaml.replace(yaml.find("staging: host_memory"), 20, "staging: device_memory");
   EXPECT_NE(error_of([&] {
               plan_from_yaml_text(yaml, "p.yaml");
             }).find("p.yaml: io.staging: 'device_memory' keeps encoded samples on the GPU for a device decoder"),
             std::string::npos);
+}
+
+// A copy beside the first epoch: no phase before it; the first epoch reads the file system at the
+// staging tool's pace and waits for its fixed part, where the workload's own staging fitted them.
+TEST(Staging, AnAsynchronousCopyIsPaidByTheFirstEpoch) {
+  auto m = node(256, 1);
+  m.io.staging_node_Bps = 2e9, m.io.staging_fixed_s = 7;
+  IoJob j = job(400, 4, Staging::host_memory);
+  j.local_batch = 1, j.sample_bytes = 1e9, j.device_bytes = 1, j.workload = "deepcam";
+  const auto sync = place_dataset(m, j);
+  EXPECT_NEAR(staging_s(m, j, sync), 7 + 100e9 / 2e9, 1e-9);  // 100 GB a node at 2 GB/s
+  EXPECT_EQ(staging_start_s(m, j, sync), 0);
+  j.staging_async = true;
+  const auto async = place_dataset(m, j);
+  EXPECT_TRUE(async.async);
+  EXPECT_EQ(std::pair(async.first_epoch, async.later_epochs), std::pair(TierKind::pfs, TierKind::host_memory));
+  EXPECT_EQ(placement_text(async), "async pfs>host");
+  EXPECT_EQ(staging_s(m, j, async), 0);
+  // not the workload's tool: the file system's node rate (10 GB/s), no fixed part
+  EXPECT_EQ(staging_start_s(m, j, async), 0);
+  EXPECT_NEAR(io_per_iteration(m, j, TierKind::pfs).read_s, 1e9 / 5e9, 1e-12);  // 20 GB/s shared by 4 nodes
+  m.io.staging_workloads = {"deepcam"};
+  EXPECT_EQ(staging_start_s(m, j, async), 7);
+  EXPECT_NEAR(io_per_iteration(m, j, TierKind::pfs).read_s, 1e9 / 2e9, 1e-12);
+  EXPECT_NEAR(io_per_iteration(m, j, TierKind::host_memory).read_s, 1e9 / 20e9, 1e-12);  // the later epochs: as staged
+  // streamed where no tier holds the share: the loader's reads
+  j = job(8000, 4, Staging::host_memory), j.staging_async = true;
+  EXPECT_FALSE(place_dataset(m, j).async);
 }
 
 TEST(Staging, ToNvmeOnAMachineWithoutIsRefused) {
