@@ -385,6 +385,9 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   const bool async = sync != f.settings.end() && sync->second.is_boolean() && !sync->second.get<bool>();
   if (f.staging_stop || async) p.staging = Staging::host_memory;
   p.staging_async = async && !f.staging_stop;
+  if (const auto o = f.settings.find("data_oversampling_factor");
+      p.staging != Staging::none && o != f.settings.end() && o->second.is_number_integer() && o->second.get<int>() > 1)
+    p.staging_oversampling = o->second.get<int>();
   r.plan_spec = plan_to_yaml(p);
 }
 

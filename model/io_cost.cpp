@@ -93,7 +93,7 @@ StorageTier staging_source(const MachineProfile& m) {
 
 double staging_s(const MachineProfile& m, const IoJob& job, const Placement& where) {
   if (!where.staged || where.async) return 0;
-  return m.io.staging_fixed_s + node_share_bytes(job) / node_Bps(staging_source(m), job);
+  return m.io.staging_fixed_s + job.staging_oversampling * node_share_bytes(job) / node_Bps(staging_source(m), job);
 }
 
 double staging_start_s(const MachineProfile& m, const IoJob& job, const Placement& where) {

@@ -20,6 +20,7 @@ struct IoJob {
   Staging staging = Staging::none;
   bool staging_async = false;  // the plan's: the first epoch reads what the staging tool copies, as it copies
   std::string workload;        // whose staging tool (io.staging_workloads)
+  int staging_oversampling = 1;  // the plan's: shares a node's staging copies
   double device_room_bytes = 0;  // per GPU: its memory less what the model needs (model/memory_fit)
   // the plan's codec (model/codec.hpp): read and staged bytes shrink by its ratio; a host decoder
   // replaces the raw preprocessing, a device decoder runs in the step and the encoded bytes cross
@@ -49,8 +50,8 @@ Placement place_dataset(const MachineProfile& m, const IoJob& job);
 // device); "staged " before a staged one.
 std::string placement_text(const Placement& p);
 
-// The staging phase before the first epoch: every node copies its share of the dataset from the
-// parallel file system (the lesser of its link and its share of the aggregate); 0 when `where` stages
+// The staging phase before the first epoch: every node copies its share of the dataset (times the
+// plan's oversampling) from the parallel file system (the lesser of its link and its share of the aggregate); 0 when `where` stages
 // nothing or stages beside the first epoch (whose reads then pay it: staging_source, staging_start_s).
 double staging_s(const MachineProfile& m, const IoJob& job, const Placement& where);
 // The file system as the staging tool reads it: at its own node rate where runs measured it.

@@ -133,6 +133,8 @@ struct Plan {
   Staging staging = Staging::none;
   bool staging_async = false;      // the copy runs beside the first epoch, which waits on it (NVIDIA's
                                    // DeepCAM, synchronous_staging false), not as a phase before it
+  int staging_oversampling = 1;    // a node stages this many shares, a wider pool to shuffle from
+                                   // (NVIDIA's DeepCAM's data_oversampling_factor)
   Codec codec = Codec::raw;                    // how the samples are stored (`mrplan encode`)
   bool codec_named = false;                    // io.codec written in the plan: the data must match it, raw included
   DecoderPlace decoder = DecoderPlace::host;   // where a codec decodes them

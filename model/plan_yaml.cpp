@@ -352,7 +352,7 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   }
   if (f.has("io")) {
     auto io = f.child("io");
-    io.only({"staging", "staging_async", "staged_to_nvme", "h2d_overlapped", "persistent_workers", "codec", "decoder"});
+    io.only({"staging", "staging_async", "staging_oversampling", "staged_to_nvme", "h2d_overlapped", "persistent_workers", "codec", "decoder"});
     const auto staging = io.text("staging", io.boolean("staged_to_nvme", false) ? "nvme" : "none");  // staged_to_nvme: before staging
     if (!staging_from_string(staging))
       fail_input(file, io.key_path("staging"), fmt::format("unknown staging '{}' (expected none, nvme, host_memory, device_memory or nearest)", staging));
@@ -360,6 +360,9 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
     p.staging_async = io.boolean("staging_async", false);
     if (p.staging_async && p.staging == Staging::none)
       fail_input(file, io.key_path("staging_async"), "true needs a tier to stage to: set staging (nvme, host_memory, device_memory or nearest)");
+    p.staging_oversampling = io.int32("staging_oversampling", 1);
+    if (p.staging_oversampling < 1)
+      fail_input(file, io.key_path("staging_oversampling"), fmt::format("must be >= 1 (the shares a node stages), got {}", p.staging_oversampling));
     p.h2d_overlapped = io.boolean("h2d_overlapped", true);
     p.persistent_workers = io.boolean("persistent_workers", true);
     p.codec = codec_from_name(io.text("codec", "raw"), fmt::format("{}: {}", file, io.key_path("codec")));
@@ -498,6 +501,7 @@ std::string plan_to_yaml(const Plan& p) {
     << YAML::Value << to_string(p.staging) << YAML::Key << "h2d_overlapped" << YAML::Value << p.h2d_overlapped;
   if (p.staging_async)  // written only when set: a plan's text (and hash) stays as before
     e << YAML::Key << "staging_async" << YAML::Value << true;
+  if (p.staging_oversampling > 1) e << YAML::Key << "staging_oversampling" << YAML::Value << p.staging_oversampling;
   if (!p.persistent_workers)  // written only when set: a plan's text (and hash) stays as before
     e << YAML::Key << "persistent_workers" << YAML::Value << false;
   if (p.codec != Codec::raw || p.codec_named)  // written only when set: a raw plan's text (and hash) stays as before

@@ -84,6 +84,7 @@ IoJob io_job(const Plan& plan, const ModelRun& run, const LayerTable& table, con
   job.staging = plan.staging;
   job.staging_async = plan.staging_async;
   job.workload = table.workload;
+  job.staging_oversampling = plan.staging_oversampling;
   c.memory = estimate_memory(table, run.optimizer, plan.precision == Precision::amp, m.gpu_memory_bytes);
   job.device_room_bytes = m.gpu_memory_bytes - c.memory.total_bytes;
   c.placement = place_dataset(m, job);

@@ -108,7 +108,8 @@ TEST(MllogIngest, KeepsWhatTheLogSays) {
   EXPECT_TRUE(std::none_of(c.warnings.begin(), c.warnings.end(), [](const std::string& w) { return w.starts_with("staging"); }));
 }
 
-// NVIDIA's DeepCAM with synchronous_staging false copies beside the first epoch and logs no staging
+// NVIDIA's DeepCAM with synchronous_staging false copies beside the first epoch and logs no staging;
+// data_oversampling_factor is the shares a node stages
 TEST(MllogIngest, AnAsynchronousCopyIsStagedBesideTheFirstEpoch) {
   const auto plan_of = [](const std::string& extra) { return plan_from_yaml_text(record_from_mllog(small_log(extra), "a.txt").plan_spec); };
   const auto async = plan_of(line("synchronous_staging", 1, "false"));
@@ -118,9 +119,12 @@ TEST(MllogIngest, AnAsynchronousCopyIsStagedBesideTheFirstEpoch) {
   EXPECT_EQ(logged.staging, Staging::host_memory);
   EXPECT_FALSE(logged.staging_async);
   EXPECT_EQ(plan_of("").staging, Staging::none);
+  EXPECT_EQ(plan_of(line("data_oversampling_factor", 1, "2")).staging_oversampling, 1);  // nothing staged: nothing oversampled
+  EXPECT_EQ(plan_of(line("data_oversampling_factor", 1, "2") + line("synchronous_staging", 1, "false")).staging_oversampling, 2);
   if (!fs::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
   const auto d = load_mllog_file((kLogs / "v2.0/NVIDIA/dgxa100_n256_pytorch/deepcam/result_0.txt").string());
   EXPECT_TRUE(plan_from_yaml_text(d.plan_spec).staging_async);
+  EXPECT_EQ(plan_from_yaml_text(d.plan_spec).staging_oversampling, 2);  // data_oversampling_factor: 2
   EXPECT_FALSE(d.staging_s.has_value());
 }
 

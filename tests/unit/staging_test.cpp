@@ -129,6 +129,16 @@ TEST(Staging, PlanYamlSaysWhereAndReadsTheOlderKey) {
   EXPECT_TRUE(plan_from_yaml_text(plan_to_yaml(p)).staging_async);
   p.staging_async = false;
   EXPECT_EQ(plan_to_yaml(p).find("staging_async"), std::string::npos);  // a plan's text (and hash) as before
+  EXPECT_EQ(plan_to_yaml(p).find("staging_oversampling"), std::string::npos);
+  p.staging_oversampling = 2;
+  EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(p)).staging_oversampling, 2);
+  p.staging_oversampling = 1;
+  yaml = plan_to_yaml(p);
+  yaml.replace(yaml.find("staging: host_memory"), 20, "staging: host_memory, staging_oversampling: 0");
+  EXPECT_NE(error_of([&] {
+              plan_from_yaml_text(yaml, "p.yaml");
+            }).find("p.yaml: io.staging_oversampling: must be >= 1 (the shares a node stages), got 0"),
+            std::string::npos);
   yaml = plan_to_yaml(p);
   yaml.replace(yaml.find("staging: host_memory"), 20, "staging: none, staging_async: true");
   EXPECT_NE(error_of([&] {
@@ -153,6 +163,9 @@ TEST(Staging, AnAsynchronousCopyIsPaidByTheFirstEpoch) {
   const auto sync = place_dataset(m, j);
   EXPECT_NEAR(staging_s(m, j, sync), 7 + 100e9 / 2e9, 1e-9);  // 100 GB a node at 2 GB/s
   EXPECT_EQ(staging_start_s(m, j, sync), 0);
+  j.staging_oversampling = 2;  // two shares a node: twice the bytes, the same fixed part
+  EXPECT_NEAR(staging_s(m, j, sync), 7 + 200e9 / 2e9, 1e-9);
+  j.staging_oversampling = 1;
   j.staging_async = true;
   const auto async = place_dataset(m, j);
   EXPECT_TRUE(async.async);
