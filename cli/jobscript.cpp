@@ -141,6 +141,9 @@ std::string directives(const Site& site, const JobRequest& job, int nodes, int r
 // run alike). The executor holds no dataset in GPU memory: device memory is staged into node memory.
 std::string staging_step(const Plan& plan, const Site& site, const JobRequest& job, int nodes, std::string& data_arg) {
   if (plan.staging == Staging::none) return "";
+  if (plan.staging_async)  // `run --stage-to` copies before training, which is not the run the plan prices
+    return "# the plan copies its data beside the first epoch (io.staging_async), which `run` does not: it reads from where it "
+           "lies (io.staging_async: false stages each node's share before training)\n";
   const bool nvme = job.staged_to == TierKind::nvme && !site.nvme_dir.empty();
   const std::string dest = nvme ? site.nvme_dir : site.memory_dir;
   if (plan.data_dir.empty() || dest.empty() || !job.staged_to)

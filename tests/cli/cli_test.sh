@@ -143,6 +143,11 @@ for line in "#BSUB -nnodes 6" "#BSUB -W 0:30" "#BSUB -P a1" "STAGED=\"/mnt/bb/\$
 done
 grep -q "^jsrun -n 32 -r6 -a1 -c7 -g1 -bpacked:7 \"\$MRPLAN\" run .* --data \"\$DATA\" --stage-to \"\$STAGED\"$" "$tmp/js/summit.sh" || fail "summit's run stages its nodes' shares"
 grep -q "^# known limit: a stage that starts from the one before ends in a crash on a GPU" "$tmp/js/summit.sh" || fail "the MRT GPU limit is not flagged"
+sed 's/staging: nvme/staging: nvme, staging_async: true/' "$tmp/js/s.yaml" > "$tmp/js/async.yaml"  # run --stage-to would refuse it
+mkdir -p "$tmp/js/async"  # beside its own copy of the plan
+"$MRPLAN" jobscript "$tmp/js/async.yaml" --data /gpfs/c --time 30m --account a1 --out "$tmp/js/async/a.sh" 2> /dev/null > /dev/null
+grep -q "^# the plan copies its data beside the first epoch (io.staging_async), which .run. does not" "$tmp/js/async/a.sh" \
+  && ! grep -q -- "--stage-to" "$tmp/js/async/a.sh" || fail "an asynchronous copy's job script: $(grep -n 'stag' "$tmp/js/async/a.sh")"
 expect_error "exists: the job script would be written over" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --account a1 --out "$tmp/js/summit.sh"
 "$MRPLAN" jobscript "$tmp/js/s.yaml" --data /gpfs/c --time 30m --account a1 --out "$tmp/js/summit.sh" --overwrite > /dev/null 2>&1 || fail "--overwrite"
 sed 's/local_batch: 8/local_batch: 64/' "$tmp/js/s.yaml" > "$tmp/js/big.yaml"  # 4.8 GB a GPU at 8: past Summit's 16 GB at 64
