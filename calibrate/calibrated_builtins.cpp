@@ -85,10 +85,10 @@ const MachineProfile* nearest_donor(const MachineProfile& p, size_t upto);
 
 void lend_measured_fits(MachineProfile& to, const MachineProfile& from, Lend what) {
   for (const auto& f : from.fitted) {
-    // what one GPU count cannot fit and the first epoch's warm-up are the code's, not the GPU's
-    // (calibrate/code_priors), and a batch's tuning is the system's submission's
+    // what one GPU count cannot fit (the first epoch's warm-up among them) is the code's, not the
+    // GPU's (calibrate/code_priors), and a batch's tuning is the system's submission's
     // (calibrate/batch_epochs_fit): not lent
-    const bool code_own = is_code_parameter(f.key) || f.key.starts_with("compute.warmup_s.") || f.key.find(".tuned_factor.") != std::string::npos;
+    const bool code_own = is_code_parameter(f.key) || f.key.find(".tuned_factor.") != std::string::npos;
     const bool lent = f.key.starts_with("compute.") || f.key == "io.host_decode_GBps" ||
                       (what == Lend::gpu_and_epochs && f.key.starts_with("convergence."));
     if (code_own || !lent || !f.source.starts_with("calibrate records")) continue;

@@ -1,6 +1,6 @@
 #pragma once
-// What one GPU count cannot fit (the wait for the slowest rank, a validation pass's fixed part,
-// staging's fixed part), from machines that ran the same code at two: the priors `calibrate records`
+// What one GPU count cannot fit (the wait for the slowest rank, a workload's first-epoch warm-up, a
+// validation pass's fixed part, staging's fixed part), from machines that ran the same code at two: the priors `calibrate records`
 // holds those parameters near, from the built-in machines' fits or from `--priors-from` profiles.
 #include <optional>
 #include <string>
@@ -16,9 +16,9 @@ namespace mrplan {
 // Other machines' fits of one parameter: their median, and their spread in log space (the MAP fit's
 // prior) and in the key's unit (staging's fixed part, which may be 0).
 struct CodePrior {
-  std::string key;  // compute.step_time_cv (a node-sharing spread too), compute.eval_pass_ms, io.staging_fixed_s
+  std::string key;  // compute.step_time_cv (a node-sharing spread too), compute.warmup_s.W, compute.eval_pass_ms, io.staging_fixed_s
   double value = 0, log_sd = 0, sd = 0;
-  bool additive = false;  // its spread is read in the key's unit (sd), not as a factor (log_sd)
+  bool additive = false;  // its spread is read in the key's unit (sd), not as a factor (log_sd): it may be near 0
   std::string source;
 };
 

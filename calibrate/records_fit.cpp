@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -49,6 +50,8 @@ struct Candidate {
   double upper = std::numeric_limits<double>::infinity();  // below the registry's bound: a fraction of a peak stays <= 1
   std::vector<double> starts = {};  // starts the records suggest, each tried (the fit's is then the records', never "left at its prior")
   double prior_sigma = 0;           // log space; 0: the fit's default (a factor of 10)
+  double prior_sd = 0;              // the key's unit: a prior read in it (a warm-up held near other machines' 0-12 s), not as a factor
+  bool one_count = false;           // fitted at one GPU count: not a code's value to pass on (calibrate/code_priors)
 };
 
 std::vector<Observation> observations_of(const std::vector<NamedRecord>& records) {
@@ -227,11 +230,12 @@ struct Problem {
 // code's, not the machine's), and its reads pin the first tier's per-node rate (its share over that
 // rate: LBNL's v1.0 DeepCAM paid 100 s at 512 GPUs, 20 s at 2048). A tier's per-file latency or
 // aggregate rate that only first epochs read is not fitted: a warm-up stands in for either.
-void add_first_epoch_candidates(Problem& pb) {
-  std::set<std::string> workloads;
+void add_first_epoch_candidates(Problem& pb, const std::optional<CodePriors>& priors, std::vector<std::string>& notes) {
+  std::map<std::string, std::set<int>> workloads;  // each one's GPU counts of first epochs
   std::vector<Observation> steady;  // what the later epochs and the validation passes measure
   for (const auto& o : pb.obs)
-    if (o.kind == Observation::Kind::first) workloads.insert(plan_network(pb.plans[o.record]).name);
+    if (o.kind == Observation::Kind::first)
+      workloads[plan_network(pb.plans[o.record]).name].insert(pb.plans[o.record].stages[o.stage].models[o.model].gpus);
     else steady.push_back(o);
   if (workloads.empty()) return;
   const Eigen::VectorXd at_base = predict(pb.base, pb.records, pb.plans, steady);
@@ -246,11 +250,22 @@ void add_first_epoch_candidates(Problem& pb) {
   // a log-space parameter cannot start at 0: from a second (within a factor of 10 of MLPerf HPC's
   // 0.5-15 s), and from a hundredth (none), whichever fits better. Not from the first epochs'
   // excess: centred there, the warm-up would take all of it from the first tier's reads
-  for (const auto& w : workloads) {
+  for (const auto& [w, counts] : workloads) {
+    const std::string key = "compute.warmup_s." + w;
     const double s = std::max(pb.base.compute.warmup_s.try_emplace(w, 0.0).first->second, 1.0);
+    const CodePrior* prior = priors ? priors->of(key) : nullptr;
+    // one count cannot tell a warm-up from reads that shrink with a node's share: held near the
+    // same code's fits at two counts where there are some, else fitted and said
+    if (counts.size() < 2 && prior) {
+      pb.cands.insert(pb.cands.begin(), {key, std::max(prior->value, 0.01), std::numeric_limits<double>::infinity(), {}, 0, prior->sd, true});
+      continue;
+    }
+    if (counts.size() < 2)
+      notes.push_back(key + " (the first epoch's warm-up) is fitted at one GPU count, where it cannot be told from reads that shrink with "
+                            "a node's share: runs at another count pin it, or --priors-from gives it from machines fitted at two");
     // first: the starts are tried one candidate after another, and a warm-up held at a second would
     // make the later ones (a rank's spread) answer for the first epoch
-    pb.cands.insert(pb.cands.begin(), {"compute.warmup_s." + w, s, std::numeric_limits<double>::infinity(), {s, 0.01}});
+    pb.cands.insert(pb.cands.begin(), {key, s, std::numeric_limits<double>::infinity(), {s, 0.01}, 0, 0, counts.size() < 2});
   }
 }
 
@@ -265,7 +280,10 @@ Eigen::VectorXd posterior_residuals(const Problem& pb, const Eigen::VectorXd& th
   for (Eigen::Index i = 0; i < data.size(); ++i) data[i] /= sigma_of(pb.obs[static_cast<size_t>(i)]);
   Eigen::VectorXd r(data.size() + theta.size());
   Eigen::VectorXd prior(theta.size());
-  for (Eigen::Index k = 0; k < theta.size(); ++k) prior[k] = theta[k] / (pb.cands[k].prior_sigma > 0 ? pb.cands[k].prior_sigma : kPriorSigma);
+  for (Eigen::Index k = 0; k < theta.size(); ++k) {
+    const Candidate& c = pb.cands[static_cast<size_t>(k)];
+    prior[k] = c.prior_sd > 0 ? c.start * std::expm1(theta[k]) / c.prior_sd : theta[k] / (c.prior_sigma > 0 ? c.prior_sigma : kPriorSigma);
+  }
   r << data, prior;
   return r;
 }
@@ -455,7 +473,7 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   const std::string source = fmt::format("calibrate records: {}", fmt::join(out.used, ", "));
   const auto staging_fit = fit_staging_times(pb.base, staging, out, code, source);
   pb.cands = candidates_of(pb.base, records, pb.plans, pb.obs, priors);
-  add_first_epoch_candidates(pb);
+  add_first_epoch_candidates(pb, priors, out.notes);
   pb.measured.resize(pb.obs.size());
   for (size_t i = 0; i < pb.obs.size(); ++i) pb.measured[i] = pb.obs[i].measured;
   const bool validates = std::any_of(pb.obs.begin(), pb.obs.end(), [](const Observation& o) { return o.kind == Observation::Kind::eval; });
@@ -487,10 +505,12 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
     }
     // the data narrow it less than twofold: a bound they set, not a value they pin (kept, and said,
     // in the profile too)
-    const bool bounded = sd[k] > 0.5 * (cand.prior_sigma > 0 ? cand.prior_sigma : kPriorSigma);
+    const double width = cand.prior_sd > 0 ? cand.prior_sd / cand.start : cand.prior_sigma > 0 ? cand.prior_sigma : kPriorSigma;
+    const bool bounded = sd[k] > 0.5 * width;
     if (bounded) out.bounded.push_back(key);
     const std::string own = bounded ? source + " (bounded, not pinned)" : source;
-    out.fitted.push_back({key, value, value * sd[k], held ? held_source(*held, source) : is_code_parameter(key) ? code_source(own, code) : own});
+    const bool passed_on = is_code_parameter(key) && !cand.one_count;
+    out.fitted.push_back({key, value, value * sd[k], held ? held_source(*held, source) : passed_on ? code_source(own, code) : own});
   }
   for (const auto& f : out.fitted) record_fit(fitted, f);
   keep_joint_block(out, fitted, pb, theta, cov);

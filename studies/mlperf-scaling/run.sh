@@ -29,7 +29,7 @@ systems | while IFS='|' read -r name bench small large compose ingest small_only
   $M ingest-mllog $ingest $small_only --system-json "$json" --machine "$d/prior.yaml" --out "$d/small" "$(folder "$small")/$bench"/result_*.txt > "$d/ingest.txt"
   $M ingest-mllog $ingest --system-json "$json" --machine "$d/prior.yaml" --out "$d/large" "$(folder "$large")/$bench"/result_*.txt >> "$d/ingest.txt"
 done
-# every system fitted at both its GPU counts: what one count cannot fit (the wait for the slowest rank,
+# every system fitted at both its GPU counts: what one count cannot fit (the wait for the slowest rank, the first epoch's warm-up,
 # a validation pass's and staging's fixed parts)
 systems | while IFS='|' read -r name _; do
   d="$OUT/$name"
@@ -46,6 +46,10 @@ systems | while IFS='|' read -r name bench _; do
       others+=("$o"small/*.record.json "$o"large/*.record.json) spreads+=("$o"both.yaml)
     fi
   done
+  # the one-count systems' logs of the benchmark, as a user's public logs (not the pair's own system's)
+  while IFS='|' read -r folder obench pair; do
+    if [ "$obench" = "$bench" ] && [ "$pair" != "$name" ]; then others+=("$LOGS/$folder/$bench"/result_*.txt); fi
+  done < <(grep -v '^#' studies/mlperf-scaling/one-count.txt)
   extra=()
   if [ ${#others[@]} -gt 0 ]; then extra=(--epochs-from "${others[@]}" --priors-from "${spreads[@]}"); fi
   $M calibrate records --profile "$d/prior.yaml" --out "$d/fitted.yaml" "$d"/small/*.record.json "${extra[@]}" > "$d/calibrate.txt"

@@ -271,7 +271,7 @@ if [[ -d "$logs" ]]; then
       "$tmp/ing/result_1.record.json" --epochs-from "$tmp/missing.json"
     [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a missing --epochs-from file"
     # a spread fitted at one GPU count is no prior for another machine's (studies/mlperf-scaling: the two-count fits)
-    expect_error "fit.yaml: fitted: no step-time spread, validation pass's or staging's fixed part fitted by calibrate records at two or more GPU counts" \
+    expect_error "fit.yaml: fitted: no step-time spread, warm-up, validation pass's or staging's fixed part fitted by calibrate records at two or more GPU counts" \
       calibrate records --profile perlmutter --out "$tmp/fit4.yaml" "$tmp/ing/result_1.record.json" --priors-from "$tmp/fit.yaml"
     [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a --priors-from profile"
   fi

@@ -88,7 +88,7 @@ TEST(CodePriors, TheCodeOfTheRuns) {
 // A profile whose spread no fit at two GPU counts gave is refused with its file: a value held near
 // another machine's at one count, or typed in, is not a measurement.
 TEST(CodePriors, RefusesWhatNoTwoCountFitGave) {
-  const std::string expected = "no step-time spread, validation pass's or staging's fixed part fitted by calibrate records";
+  const std::string expected = "no step-time spread, warm-up, validation pass's or staging's fixed part fitted by calibrate records";
   MachineProfile typed;
   typed.compute.step_time_cv = 0.1;
   EXPECT_NE(error_of([&] { code_priors({{"typed.yaml", typed}}, kCode); }).find("typed.yaml: fitted: " + expected), std::string::npos);
@@ -119,6 +119,24 @@ TEST(CodePriors, EachParameterFromTheProfilesThatFittedIt) {
   EXPECT_DOUBLE_EQ(pass->value, 100);
   EXPECT_NEAR(pass->log_sd, std::log(10.0), 1e-12);  // one machine's: as wide as no prior
   EXPECT_EQ(priors.of("node_sharing.step_time_cv"), priors.of("compute.step_time_cv"));
+}
+
+// A workload's first-epoch warm-up is its code's: its prior keeps the workload's key and is read in
+// seconds, where a fit may end near 0 (a code that warms up at once).
+TEST(CodePriors, AWarmUpByItsWorkloadsKey) {
+  auto a = fitted_at_two_counts("a.yaml", 0.1, 0.01), b = fitted_at_two_counts("b.yaml", 0.2, 0.01);
+  const std::string two = code_source("calibrate records: x.json, y.json", kCode);
+  a.second.fitted.push_back({"compute.warmup_s.cosmoflow-mlperf", 0.01, 0.02, two});
+  b.second.fitted.push_back({"compute.warmup_s.cosmoflow-mlperf", 12, 3, two});
+  const auto priors = code_priors({a, b}, kCode);
+  const CodePrior* warm = priors.of("compute.warmup_s.cosmoflow-mlperf");
+  ASSERT_NE(warm, nullptr);
+  EXPECT_EQ(warm->key, "compute.warmup_s.cosmoflow-mlperf");
+  EXPECT_TRUE(warm->additive);
+  EXPECT_DOUBLE_EQ(warm->value, (0.01 + 12) / 2);
+  EXPECT_NEAR(warm->sd, 1.4826 * (12 - 0.01) / 2, 1e-9);
+  EXPECT_EQ(warm->source, "the median of the warm-ups of cosmoflow-mlperf with ddp fitted in a.yaml, b.yaml");
+  EXPECT_TRUE(is_code_parameter("compute.warmup_s.deepcam"));
 }
 
 // A value held near a prior says so in its source, and a prediction can name the prior back.

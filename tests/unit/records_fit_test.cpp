@@ -117,6 +117,44 @@ TEST(CalibrateRecords, TheFirstEpochFitsTheWarmUpAndTheFirstTiersRate) {
   EXPECT_EQ(std::find(fit.at_prior.begin(), fit.at_prior.end(), "io.tiers.pfs.per_file_latency_ms"), fit.at_prior.end());
 }
 
+// At one GPU count a first epoch's excess may be a warm-up or reads that shrink with a node's share:
+// held near the same code's warm-up fitted at two counts where one is given, else fitted and said,
+// and never passed on as a code's value.
+TEST(CalibrateRecords, AWarmUpAtOneGPUCountIsHeldNearTheCodesFits) {
+  MachineProfile prior = calibrated_builtin_profile(before_mlperf("perlmutter"));
+  prior.compute.inference_factor = 0.5;
+  MachineProfile truth = prior;
+  truth.compute.warmup_s["deepcam"] = 30;
+  Plan plan = builtin_plan("deepcam-mlperf@perlmutter", 64);
+  plan.staging = Staging::host_memory;  // every epoch reads node memory: only a warm-up tells the first apart
+  const std::string code = *code_of({plan});
+  std::vector<NamedRecord> runs;
+  for (const char* n : {"a", "b", "c"}) runs.push_back(measured_run(std::string(n) + ".json", plan, 512, 2, truth));
+
+  MachineProfile alone = prior;
+  const auto free = fit_records(alone, runs);
+  const auto* warm = find(free, "compute.warmup_s.deepcam");
+  ASSERT_NE(warm, nullptr);
+  EXPECT_GT(warm->value, 10);  // the first epochs' excess, taken for a warm-up
+  EXPECT_EQ(warm->source.find("; at two GPU counts of"), std::string::npos) << warm->source;
+  EXPECT_TRUE(std::any_of(free.notes.begin(), free.notes.end(), [](const std::string& n) {
+    return n.starts_with("compute.warmup_s.deepcam (the first epoch's warm-up) is fitted at one GPU count");
+  }));
+  EXPECT_FALSE(has_fits_of(alone, code));
+
+  MachineProfile other;  // the same code fitted at two counts: a 2 s warm-up
+  other.compute.warmup_s["deepcam"] = 2;
+  other.fitted.push_back({"compute.warmup_s.deepcam", 2, 0.5, code_source("calibrate records: x.json, y.json", code)});
+  MachineProfile held = prior;
+  const auto near = fit_records(held, runs, {{"x.yaml", other}});
+  const auto* given = find(near, "compute.warmup_s.deepcam");
+  ASSERT_NE(given, nullptr);
+  EXPECT_LT(given->value, 8);  // one machine's prior: +-100% (2 s), against a quarter-weighted first epoch
+  EXPECT_EQ(given->source, "calibrate records at one GPU count, near the median of the warm-up of " + code + " fitted in x.yaml: a.json, b.json, c.json");
+  ASSERT_EQ(held_near_priors(held).size(), 1u);
+  EXPECT_EQ(held_near_priors(held)[0].key, "compute.warmup_s.deepcam");
+}
+
 // The wait for the slowest rank grows with the ranks: runs at two GPU counts fit it, one count
 // cannot, unless other machines' fits give it a prior.
 TEST(CalibrateRecords, TheWaitForTheSlowestRankNeedsTwoGPUCountsOrAPrior) {
