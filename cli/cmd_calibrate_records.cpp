@@ -135,8 +135,8 @@ std::vector<std::pair<std::string, MachineProfile>> builtin_priors_for(const std
   for (auto& s : builtin_code_fits())
     if (s.second.name != prior.name && has_fits_of(s.second, *code)) out.push_back(std::move(s));
   if (out.empty())
-    fmt::print("no built-in machine has run {} at two GPU counts: what one count cannot fit (the wait for the slowest rank, a validation "
-               "pass's and staging's fixed parts) has no prior (give --priors-from)\n",
+    fmt::print("no built-in machine has run {} at two GPU counts: what one count cannot fit (the wait for the slowest rank, the first "
+               "epoch's warm-up, a validation pass's and staging's fixed parts) has no prior (give --priors-from)\n",
                *code);
   return out;
 }

@@ -6,24 +6,28 @@
 # larger run's steady epoch, and compare with its logs and with linear scaling; the epochs to target
 # at the larger run's global batch, with the other systems' runs of the benchmark.
 # Usage: studies/mlperf-scaling/run.sh [M=mrplan binary] (from the repository root; writes out/mlperf-scaling/,
-# or $MLPERF_OUT)
+# or $MLPERF_OUT). MLPERF_PRIORS=builtin: what one count cannot fit from the built-in machines' fits (the
+# documented path without --priors-from), each pair composed under its built-in's name, whose fits are left out.
 set -euo pipefail
 M=${1:-}
 if [ -z "$M" ]; then source studies/prelude.sh; fi
 LOGS=${MLPERF_LOGS:-../shared/mlperf-logs}
 OUT=${MLPERF_OUT:-out/mlperf-scaling}
+PRIORS=${MLPERF_PRIORS:-pairs}
 rm -rf "$OUT" && mkdir -p "$OUT"
 # a run's folder: in the repository where it is there (logs not in ../shared), else under $LOGS
 folder() { if [ -d "$1" ]; then echo "$1"; else echo "$LOGS/$1"; fi; }
 systems() { grep -v '^#' studies/mlperf-scaling/systems.txt; }
 # every system's runs first: each pair's epochs to target are fitted with the other systems' runs
-systems | while IFS='|' read -r name bench small large compose ingest small_only set; do
+systems | while IFS='|' read -r name bench small large compose ingest small_only set builtin; do
   d="$OUT/$name"
   mkdir -p "$d/small" "$d/large"
   echo "$bench" > "$d/benchmark"
   echo "${set:-development}" > "$d/set"
   # the prior: the system composed from its parts, as its system JSON lists them (systems.txt)
-  eval "$M profile compose --name $name $compose --out $d/prior.yaml" > /dev/null
+  as=$name
+  if [ "$PRIORS" = builtin ]; then as=$builtin; fi
+  eval "$M profile compose --name $as $compose --out $d/prior.yaml" > /dev/null
   # the runs' ML framework from the same system JSON (part of the code whose fits make priors)
   json=$(eval "set -- $compose"; while [ $# -gt 0 ]; do if [ "$1" = --system-json ]; then echo "$2"; fi; shift; done)
   $M ingest-mllog $ingest $small_only --system-json "$json" --machine "$d/prior.yaml" --out "$d/small" "$(folder "$small")/$bench"/result_*.txt > "$d/ingest.txt"
@@ -51,7 +55,8 @@ systems | while IFS='|' read -r name bench _; do
     if [ "$obench" = "$bench" ] && [ "$pair" != "$name" ]; then others+=("$LOGS/$folder/$bench"/result_*.txt); fi
   done < <(grep -v '^#' studies/mlperf-scaling/one-count.txt)
   extra=()
-  if [ ${#others[@]} -gt 0 ]; then extra=(--epochs-from "${others[@]}" --priors-from "${spreads[@]}"); fi
+  if [ ${#others[@]} -gt 0 ]; then extra=(--epochs-from "${others[@]}"); fi
+  if [ "$PRIORS" != builtin ] && [ ${#spreads[@]} -gt 0 ]; then extra+=(--priors-from "${spreads[@]}"); fi
   $M calibrate records --profile "$d/prior.yaml" --out "$d/fitted.yaml" "$d"/small/*.record.json "${extra[@]}" > "$d/calibrate.txt"
   first=$(ls "$d"/large/*.record.json | head -1)
   /usr/bin/python3 -c "import json,sys; open(sys.argv[2],'w').write(json.load(open(sys.argv[1]))['plan_spec'])" "$first" "$d/large-plan.yaml"

@@ -153,6 +153,17 @@ TEST(CalibrateRecords, AWarmUpAtOneGPUCountIsHeldNearTheCodesFits) {
   EXPECT_EQ(given->source, "calibrate records at one GPU count, near the median of the warm-up of " + code + " fitted in x.yaml: a.json, b.json, c.json");
   ASSERT_EQ(held_near_priors(held).size(), 1u);
   EXPECT_EQ(held_near_priors(held)[0].key, "compute.warmup_s.deepcam");
+  EXPECT_LE(given->std_error, 2.0);  // in seconds: no wider than its prior
+  // the band's rows stay near the prior: held in seconds, 0 s is two sigmas off, not a tail without end
+  std::vector<double> rows;
+  for (const auto& block : held.correlations)
+    for (size_t k = 0; k < block.keys.size(); ++k)
+      if (block.keys[k] == "compute.warmup_s.deepcam")
+        for (const auto& row : block.draws) rows.push_back(row[k]);
+  ASSERT_FALSE(rows.empty());
+  std::sort(rows.begin(), rows.end());
+  EXPECT_GT(rows[rows.size() / 10], 0.1);
+  EXPECT_LT(rows[9 * rows.size() / 10], 8.0);
 }
 
 // The wait for the slowest rank grows with the ranks: runs at two GPU counts fit it, one count
