@@ -22,7 +22,7 @@ constexpr std::string_view kRecords = "calibrate records: ", kHeld = "calibrate 
 struct Kind {
   std::string_view key, one, many;
   double least = 0;
-  bool zero_fits = false;  // a fit may end at 0 (a staging tool that starts at once)
+  bool zero_fits = false;     // a fit may end at 0 (a staging tool that starts at once)
   bool per_workload = false;  // key is a prefix: the workload's name follows (the code names its workload)
 };
 constexpr Kind kKinds[] = {
@@ -74,7 +74,8 @@ CodePrior prior_of(const Kind& k, const std::vector<const FittedParameter*>& fit
     values.push_back(f->value), sds.push_back(f->std_error);
     logs.push_back(std::log(std::max(f->value, k.least))), relative.push_back(f->std_error / std::max(f->value, k.least));
   }
-  CodePrior p{std::string(k.per_workload ? std::string_view(fits.front()->key) : k.key), median(values), median(relative), median(sds), k.zero_fits,
+  const std::string_view key = k.per_workload ? std::string_view(fits.front()->key) : k.key;
+  CodePrior p{std::string(key), median(values), median(relative), median(sds), k.zero_fits,
               fmt::format("the median of the {} of {} fitted in {}", fits.size() == 1 ? k.one : k.many, code, fmt::join(files, ", "))};
   // the median absolute deviation, scaled to a normal's sigma: one machine unlike the others (a step
   // that does not grow) neither moves the prior nor widens it
@@ -143,8 +144,8 @@ CodePriors code_priors(const std::vector<std::pair<std::string, MachineProfile>>
     const auto fits = two_count_fits(profile);
     if (fits.empty())
       fail_input(file, "fitted",
-                 "no step-time spread, warm-up, validation pass's or staging's fixed part fitted by calibrate records at two or more GPU counts: "
-                 "fit this machine's runs at two or more GPU counts first");
+                 "no step-time spread, warm-up, validation pass's or staging's fixed part fitted by calibrate records at two or more "
+                 "GPU counts: fit this machine's runs at two or more GPU counts first");
     const auto mine = std::count_if(fits.begin(), fits.end(), [&](const FittedParameter* f) { return serves(code_in(f->source), code); });
     if (mine == 0) {
       const auto theirs = code_in(fits.front()->source);

@@ -1,7 +1,8 @@
 #pragma once
 // What one GPU count cannot fit (the wait for the slowest rank, a workload's first-epoch warm-up, a
-// validation pass's fixed part, staging's fixed part), from machines that ran the same code at two: the priors `calibrate records`
-// holds those parameters near, from the built-in machines' fits or from `--priors-from` profiles.
+// validation pass's fixed part, staging's fixed part), from machines that ran the same code at two:
+// the priors `calibrate records` holds those parameters near, from the built-in machines' fits or
+// from `--priors-from` profiles.
 #include <optional>
 #include <string>
 #include <string_view>

@@ -262,7 +262,8 @@ void add_first_epoch_candidates(Problem& pb, const std::optional<CodePriors>& pr
     // one count cannot tell a warm-up from reads that shrink with a node's share: held near the
     // same code's fits at two counts where there are some, else fitted and said
     if (counts.size() < 2 && prior) {
-      pb.cands.insert(pb.cands.begin(), {key, std::max(prior->value, 0.01), std::numeric_limits<double>::infinity(), {}, 0, prior->sd, true});
+      const double inf = std::numeric_limits<double>::infinity();
+      pb.cands.insert(pb.cands.begin(), {key, std::max(prior->value, 0.01), inf, {}, 0, prior->sd, true});
       continue;
     }
     if (counts.size() < 2)
