@@ -3,7 +3,7 @@
 # system a built-in machine"): each machine of data/mlperf_fits.yaml fitted as the build fits it, but
 # as if its logs were not there (neither its own runs nor in any population: it borrows like a
 # built-in without runs, `mrplan-fit-builtins --leave-out`), predicting its runs; beside it, the
-# built-in fitted to them. About 4 minutes (eight builds' fits).
+# built-in fitted to them. About 13 minutes (eight builds' fits).
 #   studies/mlperf-builtins/run.sh [BUILD_DIR]   (build/default; writes out/mlperf-builtins/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
