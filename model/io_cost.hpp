@@ -51,8 +51,9 @@ Placement place_dataset(const MachineProfile& m, const IoJob& job);
 std::string placement_text(const Placement& p);
 
 // The staging phase before the first epoch: every node copies its share of the dataset (times the
-// plan's oversampling) from the parallel file system (the lesser of its link and its share of the aggregate); 0 when `where` stages
-// nothing or stages beside the first epoch (whose reads then pay it: staging_source, staging_start_s).
+// plan's oversampling) from the parallel file system (the lesser of its link and its share of the
+// aggregate); 0 when `where` stages nothing or stages beside the first epoch (whose reads then pay
+// it: staging_source, staging_start_s).
 double staging_s(const MachineProfile& m, const IoJob& job, const Placement& where);
 // The file system as the staging tool reads it: at its own node rate where runs measured it.
 StorageTier staging_source(const MachineProfile& m);

@@ -352,7 +352,8 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   }
   if (f.has("io")) {
     auto io = f.child("io");
-    io.only({"staging", "staging_async", "staging_oversampling", "staged_to_nvme", "h2d_overlapped", "persistent_workers", "codec", "decoder"});
+    io.only({"staging", "staging_async", "staging_oversampling", "staged_to_nvme", "h2d_overlapped", "persistent_workers", "codec",
+             "decoder"});
     const auto staging = io.text("staging", io.boolean("staged_to_nvme", false) ? "nvme" : "none");  // staged_to_nvme: before staging
     if (!staging_from_string(staging))
       fail_input(file, io.key_path("staging"), fmt::format("unknown staging '{}' (expected none, nvme, host_memory, device_memory or nearest)", staging));
@@ -362,7 +363,8 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
       fail_input(file, io.key_path("staging_async"), "true needs a tier to stage to: set staging (nvme, host_memory, device_memory or nearest)");
     p.staging_oversampling = io.int32("staging_oversampling", 1);
     if (p.staging_oversampling < 1)
-      fail_input(file, io.key_path("staging_oversampling"), fmt::format("must be >= 1 (the shares a node stages), got {}", p.staging_oversampling));
+      fail_input(file, io.key_path("staging_oversampling"),
+                 fmt::format("must be >= 1 (the shares a node stages), got {}", p.staging_oversampling));
     p.h2d_overlapped = io.boolean("h2d_overlapped", true);
     p.persistent_workers = io.boolean("persistent_workers", true);
     p.codec = codec_from_name(io.text("codec", "raw"), fmt::format("{}: {}", file, io.key_path("codec")));

@@ -150,7 +150,8 @@ TEST(CalibrateRecords, AWarmUpAtOneGPUCountIsHeldNearTheCodesFits) {
   const auto* given = find(near, "compute.warmup_s.deepcam");
   ASSERT_NE(given, nullptr);
   EXPECT_LT(given->value, 8);  // one machine's prior: +-100% (2 s), against a quarter-weighted first epoch
-  EXPECT_EQ(given->source, "calibrate records at one GPU count, near the median of the warm-up of " + code + " fitted in x.yaml: a.json, b.json, c.json");
+  EXPECT_EQ(given->source,
+            "calibrate records at one GPU count, near the median of the warm-up of " + code + " fitted in x.yaml: a.json, b.json, c.json");
   ASSERT_EQ(held_near_priors(held).size(), 1u);
   EXPECT_EQ(held_near_priors(held)[0].key, "compute.warmup_s.deepcam");
   EXPECT_LE(given->std_error, 2.0);  // in seconds: no wider than its prior

@@ -116,14 +116,15 @@ TEST(Staging, PlanYamlSaysWhereAndReadsTheOlderKey) {
   p.staging = Staging::nearest;
   EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(p)).staging, Staging::nearest);
   p.staging = Staging::host_memory;
-  auto yaml = plan_to_yaml(p);
-  yaml.replace(yaml.find("staging: host_memory"), 20, "staged_to_nvme: true");
-  EXPECT_EQ(plan_from_yaml_text(yaml).staging, Staging::nvme);
-  yaml = plan_to_yaml(p);
-  yaml.replace(yaml.find("staging: host_memory"), 20, "staging: tape");
-  EXPECT_NE(error_of([&] {
-              plan_from_yaml_text(yaml, "p.yaml");
-            }).find("p.yaml: io.staging: unknown staging 'tape' (expected none, nvme, host_memory, device_memory or nearest)"),
+  // the plan's text with its io.staging key replaced by `io`, and what reading it refuses
+  auto with_io = [&](const std::string& io) {
+    auto yaml = plan_to_yaml(p);
+    return yaml.replace(yaml.find("staging: host_memory"), 20, io);
+  };
+  auto error_with = [&](const std::string& io) { return error_of([&] { plan_from_yaml_text(with_io(io), "p.yaml"); }); };
+  EXPECT_EQ(plan_from_yaml_text(with_io("staged_to_nvme: true")).staging, Staging::nvme);
+  EXPECT_NE(error_with("staging: tape")
+                .find("p.yaml: io.staging: unknown staging 'tape' (expected none, nvme, host_memory, device_memory or nearest)"),
             std::string::npos);
   p.staging_async = true;
   EXPECT_TRUE(plan_from_yaml_text(plan_to_yaml(p)).staging_async);
@@ -133,23 +134,14 @@ TEST(Staging, PlanYamlSaysWhereAndReadsTheOlderKey) {
   p.staging_oversampling = 2;
   EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(p)).staging_oversampling, 2);
   p.staging_oversampling = 1;
-  yaml = plan_to_yaml(p);
-  yaml.replace(yaml.find("staging: host_memory"), 20, "staging: host_memory, staging_oversampling: 0");
-  EXPECT_NE(error_of([&] {
-              plan_from_yaml_text(yaml, "p.yaml");
-            }).find("p.yaml: io.staging_oversampling: must be >= 1 (the shares a node stages), got 0"),
+  EXPECT_NE(error_with("staging: host_memory, staging_oversampling: 0")
+                .find("p.yaml: io.staging_oversampling: must be >= 1 (the shares a node stages), got 0"),
             std::string::npos);
-  yaml = plan_to_yaml(p);
-  yaml.replace(yaml.find("staging: host_memory"), 20, "staging: none, staging_async: true");
-  EXPECT_NE(error_of([&] {
-              plan_from_yaml_text(yaml, "p.yaml");
-            }).find("p.yaml: io.staging_async: true needs a tier to stage to"),
+  EXPECT_NE(error_with("staging: none, staging_async: true")
+                .find("p.yaml: io.staging_async: true needs a tier to stage to"),
             std::string::npos);
-  yaml = plan_to_yaml(p);
-  yaml.replace(yaml.find("staging: host_memory"), 20, "staging: device_memory");
-  EXPECT_NE(error_of([&] {
-              plan_from_yaml_text(yaml, "p.yaml");
-            }).find("p.yaml: io.staging: 'device_memory' keeps encoded samples on the GPU for a device decoder"),
+  EXPECT_NE(error_with("staging: device_memory")
+                .find("p.yaml: io.staging: 'device_memory' keeps encoded samples on the GPU for a device decoder"),
             std::string::npos);
 }
 
