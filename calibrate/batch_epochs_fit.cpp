@@ -5,6 +5,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -13,6 +14,7 @@
 #include "model/errors.hpp"
 #include "model/learning_curve.hpp"
 #include "model/least_squares.hpp"
+#include "model/plan_yaml.hpp"
 #include "model/profile_parameters.hpp"
 
 namespace mrplan {
@@ -23,6 +25,7 @@ namespace {
 // crosses the run's target (its epochs at the reference batch, factor 1).
 struct Run {
   const NamedRecord* named = nullptr;
+  std::string machine;  // "(fitted)" for the fitted records
   size_t system = 0, cell = 0, group = 0;  // indices into Problem::systems, cells, groups
   int batch = 0;
   double epochs = 0, curve_epochs = 0;
@@ -38,13 +41,37 @@ std::string unusable(const Record& r) {
   return "";
 }
 
-// A system's slot in the parameter vector (-1: none): its persistent effect on log f.
+// A system's slot in the parameter vector (-1: none): its persistent effect on log f. A system is the
+// code its runs ran where their plans name its ML framework (the workload on the framework; the
+// allreduce library does not change what a step computes), else their machine: the epochs are set by
+// the code's data pipeline, initialisation and optimizer, not by the GPU, so machines that ran one
+// code (NVIDIA's DeepCAM on DGX A100, Eos and Perlmutter) share one effect, the fitted records' with
+// the other machines of their code.
 struct System {
-  std::string machine;
+  std::string name;                   // "(fitted)", a code, or a machine
+  std::vector<std::string> machines;  // whose runs it holds
   std::vector<size_t> groups;
   int runs = 0;
   Eigen::Index u = -1;
 };
+
+// The code a record ran where its plan names its ML framework (the software key), else empty.
+std::string named_code(const NamedRecord& n) {
+  if (n.record.plan_spec.empty()) return "";
+  const Plan plan = plan_from_yaml_text(n.record.plan_spec, n.file);
+  return plan.software.empty() ? "" : fmt::format("{} on {}", n.record.workload, plan.software);
+}
+
+// The code the fitted records share (empty: none, or they name no framework).
+std::string shared_code(const std::vector<NamedRecord>& own) {
+  std::string code;
+  for (size_t i = 0; i < own.size(); ++i) {
+    const std::string c = named_code(own[i]);
+    if (c.empty() || (i > 0 && c != code)) return "";
+    code = c;
+  }
+  return code;
+}
 
 // A tuning: an effect on log f that does not carry to another batch. Runs that state their recipe
 // share it with every system that ran that recipe at that batch (the hyper-parameters, not the
@@ -53,7 +80,7 @@ struct Cell {
   int batch = 0;
   std::string recipe;
   size_t system = 0;  // the system whose runs state no recipe
-  std::vector<std::string> machines;  // the systems that ran it
+  std::vector<std::string> machines;  // the machines that ran it
   Eigen::Index v = -1;
   TuningSlot slot() const { return {batch, recipe_id(recipe)}; }
 };
@@ -62,6 +89,7 @@ struct Cell {
 struct Group {
   size_t system = 0, cell = 0;
   int runs = 0;
+  bool own = false;  // the fitted records' runs are among them
 };
 
 // The spreads' floors (log space): integer epochs alone spread a run by a few percent, and a spread
@@ -71,7 +99,9 @@ constexpr double kMinSeedSd = 0.03, kMinSystemSd = 0.02, kMinTuningSd = 0.02;
 struct Problem {
   ConvergenceParams base;
   std::vector<Run> runs;
-  std::vector<System> systems;  // [0]: the fitted records' own (perhaps without runs)
+  std::vector<System> systems;  // [0]: the fitted records' own (perhaps without runs), with their code's
+  std::string own_code;         // the code the fitted records name, whose other machines' runs share their effect
+  bool others_name_codes = false;  // some other machine's runs name their code
   std::vector<Cell> cells;
   std::vector<Group> groups;
   bool fit_critical = false;    // the runs span two or more global batches
@@ -130,16 +160,18 @@ Eigen::VectorXd start_of(const Problem& pb) {
 Problem gather(const ConvergenceParams& cv, const std::string& workload, const std::vector<NamedRecord>& own,
                const std::vector<NamedRecord>& others, BatchEpochsFit& fit) {
   Problem pb;
-  pb.base = cv, pb.systems = {{"(fitted)", {}, 0}};
-  auto add = [&](const NamedRecord& n, const std::string& machine) {
+  pb.base = cv, pb.systems = {{"(fitted)", {}, {}, 0}};
+  pb.own_code = shared_code(own);
+  auto add = [&](const NamedRecord& n, const std::string& machine, const std::string& system_name) {
     if (n.record.workload != workload) return;
     if (const auto why = unusable(n.record); !why.empty()) return fit.skipped.push_back(fmt::format("{}: {}", n.file, why));
     const auto crossing = crossing_epoch(cv.dense_metric, n.record.target_value);
     if (!crossing || *crossing <= 0)
       return fit.skipped.push_back(fmt::format("{}: the profile's dense curve for {} never reaches its target {}", n.file, workload,
                                                n.record.target_value));
-    auto at = std::find_if(pb.systems.begin(), pb.systems.end(), [&](const System& s) { return s.machine == machine; });
-    if (at == pb.systems.end()) at = pb.systems.insert(pb.systems.end(), System{machine, {}, 0});
+    auto at = std::find_if(pb.systems.begin(), pb.systems.end(), [&](const System& s) { return s.name == system_name; });
+    if (at == pb.systems.end()) at = pb.systems.insert(pb.systems.end(), System{system_name, {}, {}, 0});
+    if (std::find(at->machines.begin(), at->machines.end(), machine) == at->machines.end()) at->machines.push_back(machine);
     const size_t system = static_cast<size_t>(at - pb.systems.begin());
     const auto& s = n.record.stages[0];
     const std::string& recipe = s.models[0].recipe;
@@ -152,12 +184,15 @@ Problem gather(const ConvergenceParams& cv, const std::string& workload, const s
     auto group = std::find_if(at->groups.begin(), at->groups.end(), [&](size_t g) { return pb.groups[g].cell == c; });
     if (group == at->groups.end()) pb.groups.push_back({system, c, 0}), group = at->groups.insert(at->groups.end(), pb.groups.size() - 1);
     ++at->runs, ++pb.groups[*group].runs;
-    pb.runs.push_back({&n, system, c, *group, s.global_batch, s.models[0].epochs, *crossing});
+    pb.groups[*group].own = pb.groups[*group].own || machine == "(fitted)";
+    pb.runs.push_back({&n, machine, system, c, *group, s.global_batch, s.models[0].epochs, *crossing});
   };
-  for (const auto& n : own) add(n, "(fitted)");
+  for (const auto& n : own) add(n, "(fitted)", "(fitted)");
   for (const auto& n : others) {
     if (std::any_of(own.begin(), own.end(), [&](const NamedRecord& o) { return o.file == n.file; })) continue;  // given twice
-    add(n, n.record.machine);
+    const std::string code = named_code(n);
+    pb.others_name_codes = pb.others_name_codes || !code.empty();
+    add(n, n.record.machine, code.empty() ? n.record.machine : code == pb.own_code ? "(fitted)" : code);
   }
   std::set<int> batches;
   for (const auto& r : pb.runs) batches.insert(r.batch);
@@ -203,7 +238,7 @@ void nested_spreads(Problem& pb, const GroupResiduals& r) {
     if (s.groups.size() < 2) continue;
     for (size_t g : s.groups) tuning_ss += std::pow(r.group[g] - mean, 2);
     tuning_ss -= (k - 1) / k * seeds, tuning_dof += k - 1;
-    from.push_back(s.machine == "(fitted)" ? "the fitted records" : s.machine);
+    from.push_back(s.name == "(fitted)" ? "the fitted records" : s.name);
   }
   pb.tuning_sd = tuning_dof > 0 ? std::max(kMinTuningSd, std::sqrt(std::max(0.0, tuning_ss / tuning_dof))) : 0.0;
   pb.tuning_dof = static_cast<double>(from.size());
@@ -257,7 +292,9 @@ void spreads_by_moments(Problem& pb, const Eigen::VectorXd& t) {
   const double dof = static_cast<double>(pb.runs.size() - pb.groups.size());
   if (dof >= 1) pb.seed_sd = std::max(kMinSeedSd, std::sqrt(within / dof));
   if (!pb.effects) return;
-  const bool shared = std::any_of(pb.cells.begin(), pb.cells.end(), [](const Cell& c) { return c.machines.size() >= 2; });
+  std::vector<int> systems_in(pb.cells.size(), 0);
+  for (const auto& g : pb.groups) ++systems_in[g.cell];
+  const bool shared = std::any_of(systems_in.begin(), systems_in.end(), [](int k) { return k >= 2; });
   if (shared) crossed_spreads(pb, r);
   else nested_spreads(pb, r);
 }
@@ -300,7 +337,11 @@ void describe_systems(const Problem& pb, const FitResult& f, BatchEpochsFit& fit
     const double k = std::max<double>(1, static_cast<double>(s.groups.size()));
     const double noise = pb.tuning_sd * pb.tuning_sd / k + pb.seed_sd * pb.seed_sd / std::max(1, s.runs);
     const double prior = 1 / (pb.system_sd * pb.system_sd), own = s.runs > 0 ? 1 / noise : 0;
-    SystemEpochs out{s.machine, s.runs, static_cast<int>(s.groups.size()), s.u >= 0 ? std::exp(f.params[s.u]) : 1.0, {}, prior / (own + prior)};
+    std::vector<std::string> machines;  // the other machines of the fitted records' code, or of a code
+    std::copy_if(s.machines.begin(), s.machines.end(), std::back_inserter(machines),
+                 [&](const auto& m) { return m != "(fitted)" && m != s.name; });
+    SystemEpochs out{s.name, machines, s.runs, static_cast<int>(s.groups.size()), s.u >= 0 ? std::exp(f.params[s.u]) : 1.0, {},
+                     prior / (own + prior)};
     if (pb.tuning_sd > 0)
       for (size_t g : s.groups) out.tuning[pb.cells[pb.groups[g].cell].slot()] = std::exp(f.params[pb.cells[pb.groups[g].cell].v]);
     fit.systems.push_back(out);
@@ -316,7 +357,7 @@ std::vector<std::pair<size_t, TuningSlot>> kept_cells(const Problem& pb) {
   std::vector<std::pair<size_t, TuningSlot>> out;
   for (size_t c = 0; c < pb.cells.size(); ++c) {
     const Cell& cell = pb.cells[c];
-    const bool own = std::any_of(pb.systems[0].groups.begin(), pb.systems[0].groups.end(), [&](size_t g) { return pb.groups[g].cell == c; });
+    const bool own = std::any_of(pb.groups.begin(), pb.groups.end(), [&](const Group& g) { return g.own && g.cell == c; });
     const bool batch_taken = std::any_of(out.begin(), out.end(), [&](const auto& k) { return k.second == TuningSlot{cell.batch, ""}; });
     if (own && !batch_taken) out.push_back({c, {cell.batch, ""}});
     else if (!cell.recipe.empty()) out.push_back({c, cell.slot()});
@@ -405,6 +446,17 @@ void forget_tunings(MachineProfile& profile, const std::string& prefix, Converge
   cv.tuned_factor.clear(), cv.batch_tuning_cv = 0;
 }
 
+// What the fitted epoch factor's effect is from, in words.
+std::string whose_effect(const Problem& pb) {
+  const System& mine = pb.systems[0];
+  if (!pb.effects) return "";
+  if (mine.runs == 0) return " (a system without runs: the population's)";
+  if (mine.machines.size() == 1) return fmt::format(" (this system's effect from its {} run(s))", mine.runs);
+  std::vector<std::string> others(mine.machines.begin() + 1, mine.machines.end());
+  return fmt::format(" (the effect of its code, {}, from {} run(s): its own and those of {})", pb.own_code, mine.runs,
+                     fmt::join(others, ", "));
+}
+
 BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload, const std::vector<NamedRecord>& own,
                             const std::vector<NamedRecord>& others) {
   BatchEpochsFit fit;
@@ -430,16 +482,16 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
     fit.at_prior.push_back(prefix + "batch_tuning_cv (no system ran two global batches: a system's deviation at its batch is "
                                     "taken to persist at every batch)");
   describe_systems(pb, f, fit);
-  const System& mine = pb.systems[0];
+  if (!own.empty() && pb.own_code.empty() && pb.others_name_codes)
+    fit.notes.push_back("the fitted records name no ML framework (one code): their epochs' factor is their machine's alone, not shared "
+                        "with the other machines that ran their code (ingest-mllog --system-json names it)");
   std::vector<std::string> files;
   for (const auto& r : pb.runs) files.push_back(r.named->file);
   const std::string source = fmt::format("calibrate records, epochs to target: {}", fmt::join(files, ", "));
-  const std::string whose = !pb.effects ? "" : mine.runs > 0 ? fmt::format(" (this system's effect from its {} run(s))", mine.runs)
-                                                             : " (a system without runs: the population's)";
   forget_tunings(profile, prefix, cv->second);
   if (pb.tuning_sd > 0)
     for (const auto& [c, slot] : kept_cells(pb)) cv->second.tuned_factor[slot] = 1;  // the slots the fitted values go to
-  const OwnCurve curve = system_parameters(pb, f, prefix, source, whose);
+  const OwnCurve curve = system_parameters(pb, f, prefix, source, whose_effect(pb));
   fit.fitted = curve.fitted;
   for (const auto& p : fit.fitted) {
     set_parameter(profile, p.key, p.value);
@@ -447,7 +499,7 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
   }
   record_correlations(profile, curve.keys, curve.covariance);
   for (const auto& r : pb.runs)
-    fit.observations.push_back({r.named->file, pb.systems[r.system].machine, r.batch, r.epochs, std::ceil(pb.predicted(f.params, r) - 1e-9)});
+    fit.observations.push_back({r.named->file, r.machine, r.batch, r.epochs, std::ceil(pb.predicted(f.params, r) - 1e-9)});
   return fit;
 }
 

@@ -3,12 +3,13 @@
 // measured baseline runs that reached their target, E(B) = f · E_curve · (1 + B/B_crit) /
 // (1 + B_ref/B_crit) (McCandlish et al. 2018, "An Empirical Model of Large-Batch Training", eq. 2.11
 // in epochs): model/learning_curve's epoch_scale_for_batch. A population curve (f, B_crit) for every
-// run given; per system (the fitted records' own, and each other machine's) a persistent effect on
-// log f, and per global batch and recipe a tuning effect (the MLPerf HPC rules let a submission
-// retune at its batch: a deviation that does not carry to another batch; runs that state one recipe
-// share it across systems, runs that state none are their own system's), their spreads measured by
-// moments, the tunings' on the systems that ran two batches (docs/cost-models.md, "Epochs to target
-// across systems"). A system with runs is predicted from its own factor, at its runs' batches with
+// run given; per system (the code its runs ran where their plans name the ML framework, else their
+// machine; the fitted records' own with their code's other machines) a persistent effect on log f,
+// and per global batch and recipe a tuning effect (the MLPerf HPC rules let a submission retune at
+// its batch: a deviation that does not carry to another batch; runs that state one recipe share it
+// across systems, runs that state none are their own system's), their spreads measured by moments,
+// the tunings' on the systems that ran two batches (docs/cost-models.md, "Epochs to target across
+// systems"). A system with runs is predicted from its own factor, at its runs' batches with
 // their tunings too, and at a recipe's batch with that recipe's; a new system from the population's
 // with the between-system spread in its band; a batch and recipe without runs draws its tuning.
 #include <map>
@@ -28,7 +29,8 @@ struct EpochsObservation {
 
 // One system's effect on the population curve: its runs, and where its posterior puts it.
 struct SystemEpochs {
-  std::string machine;  // "(fitted)": the records being fitted
+  std::string name;                   // "(fitted)": the records being fitted (and their code's); a code; a machine
+  std::vector<std::string> machines;  // a code's machines; with "(fitted)", the other machines of its code
   int runs = 0, batches = 0;
   double factor = 1;    // exp(u): its epochs over the population's at the same batch, at any batch
   std::map<TuningSlot, double> tuning;  // exp(v) by global batch (and recipe): its runs there over its factor's
@@ -42,6 +44,7 @@ struct BatchEpochsFit {
   std::vector<std::string> at_prior;    // what the records cannot pin, with the reason
   std::vector<EpochsObservation> observations;
   std::vector<std::string> skipped;     // records that give no epochs to target, with the reason
+  std::vector<std::string> notes;       // what the user could give to fit more closely
   // the population and the spreads in log space: seeds (within a system and batch), systems' factors, a batch's tuning
   double population_factor = 0, population_critical = 0, seed_sd = 0, system_sd = 0, tuning_sd = 0;
   std::vector<SystemEpochs> systems;  // empty: one system, no effects

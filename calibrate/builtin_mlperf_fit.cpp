@@ -75,12 +75,8 @@ std::vector<fs::path> population_folders(const fs::path& root, const std::string
   return out;
 }
 
-// The ML framework of a folder's runs (ROUND/SUBMITTER/SYSTEM/BENCHMARK), from its submission's system
-// description beside them (ROUND/SUBMITTER/systems/SYSTEM.json); empty where there is none.
-std::string software_of(const fs::path& folder) {
-  const fs::path json = folder.parent_path().parent_path() / "systems" / (folder.parent_path().filename().string() + ".json");
-  return fs::is_regular_file(json) ? load_system_json(json.string(), builtin_catalogue()).software : "";
-}
+// The ML framework of a folder's runs, from its submission's system description beside them.
+std::string software_of(const fs::path& folder) { return software_beside((folder / "result_0.txt").string()); }
 
 // The machine's own runs, each named by its path under the logs root.
 std::vector<NamedRecord> own_records(const std::string& machine, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
@@ -133,7 +129,9 @@ std::vector<NamedRecord> population_of(const std::string& logs_root, const std::
   std::vector<NamedRecord> out;
   for (const auto& folder : population_folders(logs_root, benchmark, excluded))
     for (const auto& log : result_logs(folder)) try {
-        Record r = load_mllog_file(log.string());
+        MllogOptions o;
+        o.software = software_of(folder);
+        Record r = load_mllog_file(log.string(), o);
         r.machine = system_of(folder);
         out.push_back({fs::relative(log, logs_root).string(), std::move(r)});
       } catch (const InputError& e) {

@@ -10,11 +10,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <vector>
 
 #include "calibrate/json_strict.hpp"
 #include "model/errors.hpp"
+#include "model/hardware_catalogue.hpp"
 #include "model/text_file.hpp"
 
 namespace mrplan {
@@ -232,6 +234,23 @@ SystemDescription system_from_json_text(const std::string& text, const std::stri
 
 SystemDescription load_system_json(const std::string& path, const HardwareCatalogue& c) {
   return system_from_json_text(read_text_file(path, "the system description"), path, c);
+}
+
+std::string system_json_beside(const std::string& log) {
+  namespace fs = std::filesystem;
+  // SYSTEM is a folder three (../shared) or four (results/SYSTEM/strong/BENCHMARK) levels above the log
+  fs::path system = fs::path(log).parent_path();
+  for (int up = 0; up < 4 && system.has_relative_path(); ++up, system = system.parent_path()) {
+    const fs::path json = fs::path(system.filename().string() + ".json");
+    for (const fs::path& submitter : {system.parent_path(), system.parent_path().parent_path()})
+      if (const auto f = submitter / "systems" / json; !submitter.empty() && fs::is_regular_file(f)) return f.string();
+  }
+  return "";
+}
+
+std::string software_beside(const std::string& log) {
+  const std::string json = system_json_beside(log);
+  return json.empty() ? "" : load_system_json(json, builtin_catalogue()).software;
 }
 
 }  // namespace mrplan

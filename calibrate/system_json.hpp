@@ -24,4 +24,13 @@ std::string software_name(const std::string& framework_field);
 SystemDescription system_from_json_text(const std::string& text, const std::string& file, const HardwareCatalogue& catalogue);
 SystemDescription load_system_json(const std::string& path, const HardwareCatalogue& catalogue);
 
+// The submission's system description for a result log (or its folder) where the MLPerf HPC results
+// repositories' layout puts it: SUBMITTER/systems/SYSTEM.json beside SUBMITTER/results/SYSTEM/{strong,weak}/
+// BENCHMARK/result_N.txt, or beside SUBMITTER/SYSTEM/BENCHMARK as ../shared/mlperf-logs keeps them. Empty
+// where there is none.
+std::string system_json_beside(const std::string& log);
+
+// The ML framework (software_name) of the system description beside a result log; empty where there is none.
+std::string software_beside(const std::string& log);
+
 }  // namespace mrplan

@@ -12,6 +12,7 @@
 #include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/records_fit.hpp"
 #include "calibrate/code_priors.hpp"
+#include "calibrate/system_json.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_file.hpp"
 #include "cli/text_table.hpp"
@@ -78,6 +79,13 @@ void print_fit(const RecordsFit& fit, const MachineProfile& prior) {
   if (!fit.band.empty()) fmt::print("note: {}\n", fit.band);
 }
 
+// A system of the epochs' fit: its name, and the machines of a code's runs.
+std::string system_label(const SystemEpochs& s) {
+  if (s.machines.empty()) return s.name;
+  if (s.name == "(fitted)") return fmt::format("(fitted), with its code's runs of {}", fmt::join(s.machines, ", "));
+  return fmt::format("{}: {}", s.name, fmt::join(s.machines, ", "));
+}
+
 void print_epochs_fit(const BatchEpochsFit& fit) {
   if (!fit.fitted.empty()) {
     TextTable t({"parameter", "fitted", "std error"});
@@ -100,13 +108,14 @@ void print_epochs_fit(const BatchEpochsFit& fit) {
     for (const auto& s : fit.systems) {
       std::vector<std::string> tunings;
       for (const auto& [slot, v] : s.tuning) tunings.push_back(fmt::format("{}: {:.3f}", to_string(slot), v));
-      t.add({s.machine, fmt::format("{}", s.runs), fmt::format("{}", s.batches), fmt::format("{:.3f}", s.factor),
+      t.add({system_label(s), fmt::format("{}", s.runs), fmt::format("{}", s.batches), fmt::format("{:.3f}", s.factor),
              tunings.empty() ? "-" : fmt::format("{}", fmt::join(tunings, ", ")), fmt::format("{:.0f}%", 100 * s.shrinkage)});
     }
     fmt::print("{}", t.str());
   }
   for (const auto& [id, text] : fit.recipes) fmt::print("recipe {}: {}\n", id, text);
   for (const auto& s : fit.skipped) fmt::print("no epochs to target from {}\n", s);
+  for (const auto& n : fit.notes) fmt::print("note: {}\n", n);
 }
 
 // The priors of what one GPU count cannot fit that the profiles gave, and the profiles left out.
@@ -163,8 +172,11 @@ void calibrate_records(const RecordsArgs& a) {
       others.push_back({f, load_record_file(f)});
       continue;
     }
-    // a log's platform key can be wrong (LBNL's v1.0 logs say DGX A100): one system's logs share a folder
-    Record r = load_mllog_file(f);
+    // a log's platform key can be wrong (LBNL's v1.0 logs say DGX A100): one system's logs share a folder;
+    // its ML framework from the submission's system description beside it
+    MllogOptions o;
+    o.software = software_beside(f);
+    Record r = load_mllog_file(f, o);
     r.machine = std::filesystem::path(f).parent_path().string();
     others.push_back({f, std::move(r)});
   }

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <map>
 
@@ -162,7 +163,8 @@ void register_validate(CLI::App& app) {
     auto system_json = std::make_shared<std::string>();
     cmd->add_option("--system-json", *system_json,
                     "the submission's system description (SUBMITTER/systems/SYSTEM.json): its framework field names the ML framework, "
-                    "part of the code whose fits make priors (calibrate records)");
+                    "part of the code whose fits make priors and whose runs share an effect on the epochs (calibrate records); "
+                    "default: the one beside each log in the MLPerf results' layout, where there is one");
     cmd->callback([logs, out, opt, gpus, system_json] {
       if (*gpus > 0) opt->gpus = *gpus;
       if (!system_json->empty()) {
@@ -171,8 +173,14 @@ void register_validate(CLI::App& app) {
           fmt::print(stderr, "warning: {}: its framework field names no ML framework: the records' code is the benchmark and its allreduce library alone\n", *system_json);
       }
       const auto names = record_names(*logs);
+      std::set<std::string> said;  // the descriptions beside the logs, each named once
       for (size_t i = 0; i < logs->size(); ++i) {
-        const auto r = load_mllog_file((*logs)[i], *opt);
+        MllogOptions o = *opt;
+        if (const auto beside = system_json->empty() ? system_json_beside((*logs)[i]) : ""; !beside.empty()) {
+          o.software = load_system_json(beside, builtin_catalogue()).software;
+          if (said.insert(beside).second) fmt::print("ML framework '{}': the system description beside the logs, {}\n", o.software, beside);
+        }
+        const auto r = load_mllog_file((*logs)[i], o);
         print_ingested((*logs)[i], r);
         write_output((std::filesystem::path(*out) / (names[i] + ".record.json")).string(), record_to_json(r), "record");
       }

@@ -212,6 +212,8 @@ if [[ -d "$logs" ]]; then
   "$MRPLAN" ingest-mllog --machine perlmutter --out "$tmp/ing" "$logs"/result_1.txt "$logs"/result_2.txt > "$tmp/ingest.txt"
   grep -q "deepcam on 2048 GPUs, global batch 2048 (local 1)" "$tmp/ingest.txt" || fail "ingest-mllog summary"
   grep -q "plan: batch norm pooled over 2 ranks (batchnorm_group_size)" "$tmp/ingest.txt" || fail "ingest-mllog: the log's settings"
+  grep -q "^ML framework 'pytorch nvidia release': the system description beside the logs, .*/systems/perlmutter_512x4_ngc21.09_pytorch.json" \
+    "$tmp/ingest.txt" || fail "ingest-mllog reads the framework beside the logs"
   "$MRPLAN" predict "$tmp/ing/result_1.record.json" --gpus 1024 --samples 0 > "$tmp/rec-predict.txt" \
     && grep -q "^dense .* 1024 " "$tmp/rec-predict.txt" && grep -q "^time to target" "$tmp/rec-predict.txt" || fail "predict takes a Record's plan"
   # the epochs' tuning named: LBNL's recipe at 2048, measured by the built-in's own runs; at 256 neither it nor the machine's runs
@@ -227,7 +229,8 @@ if [[ -d "$logs" ]]; then
       || fail "calibrate records fits and names its record"
     # one GPU count: what it cannot fit from the built-in machines that ran the code at two, named
     # again by the predictions from the fitted profile
-    grep -q "prior of compute.step_time_cv: .*, the median of the step-time spreads of deepcam with ddp fitted in perlmutter (built-in), horeka (built-in)" \
+    # (the logs' ML framework from their system description beside them: NVIDIA's NGC PyTorch)
+    grep -q "prior of compute.step_time_cv: .*, the median of the step-time spreads of deepcam with ddp on pytorch nvidia release fitted in perlmutter (built-in), dgxa100 (built-in)" \
       "$tmp/records.txt" && grep -q "prior of compute.eval_pass_ms: " "$tmp/records.txt" \
       || fail "calibrate records at one count takes the built-in code fits: $(head -3 "$tmp/records.txt")"
     "$MRPLAN" predict "$tmp/ing/result_1.record.json" --machine "$tmp/fit.yaml" --samples 0 > "$tmp/held.txt"
@@ -243,7 +246,7 @@ if [[ -d "$logs" ]]; then
       || fail "calibrate records takes the fits of the records' framework: $(grep prior "$tmp/records-n.txt")"
     "$MRPLAN" ingest-mllog --machine perlmutter --framework horovod --out "$tmp/hvd" "$logs"/result_1.txt > /dev/null
     "$MRPLAN" calibrate records --profile perlmutter-paper --out "$tmp/fith.yaml" "$tmp/hvd/result_1.record.json" > "$tmp/records-h.txt"
-    grep -q "no built-in machine has run deepcam with horovod at two GPU counts: what one count cannot fit .* has no prior (give --priors-from)" \
+    grep -q "no built-in machine has run deepcam with horovod on pytorch nvidia release at two GPU counts: what one count cannot fit .* has no prior (give --priors-from)" \
       "$tmp/records-h.txt" || fail "calibrate records says a code has no built-in spread"
     "$MRPLAN" validate --profile "$tmp/fit.yaml" "$tmp/ing"/*.record.json > "$tmp/val.txt"
     grep -q "result_2.record.json .*epoch_s" "$tmp/val.txt" || fail "validate re-predicts an ingested record"

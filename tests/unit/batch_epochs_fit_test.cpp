@@ -23,9 +23,10 @@ const char* kWorkload = "deepcam";
 // A baseline run of DeepCAM at `gpus` x `local_batch` on `machine` that reached its target after
 // `epochs` (fractional where a test wants the crossing exactly: half an epoch past it).
 NamedRecord run(const std::string& file, const std::string& machine, int gpus, int local_batch, double epochs,
-                const MachineProfile& profile, const std::string& recipe = "") {
+                const MachineProfile& profile, const std::string& recipe = "", const std::string& software = "") {
   Plan plan = builtin_plan("deepcam-mlperf@perlmutter", gpus);
   plan.stages[0].models[0].gpus = gpus, plan.stages[0].models[0].local_batch = local_batch;
+  plan.software = software;
   Record r = simulate(plan, profile);
   r.source = Source::measured;
   r.machine = machine;
@@ -151,7 +152,7 @@ TEST(BatchEpochs, ASystemWithManyRunsKeepsItsOwnFactor) {
   EXPECT_NEAR(f.population_factor, std::pow(0.8 * 1.0 * 1.25 * 1.6, 0.25), 0.06);  // the four systems' geometric mean
   EXPECT_NEAR(f.population_critical, 700, 70);
   ASSERT_EQ(f.systems.size(), 4u);
-  EXPECT_EQ(f.systems[0].machine, "(fitted)");
+  EXPECT_EQ(f.systems[0].name, "(fitted)");
   EXPECT_LT(f.systems[0].shrinkage, 0.05);  // nine runs against a between-system spread of ~25%: its own
   EXPECT_NEAR(find(f, "convergence.deepcam.epoch_factor")->value, 1.6, 0.08);
   EXPECT_NEAR(fitted.convergence.at(kWorkload).epoch_factor, find(f, "convergence.deepcam.epoch_factor")->value, 1e-12);
@@ -270,6 +271,61 @@ TEST(BatchEpochs, ASystemAtTwoBatchesKeepsBoth) {
   const auto& tuned = fitted.convergence.at(kWorkload).tuned_factor;
   ASSERT_EQ(tuned.size(), 2u);
   EXPECT_GT(tuned.at(at(128)) / tuned.at(at(2048)), 1.2);
+}
+
+TEST(BatchEpochs, MachinesThatRanOneCodeShareItsEffect) {
+  // the fitted records and eos ran one code (their plans name its ML framework), 0.7x the population;
+  // eos at two batches. Two other codes and a machine whose runs name no framework, at both batches.
+  auto [p, target, own] = one_batch_system();
+  const auto& cv = p.convergence.at(kWorkload);
+  const std::string ngc = "pytorch nvidia release";
+  for (int i = 0; i < 3; ++i)
+    own[i] = run("m" + std::to_string(i) + ".json", "mine", 64, 2, epochs_at(cv, target, 0.7, 700, 128), p, "", ngc);
+  struct Other {
+    std::string machine, software;
+    double factor;
+  };
+  std::vector<NamedRecord> others;
+  for (const auto& o : std::vector<Other>{{"eos", ngc, 0.7}, {"x", "mxnet", 1.0}, {"y", "tensorflow", 1.3}, {"plain", "", 1.0}})
+    for (int seed = 0; seed < 3; ++seed) {
+      const double f = o.factor * (1.0 + 0.03 * (seed - 1));
+      const std::string name = o.machine + std::to_string(seed);
+      others.push_back(run(name + "-small.json", o.machine, 64, 2, epochs_at(cv, target, f, 700, 128), p, "", o.software));
+      others.push_back(run(name + "-large.json", o.machine, 512, 4, epochs_at(cv, target, f, 700, 2048), p, "", o.software));
+    }
+  MachineProfile fitted = p;
+  const auto f = fit_batch_epochs(fitted, own, others)[0];
+  ASSERT_EQ(f.systems.size(), 4u);
+  EXPECT_EQ(f.systems[0].name, "(fitted)");
+  EXPECT_EQ(f.systems[0].machines, std::vector<std::string>{"eos"});
+  EXPECT_EQ(f.systems[0].runs, 9);
+  EXPECT_EQ(f.systems[1].name, "deepcam on mxnet");
+  EXPECT_EQ(f.systems[1].machines, std::vector<std::string>{"x"});
+  EXPECT_EQ(f.systems[2].name, "deepcam on tensorflow");
+  EXPECT_EQ(f.systems[3].name, "plain");  // no framework named: its machine
+  EXPECT_TRUE(f.systems[3].machines.empty());
+  // at a batch its own runs did not train at, its code's factor (eos's runs there), not the population's
+  EXPECT_NEAR(over_truth(fitted, 2048), 0.7, 0.07);
+  EXPECT_NEAR(over_truth(fitted, 128), 0.7, 0.07);
+  // eos's runs at 2048 are its code's, not the fitted records' own: no tuning under that batch alone
+  EXPECT_FALSE(fitted.convergence.at(kWorkload).tuned_factor.contains(at(2048)));
+  EXPECT_NE(find(f, "convergence.deepcam.epoch_factor")
+                ->source.find("(the effect of its code, deepcam on pytorch nvidia release, from 9 run(s): its own and those of eos)"),
+            std::string::npos);
+  for (const auto& o : f.observations)
+    if (o.record.starts_with("eos")) {
+      EXPECT_EQ(o.machine, "eos") << o.record;
+    }
+  EXPECT_TRUE(f.notes.empty());
+  // records that name no framework are their machine's alone, and the fit says what would share it
+  for (int i = 0; i < 3; ++i) own[i] = run("m" + std::to_string(i) + ".json", "mine", 64, 2, epochs_at(cv, target, 0.7, 700, 128), p);
+  MachineProfile unnamed = p;
+  const auto g = fit_batch_epochs(unnamed, own, others)[0];
+  ASSERT_EQ(g.systems.size(), 5u);
+  EXPECT_EQ(g.systems[1].name, "deepcam on pytorch nvidia release");
+  ASSERT_EQ(g.notes.size(), 1u);
+  EXPECT_NE(g.notes[0].find("name no ML framework (one code): their epochs' factor is their machine's alone"), std::string::npos);
+  EXPECT_NE(g.notes[0].find("ingest-mllog --system-json"), std::string::npos);
 }
 
 TEST(BatchEpochs, TheTuningAppliesAtItsBatchAndTheDrawElsewhere) {

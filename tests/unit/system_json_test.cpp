@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "calibrate/system_json.hpp"
 #include "tests/support/error_of.hpp"
@@ -119,4 +123,27 @@ TEST(SystemJson, TheFrameworkWithoutItsVersion) {
   if (!std::filesystem::exists(kLogs)) GTEST_SKIP() << "no " << kLogs;
   EXPECT_EQ(read("v3.0/NVIDIA", "eos_n256_ngc23.09_pytorch").software, "pytorch nvidia release");
   EXPECT_EQ(read("v2.0/HelmholtzAI", "horeka_gpu_n64_pytorch1.13").software, "pytorch");
+}
+
+// A result log's system description where the results repositories put it (SUBMITTER/systems beside
+// SUBMITTER/results/SYSTEM/strong/BENCHMARK), and where ../shared keeps it (scaling level dropped).
+TEST(SystemJson, TheDescriptionBesideALogInEitherLayout) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("mrplan-beside-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  for (const auto* d : {"upstream/NVIDIA/results/dgx/strong/deepcam", "upstream/NVIDIA/systems", "shared/v2.0/LBNL/pm/cosmoflow",
+                        "shared/v2.0/LBNL/systems", "none/x/y/z"})
+    fs::create_directories(root / d);
+  auto write = [](const fs::path& f, const std::string& text) { std::ofstream(f) << text; };
+  write(root / "upstream/NVIDIA/systems/dgx.json", R"({"framework": "PyTorch NVIDIA Release 22.08"})");
+  write(root / "shared/v2.0/LBNL/systems/pm.json", R"({"framework": "MXNet NVIDIA Release 21.09"})");
+  const auto upstream = root / "upstream/NVIDIA/results/dgx/strong/deepcam/result_0.txt";
+  const auto shared = root / "shared/v2.0/LBNL/pm/cosmoflow/result_1.txt";
+  EXPECT_EQ(system_json_beside(upstream.string()), (root / "upstream/NVIDIA/systems/dgx.json").string());
+  EXPECT_EQ(system_json_beside(shared.string()), (root / "shared/v2.0/LBNL/systems/pm.json").string());
+  EXPECT_EQ(software_beside(upstream.string()), "pytorch nvidia release");
+  EXPECT_EQ(software_beside(shared.string()), "mxnet nvidia release");
+  EXPECT_EQ(system_json_beside((root / "none/x/y/z/result_0.txt").string()), "");
+  EXPECT_EQ(software_beside("result_0.txt"), "");
+  fs::remove_all(root);
 }
