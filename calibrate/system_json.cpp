@@ -250,7 +250,12 @@ std::string system_json_beside(const std::string& log) {
 
 std::string software_beside(const std::string& log) {
   const std::string json = system_json_beside(log);
-  return json.empty() ? "" : load_system_json(json, builtin_catalogue()).software;
+  if (json.empty()) return "";
+  try {
+    return load_system_json(json, builtin_catalogue()).software;
+  } catch (const InputError&) {  // a description that will not read names no framework: the log stays usable
+    return "";
+  }
 }
 
 }  // namespace mrplan

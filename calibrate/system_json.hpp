@@ -30,7 +30,8 @@ SystemDescription load_system_json(const std::string& path, const HardwareCatalo
 // where there is none.
 std::string system_json_beside(const std::string& log);
 
-// The ML framework (software_name) of the system description beside a result log; empty where there is none.
+// The ML framework (software_name) of the system description beside a result log; empty where there
+// is none or it will not read (the log is read without it).
 std::string software_beside(const std::string& log);
 
 }  // namespace mrplan

@@ -177,8 +177,10 @@ void register_validate(CLI::App& app) {
       for (size_t i = 0; i < logs->size(); ++i) {
         MllogOptions o = *opt;
         if (const auto beside = system_json->empty() ? system_json_beside((*logs)[i]) : ""; !beside.empty()) {
-          o.software = load_system_json(beside, builtin_catalogue()).software;
-          if (said.insert(beside).second) fmt::print("ML framework '{}': the system description beside the logs, {}\n", o.software, beside);
+          o.software = software_beside((*logs)[i]);
+          if (said.insert(beside).second)
+            fmt::print("ML framework '{}': the system description beside the logs, {}{}\n", o.software, beside,
+                       o.software.empty() ? " (it names none, or will not read: --system-json gives one)" : "");
         }
         const auto r = load_mllog_file((*logs)[i], o);
         print_ingested((*logs)[i], r);

@@ -144,6 +144,11 @@ TEST(SystemJson, TheDescriptionBesideALogInEitherLayout) {
   EXPECT_EQ(software_beside(upstream.string()), "pytorch nvidia release");
   EXPECT_EQ(software_beside(shared.string()), "mxnet nvidia release");
   EXPECT_EQ(system_json_beside((root / "none/x/y/z/result_0.txt").string()), "");
+  // one that will not read names no framework: the log is read without it
+  fs::create_directories(root / "none/x/systems");
+  write(root / "none/x/systems/y.json", "{\"framework\": ");
+  EXPECT_EQ(system_json_beside((root / "none/x/y/z/result_0.txt").string()), (root / "none/x/systems/y.json").string());
+  EXPECT_EQ(software_beside((root / "none/x/y/z/result_0.txt").string()), "");
   EXPECT_EQ(software_beside("result_0.txt"), "");
   fs::remove_all(root);
 }
