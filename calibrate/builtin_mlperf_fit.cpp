@@ -75,9 +75,6 @@ std::vector<fs::path> population_folders(const fs::path& root, const std::string
   return out;
 }
 
-// The ML framework of a folder's runs, from its submission's system description beside them.
-std::string software_of(const fs::path& folder) { return software_beside((folder / "result_0.txt").string()); }
-
 // The machine's own runs, each named by its path under the logs root.
 std::vector<NamedRecord> own_records(const std::string& machine, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
   std::vector<NamedRecord> recs;
@@ -86,7 +83,7 @@ std::vector<NamedRecord> own_records(const std::string& machine, const std::vect
     const auto logs = result_logs(folder);
     if (logs.empty()) fail_input(folder.string(), "", fmt::format("no result_*.txt logs of {} here (data/mlperf_fits.yaml)", machine));
     MllogOptions o;
-    o.machine = machine, o.framework = f.framework, o.precision = f.precision, o.software = software_of(folder);
+    o.machine = machine, o.framework = f.framework, o.precision = f.precision, o.software = software_beside(folder.string());
     for (const auto& log : logs) recs.push_back({fs::relative(log, logs_root).string(), load_mllog_file(log.string(), o)});
   }
   return recs;
@@ -127,16 +124,17 @@ std::vector<NamedRecord> population_of(const std::string& logs_root, const std::
     return under.string();
   };
   std::vector<NamedRecord> out;
-  for (const auto& folder : population_folders(logs_root, benchmark, excluded))
+  for (const auto& folder : population_folders(logs_root, benchmark, excluded)) {
+    MllogOptions o;
+    o.software = software_beside(folder.string());  // the runs' ML framework: the code whose runs share a factor
     for (const auto& log : result_logs(folder)) try {
-        MllogOptions o;
-        o.software = software_of(folder);
         Record r = load_mllog_file(log.string(), o);
         r.machine = system_of(folder);
         out.push_back({fs::relative(log, logs_root).string(), std::move(r)});
       } catch (const InputError& e) {
         skipped.push_back(e.what());
       }
+  }
   return out;
 }
 

@@ -236,10 +236,10 @@ SystemDescription load_system_json(const std::string& path, const HardwareCatalo
   return system_from_json_text(read_text_file(path, "the system description"), path, c);
 }
 
-std::string system_json_beside(const std::string& log) {
+std::string system_json_beside(const std::string& log_or_folder) {
   namespace fs = std::filesystem;
-  // SYSTEM is a folder three (../shared) or four (results/SYSTEM/strong/BENCHMARK) levels above the log
-  fs::path system = fs::path(log).parent_path();
+  // SYSTEM is two (../shared: SYSTEM/BENCHMARK/log) or three (results/SYSTEM/strong/BENCHMARK/log) levels above a log
+  fs::path system = fs::path(log_or_folder);
   for (int up = 0; up < 4 && system.has_relative_path(); ++up, system = system.parent_path()) {
     const fs::path json = fs::path(system.filename().string() + ".json");
     for (const fs::path& submitter : {system.parent_path(), system.parent_path().parent_path()})
@@ -248,14 +248,15 @@ std::string system_json_beside(const std::string& log) {
   return "";
 }
 
-std::string software_beside(const std::string& log) {
-  const std::string json = system_json_beside(log);
-  if (json.empty()) return "";
+std::string software_in(const std::string& system_json) {
+  if (system_json.empty()) return "";
   try {
-    return load_system_json(json, builtin_catalogue()).software;
-  } catch (const InputError&) {  // a description that will not read names no framework: the log stays usable
+    return load_system_json(system_json, builtin_catalogue()).software;
+  } catch (const InputError&) {  // a description that will not read names no framework: the logs stay usable
     return "";
   }
 }
+
+std::string software_beside(const std::string& log_or_folder) { return software_in(system_json_beside(log_or_folder)); }
 
 }  // namespace mrplan

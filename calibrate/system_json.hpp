@@ -28,10 +28,12 @@ SystemDescription load_system_json(const std::string& path, const HardwareCatalo
 // repositories' layout puts it: SUBMITTER/systems/SYSTEM.json beside SUBMITTER/results/SYSTEM/{strong,weak}/
 // BENCHMARK/result_N.txt, or beside SUBMITTER/SYSTEM/BENCHMARK as ../shared/mlperf-logs keeps them. Empty
 // where there is none.
-std::string system_json_beside(const std::string& log);
+std::string system_json_beside(const std::string& log_or_folder);
 
-// The ML framework (software_name) of the system description beside a result log; empty where there
-// is none or it will not read (the log is read without it).
-std::string software_beside(const std::string& log);
+// The ML framework (software_name) a system description names; empty where `system_json` is empty or
+// will not read (the logs beside it are read without it).
+std::string software_in(const std::string& system_json);
+// software_in(system_json_beside(log_or_folder)).
+std::string software_beside(const std::string& log_or_folder);
 
 }  // namespace mrplan

@@ -2,9 +2,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <set>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "calibrate/mllog_ingest.hpp"
 #include "calibrate/system_json.hpp"
@@ -177,7 +177,7 @@ void register_validate(CLI::App& app) {
       for (size_t i = 0; i < logs->size(); ++i) {
         MllogOptions o = *opt;
         if (const auto beside = system_json->empty() ? system_json_beside((*logs)[i]) : ""; !beside.empty()) {
-          o.software = software_beside((*logs)[i]);
+          o.software = software_in(beside);
           if (said.insert(beside).second)
             fmt::print("ML framework '{}': the system description beside the logs, {}{}\n", o.software, beside,
                        o.software.empty() ? " (it names none, or will not read: --system-json gives one)" : "");

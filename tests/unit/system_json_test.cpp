@@ -143,6 +143,8 @@ TEST(SystemJson, TheDescriptionBesideALogInEitherLayout) {
   EXPECT_EQ(system_json_beside(shared.string()), (root / "shared/v2.0/LBNL/systems/pm.json").string());
   EXPECT_EQ(software_beside(upstream.string()), "pytorch nvidia release");
   EXPECT_EQ(software_beside(shared.string()), "mxnet nvidia release");
+  EXPECT_EQ(software_beside(upstream.parent_path().string()), "pytorch nvidia release");  // the logs' folder
+  EXPECT_EQ(software_beside(shared.parent_path().string()), "mxnet nvidia release");
   EXPECT_EQ(system_json_beside((root / "none/x/y/z/result_0.txt").string()), "");
   // one that will not read names no framework: the log is read without it
   fs::create_directories(root / "none/x/systems");
