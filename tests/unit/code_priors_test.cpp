@@ -170,7 +170,7 @@ TEST(CodePriors, TheFrameworkIsPartOfTheCode) {
   EXPECT_EQ(mine.left_out[0], "eos.yaml: its fits are deepcam with ddp on pytorch nvidia release's, not deepcam with ddp on pytorch's");
   const auto any = code_priors(fits, "deepcam with ddp");
   EXPECT_TRUE(any.left_out.empty());
-  EXPECT_NEAR(spread(any).value, 0.1005, 1e-12);  // the median of both
+  EXPECT_NEAR(spread(any).value, std::sqrt(0.001 * 0.2), 1e-12);  // the median of both, in log space: a factor's
   EXPECT_TRUE(has_fits_of(fits[1].second, "deepcam with ddp"));
   EXPECT_FALSE(has_fits_of(fits[1].second, "deepcam with ddp on pytorch nvidia release"));
 }
