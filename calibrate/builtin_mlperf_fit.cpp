@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -31,8 +32,14 @@ std::vector<MlperfMachine> read_mlperf_fits(const std::string& yaml_text, const 
     const auto name = machine.first.as<std::string>();
     out.push_back({name, {}});
     for (const auto& f : top.list(name.c_str())) {
-      f.only({"logs", "framework", "precision"});
-      MlperfFolder m{f.text("logs"), {}, {}};
+      f.only({"logs", "framework", "precision", "gpus", "in_repository", "priors_only"});
+      MlperfFolder m{f.text("logs"), {}, {}, {}, {}};
+      if (f.has("gpus")) {
+        m.gpus = f.int32("gpus");
+        if (*m.gpus < 1) fail_input(file, f.key_path("gpus"), fmt::format("{} GPUs: expected a count of at least 1", *m.gpus));
+      }
+      m.priors_only = f.boolean("priors_only", false);
+      if (f.boolean("in_repository", false)) m.root = fs::absolute(file).parent_path().parent_path().string();
       if (f.has("framework")) {
         m.framework = comm_framework_from_string(f.text("framework"));
         if (!m.framework) fail_input(file, f.key_path("framework"), fmt::format("unknown framework '{}' (expected ddp or horovod)", f.text("framework")));
@@ -75,16 +82,20 @@ std::vector<fs::path> population_folders(const fs::path& root, const std::string
   return out;
 }
 
-// The machine's own runs, each named by its path under the logs root.
+// The folder's root: the logs root, or the repository for logs the root lacks.
+fs::path root_of(const MlperfFolder& f, const std::string& logs_root) { return f.root.empty() ? fs::path(logs_root) : fs::path(f.root); }
+
+// The machine's own runs, each named by its path under its folder's root.
 std::vector<NamedRecord> own_records(const std::string& machine, const std::vector<MlperfFolder>& own, const std::string& logs_root) {
   std::vector<NamedRecord> recs;
   for (const auto& f : own) {
-    const fs::path folder = fs::path(logs_root) / f.logs;
+    const fs::path root = root_of(f, logs_root), folder = root / f.logs;
     const auto logs = result_logs(folder);
     if (logs.empty()) fail_input(folder.string(), "", fmt::format("no result_*.txt logs of {} here (data/mlperf_fits.yaml)", machine));
     MllogOptions o;
-    o.machine = machine, o.framework = f.framework, o.precision = f.precision, o.software = software_beside(folder.string());
-    for (const auto& log : logs) recs.push_back({fs::relative(log, logs_root).string(), load_mllog_file(log.string(), o)});
+    o.machine = machine, o.framework = f.framework, o.precision = f.precision, o.gpus = f.gpus;
+    o.software = software_beside(folder.string());
+    for (const auto& log : logs) recs.push_back({fs::relative(log, root).string(), load_mllog_file(log.string(), o)});
   }
   return recs;
 }
@@ -142,7 +153,7 @@ std::vector<NamedRecord> population_of(const std::string& logs_root, const std::
 std::set<fs::path> folders_of(const std::string& logs_root, const std::vector<MlperfFolder>& a, const std::vector<MlperfFolder>& b) {
   std::set<fs::path> out;
   for (const auto* list : {&a, &b})
-    for (const auto& f : *list) out.insert(fs::path(logs_root) / f.logs);
+    for (const auto& f : *list) out.insert(root_of(f, logs_root) / f.logs);
   return out;
 }
 
@@ -151,10 +162,12 @@ std::set<fs::path> folders_of(const std::string& logs_root, const std::vector<Ml
 MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root,
                                     const std::vector<MlperfFolder>& hidden, const std::vector<MlperfMachine>& machines) {
   MlperfFitSummary s;
-  const std::vector<NamedRecord> recs = own_records(profile.name, own, logs_root);
+  std::vector<MlperfFolder> profile_folders;  // those whose runs fit the profile (not only their code's priors)
+  std::copy_if(own.begin(), own.end(), std::back_inserter(profile_folders), [](const MlperfFolder& f) { return !f.priors_only; });
+  const std::vector<NamedRecord> recs = own_records(profile.name, profile_folders, logs_root);
   const std::set<fs::path> excluded = folders_of(logs_root, own, hidden);
   std::set<std::string> mine;
-  for (const auto& f : own) mine.insert(fs::path(f.logs).filename().string());
+  for (const auto& f : profile_folders) mine.insert(fs::path(f.logs).filename().string());
   for (const auto& b : benchmarks_under(logs_root)) {
     const auto others = population_of(logs_root, b, excluded, machines, s.skipped);
     s.population_runs += static_cast<int>(others.size());

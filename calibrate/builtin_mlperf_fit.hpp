@@ -14,9 +14,14 @@ namespace mrplan {
 
 // One folder of one system's logs of one benchmark, and what the logs do not say.
 struct MlperfFolder {
-  std::string logs;  // relative to the logs root
+  std::string logs;  // relative to the logs root, or to `root`
   std::optional<CommFramework> framework;
   std::optional<Precision> precision;
+  std::optional<int> gpus;  // one instance's GPUs, where its logs give the whole system's (ingest-mllog --gpus)
+  std::string root;         // the folder `logs` lies under where it is not the logs root: the repository, for logs the root lacks
+  // Its runs give their code's fits at two GPU counts (code_fits), not the machine's profile: their
+  // staging tool is another code's than the one the machine's single staging pace is fitted to.
+  bool priors_only = false;
 };
 
 // One machine of data/mlperf_fits.yaml and its folders. The order is the file's: a machine borrows
@@ -26,7 +31,8 @@ struct MlperfMachine {
   std::vector<MlperfFolder> folders;
 };
 
-// data/mlperf_fits.yaml's text, in its order. InputError naming `file` and key where bad.
+// data/mlperf_fits.yaml's text, in its order (a folder `in_repository` lies under the repository that
+// holds `file` in its data/ folder, not under the logs root). InputError naming `file` and key where bad.
 std::vector<MlperfMachine> read_mlperf_fits(const std::string& yaml_text, const std::string& file);
 
 // What the fit did, for the build's log.

@@ -10,19 +10,21 @@ cd "$(dirname "$0")/../.."
 B=${1:-build/default}
 M=$B/mrplan F=$B/cli/mrplan-fit-builtins
 LOGS=${MLPERF_LOGS:-../shared/mlperf-logs} OUT=${MLPERF_BUILTINS_OUT:-out/mlperf-builtins}
-# machine|folder|ingest flags, from data/mlperf_fits.yaml
+# machine|folder (under the logs, or in the repository)|ingest flags, from data/mlperf_fits.yaml
 folders() {
   /usr/bin/python3 -c '
-import yaml
+import sys, yaml
 for m, fs in yaml.safe_load(open("data/mlperf_fits.yaml")).items():
     for f in fs:
-        print("|".join([m, f["logs"], " ".join("--%s %s" % (k, f[k]) for k in ("framework", "precision") if k in f)]))'
+        if f.get("priors_only"): continue  # not the profile runs: only the code fits at two counts
+        folder = f["logs"] if f.get("in_repository") else sys.argv[1] + "/" + f["logs"]
+        print("|".join([m, folder, " ".join("--%s %s" % (k, f[k]) for k in ("framework", "precision", "gpus") if k in f)]))' "$LOGS"
 }
 rm -rf "$OUT" && mkdir -p "$OUT"
 folders | while IFS='|' read -r m f flags; do
   mkdir -p "$OUT/$m/runs"
   # shellcheck disable=SC2086  # the flags are words
-  $M ingest-mllog $flags --machine "$m" --out "$OUT/$m/runs/$(echo "$f" | tr / _)" "$LOGS/$f"/result_*.txt >> "$OUT/$m/ingest.txt"
+  $M ingest-mllog $flags --machine "$m" --out "$OUT/$m/runs/$(echo "${f#"$LOGS"/}" | tr / _)" "$f"/result_*.txt >> "$OUT/$m/ingest.txt"
 done
 for d in "$OUT"/*/; do
   m=$(basename "$d")

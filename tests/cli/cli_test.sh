@@ -230,7 +230,7 @@ if [[ -d "$logs" ]]; then
     # one GPU count: what it cannot fit from the built-in machines that ran the code at two, named
     # again by the predictions from the fitted profile
     # (the logs' ML framework from their system description beside them: NVIDIA's NGC PyTorch)
-    grep -q "prior of compute.step_time_cv: .*, the median of the step-time spreads of deepcam with ddp on pytorch nvidia release fitted in perlmutter (built-in), dgxa100 (built-in)" \
+    grep -q "prior of compute.step_time_cv: .*, the median of the step-time spreads of deepcam with ddp on pytorch nvidia release fitted in perlmutter (built-in), dgxa100 (built-in), eos (built-in)" \
       "$tmp/records.txt" && grep -q "prior of compute.eval_pass_ms: " "$tmp/records.txt" \
       || fail "calibrate records at one count takes the built-in code fits: $(head -3 "$tmp/records.txt")"
     "$MRPLAN" predict "$tmp/ing/result_1.record.json" --machine "$tmp/fit.yaml" --samples 0 > "$tmp/held.txt"
@@ -241,7 +241,7 @@ if [[ -d "$logs" ]]; then
     grep -qF 'software: \"pytorch nvidia release\"' "$tmp/ngc/result_1.record.json" \
       || fail "ingest-mllog --system-json writes the plan's software"
     "$MRPLAN" calibrate records --profile perlmutter-paper --out "$tmp/fitn.yaml" "$tmp/ngc/result_1.record.json" > "$tmp/records-n.txt"
-    grep -q "prior of compute.step_time_cv: .*of deepcam with ddp on pytorch nvidia release fitted in perlmutter (built-in), dgxa100 (built-in)" \
+    grep -q "prior of compute.step_time_cv: .*of deepcam with ddp on pytorch nvidia release fitted in perlmutter (built-in), dgxa100 (built-in), eos (built-in)" \
       "$tmp/records-n.txt" && ! grep -q "horeka (built-in)" "$tmp/records-n.txt" \
       || fail "calibrate records takes the fits of the records' framework: $(grep prior "$tmp/records-n.txt")"
     "$MRPLAN" ingest-mllog --machine perlmutter --framework horovod --out "$tmp/hvd" "$logs"/result_1.txt > /dev/null

@@ -196,8 +196,11 @@ TEST(CalibrateRecords, TheFirstTiersRateStartsWhereTheFirstEpochsReadsTakeTheirE
                                        {"compute.eval_pass_ms", 0.99982953540375652, 2.3019910006589224}})
     other.fitted.push_back({key, value, sd, code_source("calibrate records: x.json, y.json", code)});
   const auto fit = fit_records(fitted, runs, {{"dgx.yaml", other}});
-  for (const auto& obs : fit.observations)
-    if (obs.quantity == "first_epoch_s") EXPECT_NEAR(obs.fitted, obs.measured, 0.25 * obs.measured) << obs.record;
+  for (const auto& obs : fit.observations) {
+    if (obs.quantity == "first_epoch_s") {
+      EXPECT_NEAR(obs.fitted, obs.measured, 0.25 * obs.measured) << obs.record;
+    }
+  }
   const auto* pfs = find(fit, "io.tiers.pfs.per_node_bandwidth_GBps");
   ASSERT_NE(pfs, nullptr);
   EXPECT_LT(pfs->value, 1.0);
