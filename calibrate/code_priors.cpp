@@ -75,8 +75,8 @@ CodePrior prior_of(const Kind& k, const std::vector<const FittedParameter*>& fit
     logs.push_back(std::log(std::max(f->value, k.least))), relative.push_back(f->std_error / std::max(f->value, k.least));
   }
   const std::string_view key = k.per_workload ? std::string_view(fits.front()->key) : k.key;
-  // the centre in the space its spread is read in: a factor's median is that of the logs (two fits at
-  // 0.001 and 0.126 give 0.011, not their mean 0.064, which the x/36 spread would read as a factor of 6 from one)
+  // the centre in the space its spread is read in: a factor's median is that of the logs (fits at
+  // 0.001 and 0.126 give 0.011, not their mean 0.064, which a x/36 spread reads as 6x one of them)
   const double centre = k.zero_fits ? median(values) : std::exp(median(logs));
   CodePrior p{std::string(key), centre, median(relative), median(sds), k.zero_fits,
               fmt::format("the median of the {} of {} fitted in {}", fits.size() == 1 ? k.one : k.many, code, fmt::join(files, ", "))};

@@ -61,8 +61,8 @@ std::vector<HeldValue> held_near_priors(const MachineProfile& profile);
 bool has_fits_of(const MachineProfile& fitted, const std::string& code);
 
 // Per parameter, the median of what `calibrate records` fitted to runs of `code` at two or more GPU
-// counts in each profile (of their logs, for a factor), its logs' median absolute deviation as a normal's sigma (no narrower than
-// their median relative standard error), and in the key's unit likewise. One machine's fit says
+// counts in each profile (of their logs, for a factor), its logs' median absolute deviation as a
+// normal's sigma (no narrower than their median relative standard error), and in the key's unit likewise. One machine's fit says
 // nothing of how machines differ: its prior is as wide as a value with none (a factor of 10; ±100%).
 // A profile of another code is left out, with its reason; one with no such fit, or none of `code`,
 // is refused, naming the file.
