@@ -19,6 +19,7 @@
 #include "model/plan_network.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_parameters.hpp"
+#include "model/sync_batchnorm.hpp"
 #include "sim/simulate.hpp"
 
 namespace mrplan {
@@ -167,6 +168,22 @@ std::optional<Candidate> straggler_candidate(const MachineProfile& p, const std:
   return std::nullopt;
 }
 
+// The cost of each pooled batch norm's statistics collective (model/sync_batchnorm), where some runs
+// pool (MLPerf HPC DeepCAM at local batch 1): pinned beside runs that do not; runs that all pool
+// trade it off with the kernels' overhead. Not a code's prior: NVIDIA's DeepCAM fits ~1 us on DGX
+// A100 and Eos and 150 us on LBNL's Perlmutter (fitted with its CosmoFlow), a centre neither is near.
+std::optional<Candidate> sync_batchnorm_candidate(const MachineProfile& p, const std::vector<Plan>& plans,
+                                                  const std::vector<Observation>& obs) {
+  const bool pools = std::any_of(obs.begin(), obs.end(), [&](const Observation& o) {
+    return o.kind == Observation::Kind::train && batchnorm_pool_ranks(plans[o.record], plans[o.record].stages[o.stage].models[o.model]) > 1;
+  });
+  if (!pools) return std::nullopt;
+  // from none, and from PyTorch SyncBatchNorm's ~10 launches per layer and direction at ~10 us each
+  Candidate c{"comm.sync_batchnorm_call_us", std::max(p.comm.sync_batchnorm_call_s * 1e6, 1.0)};
+  c.starts = {c.start, 100.0};
+  return c;
+}
+
 // A prior's spread (log space) where the profile's value came with a standard error (another fit, or
 // a transfer), so that the records move it only as far as that fit left open; 0 (the default) else.
 double prior_sigma_of(const MachineProfile& p, const std::string& key) {
@@ -191,6 +208,7 @@ std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<
   if (p.comm.collectives == Collectives::alpha_beta)  // NCCL's model has its own latencies per hop
     c.push_back({"comm.inter_node.alpha_s", std::max(p.comm.inter_node.alpha_s, 1e-6)});
   c.push_back({"comm.call_overhead_us", std::max(p.comm.call_overhead_s * 1e6, 1.0)});
+  if (auto pooled = sync_batchnorm_candidate(p, plans, obs)) c.push_back(std::move(*pooled));
   if (std::any_of(plans.begin(), plans.end(), [](const Plan& x) { return x.framework == CommFramework::horovod; }))
     c.push_back({"comm.horovod_call_overhead_us", std::max(p.comm.horovod_call_overhead_s * 1e6, 1.0)});
   c.push_back({"compute.mem_efficiency", p.compute.mem_efficiency, 1.0});

@@ -44,6 +44,7 @@
 #include "model/time_to_target.hpp"
 #include "model/plan_network.hpp"
 #include "model/record_header.hpp"
+#include "model/sync_batchnorm.hpp"
 
 namespace mrplan {
 
@@ -305,9 +306,13 @@ void check_before_training(const Plan& plan, const NetworkSpec& spec) {
   check_target_metric(layout_for(spec.name).task, plan.target_metric, plan.source_file);
   if (plan.validation_samples < 1)
     fail_input(plan.source_file, "dataset.validation_samples", "the execution backend needs validation samples for the target");
-  if (plan.batchnorm_group > 1)
-    fail_input(plan.source_file, "comm.batchnorm_group",
-               "the execution backend keeps each rank's batch-norm statistics its own: set 1 (the model prices larger groups)");
+  for (const auto& s : plan.stages)
+    for (const auto& m : s.models)
+      if (const int ranks = batchnorm_pool_ranks(plan, m); ranks > 1)
+        fail_input(plan.source_file, plan.batchnorm_group > 1 ? "comm.batchnorm_group" : "comm.batchnorm_samples",
+                   fmt::format("{} pools batch-norm statistics over {} ranks; the execution backend keeps each rank's its own: set "
+                               "batchnorm_group 1 and batchnorm_samples 0 (the model prices pools)",
+                               m.name, ranks));
 }
 
 // The machine's speed now, timed as `calibrate compute` times its peak: by rank 0 alone, as

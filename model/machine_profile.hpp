@@ -112,6 +112,9 @@ struct CommParams {
   double call_overhead_s = 0.0;       // fitted: framework cost per allreduce call (bucket)
   // fitted: the same where a plan's comm.framework is horovod (0: not measured, call_overhead_s holds)
   double horovod_call_overhead_s = 0.0;
+  // fitted: framework cost per pooled batch norm's statistics collective (0: not measured), which
+  // PyTorch's SyncBatchNorm issues from Python per layer and direction, each between small kernels
+  double sync_batchnorm_call_s = 0.0;
 };
 
 // What the page cache may hold of a node's memory where a profile does not say.

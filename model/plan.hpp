@@ -129,6 +129,7 @@ struct Plan {
   double bucket_bytes = 25e6;      // gradient bucket (PyTorch DDP default 25 MB)
   bool overlap_comm = true;        // allreduce during backward (DDP) or after it (Horovod tape)
   int batchnorm_group = 1;         // ranks that pool batch-norm statistics (model/sync_batchnorm); 1: each its own
+  int batchnorm_samples = 0;       // ...or as many ranks as hold this many samples, where more (0: the group alone)
   CommFramework framework = CommFramework::ddp;
   Staging staging = Staging::none;
   bool staging_async = false;      // the copy runs beside the first epoch, which waits on it (NVIDIA's

@@ -339,12 +339,15 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   if (p.precise_bn_batches < 0) fail_input(file, "target.precise_bn_batches", "must be >= 0 (0: the running averages)");
   if (f.has("comm")) {
     auto c = f.child("comm");
-    c.only({"bucket_mb", "overlap", "batchnorm_group", "framework"});
+    c.only({"bucket_mb", "overlap", "batchnorm_group", "batchnorm_samples", "framework"});
     p.bucket_bytes = c.positive("bucket_mb", 25.0) * 1e6;
     p.overlap_comm = c.boolean("overlap", true);
     p.batchnorm_group = c.int32("batchnorm_group", 1);
     if (p.batchnorm_group < 1)
       fail_input(file, c.key_path("batchnorm_group"), "must be >= 1 (1: each rank its own batch-norm statistics)");
+    p.batchnorm_samples = c.int32("batchnorm_samples", 0);
+    if (p.batchnorm_samples < 0)
+      fail_input(file, c.key_path("batchnorm_samples"), "must be >= 0 (0: batchnorm_group alone sets who pools batch-norm statistics)");
     const auto framework = c.text("framework", "ddp");
     if (!comm_framework_from_string(framework))
       fail_input(file, c.key_path("framework"), fmt::format("unknown framework '{}' (expected ddp or horovod)", framework));
@@ -497,6 +500,7 @@ std::string plan_to_yaml(const Plan& p) {
     << ShortestNumber{p.bucket_bytes / 1e6} << YAML::Key << "overlap" << YAML::Value << p.overlap_comm;
   if (p.batchnorm_group > 1)  // written only when set: a plan's text (and hash) stays as before
     e << YAML::Key << "batchnorm_group" << YAML::Value << p.batchnorm_group;
+  if (p.batchnorm_samples > 0) e << YAML::Key << "batchnorm_samples" << YAML::Value << p.batchnorm_samples;
   if (p.framework != CommFramework::ddp) e << YAML::Key << "framework" << YAML::Value << to_string(p.framework);
   e << YAML::EndMap;
   e << YAML::Key << "io" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "staging"

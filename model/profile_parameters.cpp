@@ -100,6 +100,7 @@ const std::vector<Entry>& entries() {
     t.push_back(field("comm.bandwidth_efficiency", "", 1, 0, 1, [](MachineProfile& m) { return &m.comm.bandwidth_efficiency; }));
     both("comm.call_overhead", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.comm.call_overhead_s; });
     both("comm.horovod_call_overhead", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.comm.horovod_call_overhead_s; });
+    both("comm.sync_batchnorm_call", "s", "us", 1e-6, kInf, [](MachineProfile& m) { return &m.comm.sync_batchnorm_call_s; });
     // io.tiers.T.*: the storage tiers a profile describes (model/storage_tier.hpp)
     for (auto [name, tier] : {std::pair{"pfs", &IoParams::pfs}, std::pair{"nvme", &IoParams::nvme}, std::pair{"host_memory", &IoParams::host_memory}}) {
       const std::string base = fmt::format("io.tiers.{}.", name);
@@ -318,6 +319,7 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"comm.bandwidth_efficiency", opt, 1, pos, 1},
       {"comm.call_overhead_us", opt, 0, any, kInf},
       {"comm.horovod_call_overhead_us", opt, 0, any, kInf},
+      {"comm.sync_batchnorm_call_us", opt, 0, any, kInf},
       {"io.tiers.pfs.per_node_bandwidth_GBps", req, 0, pos, kInf},
       {"io.tiers.pfs.aggregate_bandwidth_GBps", req, 0, pos, kInf},
       {"io.tiers.pfs.per_file_latency_ms", opt, 1, any, kInf},

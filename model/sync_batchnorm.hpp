@@ -3,6 +3,7 @@
 // DeepCAM's batchnorm_group_size): what it adds to a step beside the per-rank layer.
 #include "model/layer_table.hpp"
 #include "model/machine_profile.hpp"
+#include "model/plan.hpp"
 
 namespace mrplan {
 
@@ -10,8 +11,14 @@ namespace mrplan {
 // and sum of squares) and a backward allreduce of its 2C gradient sums over `group` ranks, each on
 // the critical path, plus the two kernels per direction that gather and reduce them (PyTorch
 // SyncBatchNorm: batch_norm_stats / gather_stats_with_counts, backward_reduce / backward_elemt).
-// The collectives are issued inline in the step, not by the gradient hook, so the profile's
-// per-bucket call overhead does not apply. 0 for group <= 1.
+// The collectives are issued inline in the step, not by the gradient hook: each costs the profile's
+// comm.sync_batchnorm_call_us (fitted to runs that pool; JUWELS Booster's v2.0 DeepCAM ~0.1 ms, its
+// 2048-GPU steps otherwise 28% short), not its per-bucket call overhead. 0 for group <= 1.
 double sync_batchnorm_iter_s(const LayerTable& table, int group, int gpus_per_node, const MachineProfile& m);
+
+// The ranks one pool of a model run spans: the plan's comm.batchnorm_group, or as many as hold its
+// comm.batchnorm_samples where that is more (MLPerf HPC DeepCAM's recipes pool pairs of ranks at
+// local batch 1 and none at 2 or more), at most the run's GPUs.
+int batchnorm_pool_ranks(const Plan& plan, const ModelRun& run);
 
 }  // namespace mrplan

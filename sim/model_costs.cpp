@@ -160,7 +160,7 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   c.comm_total_iter_s = run.gpus > 1 ? bwd.comm_total_s : 0.0;
   c.comm_exposed_iter_s = run.gpus > 1 ? bwd.comm_exposed_s : 0.0;
   // pooled batch-norm statistics wait inline in forward and backward: nothing hides them
-  c.sync_batchnorm_iter_s = sync_batchnorm_iter_s(table, std::min(plan.batchnorm_group, run.gpus), m.gpus_per_node, m);
+  c.sync_batchnorm_iter_s = sync_batchnorm_iter_s(table, batchnorm_pool_ranks(plan, run), m.gpus_per_node, m);
   c.comm_exposed_iter_s += c.sync_batchnorm_iter_s;
   if (const auto& pre = run.pretrained; pre && pre->freeze_epochs > 0) {
     const auto frozen = backward_timeline(times, table, plan, run, m, frozen_ops(table, pre->freeze_through));

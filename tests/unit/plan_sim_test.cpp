@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <tuple>
 #include <fstream>
 
 #include "calibrate/calibrated_builtins.hpp"
@@ -15,6 +16,8 @@
 #include "model/startup_cost.hpp"
 #include "model/straggler.hpp"
 #include "model/method_rules.hpp"
+#include "model/plan_network.hpp"
+#include "model/sync_batchnorm.hpp"
 #include "model/plan_yaml.hpp"
 #include "model/profile_yaml.hpp"
 #include "model/record.hpp"
@@ -263,6 +266,45 @@ TEST(Simulator, PooledBatchNormWaitsInlineAndRoundTrips) {
   EXPECT_NEAR(b.comm_exposed_iter_s - a.comm_exposed_iter_s, b.sync_batchnorm_iter_s, 1e-12);
   // a plan without a group writes no key: its text (and hash) is what it was
   EXPECT_EQ(plan_to_yaml(builtin_plan("cosmoflow-coarse@summit")).find("batchnorm_group"), std::string::npos);
+  // each layer's two collectives (forward, backward) pay the profile's cost per pooled collective
+  const auto table = model_run_table(q, plan_network(q), q.stages[0].models[0]);
+  const auto layers = std::count_if(table.layers.begin(), table.layers.end(), [](const auto& l) { return l.kind == OpKind::batch_norm; });
+  ASSERT_GT(layers, 0);
+  m.comm.sync_batchnorm_call_s = 1e-4;
+  const auto c = prepare(q, m).stages[0].models[0];
+  EXPECT_NEAR(c.sync_batchnorm_iter_s - b.sync_batchnorm_iter_s, 2.0 * static_cast<double>(layers) * 1e-4, 1e-12);
+  EXPECT_EQ(prepare(builtin_plan("cosmoflow-coarse@summit"), m).stages[0].models[0].sync_batchnorm_iter_s, 0.0);
+}
+
+// MLPerf HPC DeepCAM's recipes pool batch norm over pairs of ranks at local batch 1 and not above.
+TEST(Simulator, APlanPoolsBatchNormWhereARankHoldsTooFewSamples) {
+  Plan p = builtin_plan("deepcam-mlperf@perlmutter");
+  ASSERT_EQ(p.batchnorm_samples, 2);
+  ModelRun run = p.stages[0].models[0];
+  for (auto [local, gpus, ranks] : {std::tuple{8, 256, 1}, {2, 64, 1}, {1, 2048, 2}, {1, 1, 1}}) {
+    run.local_batch = local, run.gpus = gpus;
+    EXPECT_EQ(batchnorm_pool_ranks(p, run), ranks) << local << " " << gpus;
+  }
+  p.batchnorm_samples = 5, run.local_batch = 2, run.gpus = 64;
+  EXPECT_EQ(batchnorm_pool_ranks(p, run), 3);  // as many ranks as hold 5 samples
+  p.batchnorm_group = 4;
+  EXPECT_EQ(batchnorm_pool_ranks(p, run), 4);  // the group where it is more
+  // priced at 2048 GPUs, local batch 1, not at 2; the key round-trips
+  auto m = calibrated_builtin_profile("perlmutter");
+  const Plan again = plan_from_yaml_text(plan_to_yaml(builtin_plan("deepcam-mlperf@perlmutter")), "again.yaml");
+  EXPECT_EQ(again.batchnorm_samples, 2);
+  const auto at = [&](int gpus, int local) {
+    Plan q = again;
+    q.stages[0].models[0].gpus = gpus, q.stages[0].models[0].local_batch = local;
+    return prepare(q, m).stages[0].models[0].sync_batchnorm_iter_s;
+  };
+  EXPECT_GT(at(2048, 1), 0.0);
+  EXPECT_EQ(at(1024, 2), 0.0);
+  std::string bad = plan_to_yaml(again);
+  bad.replace(bad.find("batchnorm_samples: 2"), 20, "batchnorm_samples: -1");
+  const auto e = error_of([&] { plan_from_yaml_text(bad, "bad.yaml"); });
+  EXPECT_NE(e.find("comm.batchnorm_samples"), std::string::npos) << e;
+  EXPECT_NE(e.find("must be >= 0"), std::string::npos) << e;
 }
 
 TEST(Simulator, EachFrameworkPaysItsOwnCostPerCall) {

@@ -280,6 +280,26 @@ TEST(CalibrateRecords, AHorovodRunFitsHorovodsCost) {
   left_out(builtin_plan("deepcam-mlperf@perlmutter", 64), 64, 2, "comm.horovod_call_overhead_us");
 }
 
+// JUWELS Booster's v2.0 DeepCAM pools batch norm over two ranks at 2048 GPUs only; fitted without a
+// cost per pooled collective, its kernels' overhead took 28 us and conv2d reached its peak.
+TEST(CalibrateRecords, PooledBatchNormsCostIsFittedBesideRunsThatDoNotPool) {
+  MachineProfile prior = calibrated_builtin_profile(before_mlperf("perlmutter"));
+  MachineProfile truth = prior;
+  truth.comm.sync_batchnorm_call_s = 100e-6;
+  Plan pooled = builtin_plan("deepcam-mlperf@perlmutter", 64);
+  pooled.batchnorm_group = 2;
+  const Plan alone = builtin_plan("deepcam-mlperf@perlmutter", 64);
+  ASSERT_EQ(alone.batchnorm_group, 1);
+  MachineProfile fitted = prior;
+  const auto fit = fit_records(fitted, {measured_run("a.json", alone, 64, 2, truth), measured_run("b.json", pooled, 512, 1, truth),
+                                        measured_run("c.json", alone, 16, 8, truth)});
+  const auto* p = find(fit, "comm.sync_batchnorm_call_us");
+  ASSERT_NE(p, nullptr);
+  EXPECT_NEAR(p->value, 100, std::max(10.0, 2 * p->std_error));
+  for (const auto& o : fit.observations) EXPECT_NEAR(o.fitted, o.measured, 0.02 * o.measured) << o.record << " " << o.quantity;
+  left_out(alone, 64, 2, "comm.sync_batchnorm_call_us");  // runs that do not pool cannot see it
+}
+
 TEST(CalibrateRecords, ALoaderThatRestartsFitsItsWorkerStart) {
   const Plan plan = builtin_plan("deepcam-coarse@summit");  // the reference's PyTorch DataLoader
   ASSERT_FALSE(plan.persistent_workers);
