@@ -159,6 +159,8 @@ std::set<fs::path> folders_of(const std::string& logs_root, const std::vector<Ml
 
 }  // namespace
 
+std::string folder_path(const MlperfFolder& f, const std::string& logs_root) { return (root_of(f, logs_root) / f.logs).string(); }
+
 MlperfFitSummary fit_to_mlperf_logs(MachineProfile& profile, const std::vector<MlperfFolder>& own, const std::string& logs_root,
                                     const std::vector<MlperfFolder>& hidden, const std::vector<MlperfMachine>& machines) {
   MlperfFitSummary s;

@@ -35,6 +35,9 @@ struct MlperfMachine {
 // holds `file` in its data/ folder, not under the logs root). InputError naming `file` and key where bad.
 std::vector<MlperfMachine> read_mlperf_fits(const std::string& yaml_text, const std::string& file);
 
+// Where a folder's logs lie: under the logs root, or under its `root` (in_repository).
+std::string folder_path(const MlperfFolder& f, const std::string& logs_root);
+
 // What the fit did, for the build's log.
 struct MlperfFitSummary {
   int own_runs = 0, population_runs = 0;

@@ -249,6 +249,14 @@ struct Problem {
   }
 };
 
+// Whether the observations `obs`, predicted at `at_p` under `p`, move when `key` is twice its value.
+bool moves_with(const Problem& pb, const MachineProfile& p, const Eigen::VectorXd& at_p, const std::vector<Observation>& obs,
+                const std::string& key) {
+  MachineProfile twice = p;
+  set_parameter(twice, key, 2 * parameter_value(twice, key));
+  return !at_p.isApprox(predict(twice, pb.records, pb.plans, obs, &pb.tables), 1e-9);
+}
+
 // The first epoch apart from the later ones: each workload whose runs log one gets its warm-up (the
 // code's, not the machine's), and its reads pin the first tier's per-node rate (its share over that
 // rate: LBNL's v1.0 DeepCAM paid 100 s at 512 GPUs, 20 s at 2048). A tier's per-file latency or
@@ -261,14 +269,10 @@ void add_first_epoch_candidates(Problem& pb, const std::optional<CodePriors>& pr
       workloads[plan_network(pb.plans[o.record]).name].insert(pb.plans[o.record].stages[o.stage].models[o.model].gpus);
     else steady.push_back(o);
   if (workloads.empty()) return;
-  const Eigen::VectorXd at_base = predict(pb.base, pb.records, pb.plans, steady);
-  auto steady_epochs_read = [&](const std::string& key) {  // they move with it (twice its value)
-    MachineProfile twice = pb.base;
-    set_parameter(twice, key, 2 * parameter_value(twice, key));
-    return !at_base.isApprox(predict(twice, pb.records, pb.plans, steady), 1e-9);
-  };
+  const Eigen::VectorXd at_base = predict(pb.base, pb.records, pb.plans, steady, &pb.tables);
   std::erase_if(pb.cands, [&](const Candidate& c) {
-    return (c.key.ends_with("per_file_latency_ms") || c.key.ends_with("aggregate_bandwidth_GBps")) && !steady_epochs_read(c.key);
+    return (c.key.ends_with("per_file_latency_ms") || c.key.ends_with("aggregate_bandwidth_GBps")) &&
+           !moves_with(pb, pb.base, at_base, steady, c.key);
   });
   // a log-space parameter cannot start at 0: from a second (within a factor of 10 of MLPerf HPC's
   // 0.5-15 s), and from a hundredth (none), whichever fits better. Not from the first epochs'
@@ -307,9 +311,9 @@ void add_first_read_starts(Problem& pb) {
   const Eigen::VectorXd steady_at_start = predict(start, pb.records, pb.plans, steady, &pb.tables);
   for (auto& c : pb.cands) {
     if (!c.key.starts_with("io.tiers.") || !c.key.ends_with("per_node_bandwidth_GBps") || !c.starts.empty()) continue;
+    if (moves_with(pb, start, steady_at_start, steady, c.key)) continue;
     MachineProfile twice = start;
     set_parameter(twice, c.key, 2 * parameter_value(twice, c.key));
-    if (!steady_at_start.isApprox(predict(twice, pb.records, pb.plans, steady, &pb.tables), 1e-9)) continue;
     const Eigen::VectorXd reads = 2 * (at_start - predict(twice, pb.records, pb.plans, first, &pb.tables));
     std::vector<double> factors;  // the rate's factor each first epoch asks for
     for (size_t i = 0; i < first.size(); ++i) {

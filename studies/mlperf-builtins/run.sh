@@ -10,21 +10,14 @@ cd "$(dirname "$0")/../.."
 B=${1:-build/default}
 M=$B/mrplan F=$B/cli/mrplan-fit-builtins
 LOGS=${MLPERF_LOGS:-../shared/mlperf-logs} OUT=${MLPERF_BUILTINS_OUT:-out/mlperf-builtins}
-# machine|folder (under the logs, or in the repository)|ingest flags, from data/mlperf_fits.yaml
-folders() {
-  /usr/bin/python3 -c '
-import sys, yaml
-for m, fs in yaml.safe_load(open("data/mlperf_fits.yaml")).items():
-    for f in fs:
-        if f.get("priors_only"): continue  # not the profile runs: only the code fits at two counts
-        folder = f["logs"] if f.get("in_repository") else sys.argv[1] + "/" + f["logs"]
-        print("|".join([m, folder, " ".join("--%s %s" % (k, f[k]) for k in ("framework", "precision", "gpus") if k in f)]))' "$LOGS"
-}
+# machine|folder (under the logs, or in the repository)|ingest flags: data/mlperf_fits.yaml as the build reads it
+folders() { $F "$LOGS" data/mlperf_fits.yaml --list-folders; }
 rm -rf "$OUT" && mkdir -p "$OUT"
 folders | while IFS='|' read -r m f flags; do
   mkdir -p "$OUT/$m/runs"
+  name=${f#"$LOGS"/} && name=${name#"$PWD"/}
   # shellcheck disable=SC2086  # the flags are words
-  $M ingest-mllog $flags --machine "$m" --out "$OUT/$m/runs/$(echo "${f#"$LOGS"/}" | tr / _)" "$f"/result_*.txt >> "$OUT/$m/ingest.txt"
+  $M ingest-mllog $flags --machine "$m" --out "$OUT/$m/runs/$(echo "$name" | tr / _)" "$f"/result_*.txt >> "$OUT/$m/ingest.txt"
 done
 for d in "$OUT"/*/; do
   m=$(basename "$d")

@@ -287,6 +287,11 @@ if [[ -d "$logs" ]]; then
   [[ $? -eq 1 ]] && grep -q "mlperf_fits.yaml: nosuch: no such machine to leave out" "$tmp/loso.err" \
     || fail "mrplan-fit-builtins --leave-out an unknown machine: $(cat "$tmp/loso.err")"
   set -e
+  # the folders it ingests, as the build reads them: flags as ingest-mllog takes them, priors_only ones left out
+  "$(dirname "$MRPLAN")/cli/mrplan-fit-builtins" /L "$fits" --list-folders > "$tmp/folders.txt"
+  grep -qx "perlmutter|/L/v1.0/LBNL/perlmutter_256x4_ngc21.09_mxnet/cosmoflow|--framework horovod --precision amp" "$tmp/folders.txt" \
+    && grep -qx "perlmutter|/L/v1.0/LBNL/perlmutter_512x4_ngc21.09_pytorch/deepcam|" "$tmp/folders.txt" \
+    && ! grep -q "eos|.*/weak/deepcam" "$tmp/folders.txt" || fail "mrplan-fit-builtins --list-folders: $(head -3 "$tmp/folders.txt")"
   printf ':::MLLOG {"key": "run_start", "time_ms": 5}\n:::MLLOG {"key": "run_start", "time_ms": 6}\n' > "$tmp/two.txt"
   expect_error "two.txt: line 2: a second run_start" ingest-mllog --out "$tmp/ing" "$tmp/two.txt"
 fi
