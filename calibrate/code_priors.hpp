@@ -19,7 +19,8 @@ namespace mrplan {
 struct CodePrior {
   std::string key;  // compute.step_time_cv (a node-sharing spread too), compute.warmup_s.W, compute.eval_pass_ms, io.staging_fixed_s
   double value = 0, log_sd = 0, sd = 0;
-  bool additive = false;  // its spread is read in the key's unit (sd), not as a factor (log_sd): it may be near 0
+  // its spread is read in the key's unit (sd), not as a factor (log_sd): it may be near 0, or its fits may not exclude 0
+  bool additive = false;
   std::string source;
 };
 

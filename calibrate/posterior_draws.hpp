@@ -21,7 +21,9 @@ struct PosteriorDraws {
 
 // `rows` draws of theta from the posterior exp(-|r(theta)|^2 / 2), from a chain of `steps` started at
 // its mode `mode` with the normal approximation there, `covariance`, as its first step's shape: the
-// first half burns in, the second gives the rows, evenly spaced. Deterministic in `seed`.
+// first half burns in, the second gives the rows, evenly spaced. A step whose residuals are not
+// finite is refused: the posterior is cut there (a bound past which a clamped value fits as well as
+// the bound). Deterministic in `seed`.
 PosteriorDraws draw_posterior(const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& residuals, const Eigen::VectorXd& mode,
                               const Eigen::MatrixXd& covariance, size_t steps, size_t rows, uint64_t seed);
 

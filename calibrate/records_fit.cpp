@@ -164,8 +164,16 @@ std::optional<Candidate> straggler_candidate(const MachineProfile& p, const std:
     c.starts = {c.start, 0.1};
     return c;
   }
-  if (prior) return c;
-  return std::nullopt;
+  if (!prior) return std::nullopt;
+  if (prior->additive && prior->sd > 0) c.prior_sigma = 0, c.prior_sd = prior->sd;  // its fits do not tell it from 0
+  return c;
+}
+
+// A one-count candidate held near a code's prior, in its unit where the prior is read so.
+Candidate held_candidate(const std::string& key, const CodePrior& prior, double least) {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (prior.additive && prior.sd > 0) return {key, std::max(prior.value, least), inf, {}, 0, prior.sd, true};
+  return {key, std::max(prior.value, least), inf, {}, prior.log_sd, 0, true};
 }
 
 // The cost of each pooled batch norm's statistics collective (model/sync_batchnorm), where some runs
@@ -201,7 +209,7 @@ std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<
   if (const auto pass = eval_pass_candidate(p, records, plans, obs)) c.push_back(*pass);
   else if (pass_prior && std::any_of(obs.begin(), obs.end(), [](const Observation& o) { return o.kind == Observation::Kind::eval; }))
     // one share a GPU: the forwards and the fixed part trade off, so the fixed part is held near the prior
-    c.push_back({"compute.eval_pass_ms", std::max(pass_prior->value, 1.0), std::numeric_limits<double>::infinity(), {}, pass_prior->log_sd});
+    c.push_back(held_candidate("compute.eval_pass_ms", *pass_prior, 1.0));
   if (const auto wait = straggler_candidate(p, plans, obs, priors ? priors->of("compute.step_time_cv") : nullptr)) c.push_back(*wait);
   c.push_back({"compute.kernel_overhead_us", std::max(p.compute.kernel_overhead_s * 1e6, 1.0)});
   c.push_back({"comm.bandwidth_efficiency", p.comm.bandwidth_efficiency});
@@ -249,12 +257,17 @@ struct Problem {
   }
 };
 
+// `p` with `key` at twice its value: how a fit learns what a parameter moves, and by how much.
+MachineProfile doubled(const MachineProfile& p, const std::string& key) {
+  MachineProfile twice = p;
+  set_parameter(twice, key, 2 * parameter_value(twice, key));
+  return twice;
+}
+
 // Whether the observations `obs`, predicted at `at_p` under `p`, move when `key` is twice its value.
 bool moves_with(const Problem& pb, const MachineProfile& p, const Eigen::VectorXd& at_p, const std::vector<Observation>& obs,
                 const std::string& key) {
-  MachineProfile twice = p;
-  set_parameter(twice, key, 2 * parameter_value(twice, key));
-  return !at_p.isApprox(predict(twice, pb.records, pb.plans, obs, &pb.tables), 1e-9);
+  return !at_p.isApprox(predict(doubled(p, key), pb.records, pb.plans, obs, &pb.tables), 1e-9);
 }
 
 // The first epoch apart from the later ones: each workload whose runs log one gets its warm-up (the
@@ -284,8 +297,7 @@ void add_first_epoch_candidates(Problem& pb, const std::optional<CodePriors>& pr
     // one count cannot tell a warm-up from reads that shrink with a node's share: held near the
     // same code's fits at two counts where there are some, else fitted and said
     if (counts.size() < 2 && prior) {
-      const double inf = std::numeric_limits<double>::infinity();
-      pb.cands.insert(pb.cands.begin(), {key, std::max(prior->value, 0.01), inf, {}, 0, prior->sd, true});
+      pb.cands.insert(pb.cands.begin(), held_candidate(key, *prior, 0.01));
       continue;
     }
     if (counts.size() < 2)
@@ -312,9 +324,7 @@ void add_first_read_starts(Problem& pb) {
   for (auto& c : pb.cands) {
     if (!c.key.starts_with("io.tiers.") || !c.key.ends_with("per_node_bandwidth_GBps") || !c.starts.empty()) continue;
     if (moves_with(pb, start, steady_at_start, steady, c.key)) continue;
-    MachineProfile twice = start;
-    set_parameter(twice, c.key, 2 * parameter_value(twice, c.key));
-    const Eigen::VectorXd reads = 2 * (at_start - predict(twice, pb.records, pb.plans, first, &pb.tables));
+    const Eigen::VectorXd reads = 2 * (at_start - predict(doubled(start, c.key), pb.records, pb.plans, first, &pb.tables));
     std::vector<double> factors;  // the rate's factor each first epoch asks for
     for (size_t i = 0; i < first.size(); ++i) {
       const auto k = static_cast<Eigen::Index>(i);
@@ -356,6 +366,32 @@ Eigen::MatrixXd posterior_covariance(const Problem& pb, const Eigen::VectorXd& t
   return (J.transpose() * J).inverse();
 }
 
+// Each candidate's theta at the registry's bounds on its value (Problem::at clamps there, so past a
+// bound the records see the bound's value).
+std::vector<std::pair<double, double>> theta_bounds(const Problem& pb) {
+  std::vector<std::pair<double, double>> out;
+  MachineProfile scratch = pb.base;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : pb.cands) {
+    const auto slot = find_parameter(scratch, c.key);
+    const double lo = slot->lower, hi = std::min(slot->upper, c.upper);
+    if (c.prior_sd > 0) out.emplace_back((lo - c.start) / c.prior_sd, std::isfinite(hi) ? (hi - c.start) / c.prior_sd : inf);
+    else out.emplace_back(lo > 0 ? std::log(lo / c.start) : -inf, std::isfinite(hi) ? std::log(hi / c.start) : inf);
+  }
+  return out;
+}
+
+// The chain's target: the fit's posterior cut at the bounds (draw_posterior refuses a step whose
+// residuals are not finite). Clamped, a value past a bound fits as well as the bound, and the chain
+// piled its rows there (Eos's v3.0 DeepCAM at one count: conv2d at its peak in half the rows, fitted
+// at 0.34, and the band's P50 13% below the fit's).
+Eigen::VectorXd chain_residuals(const Problem& pb, const std::vector<std::pair<double, double>>& bounds, const Eigen::VectorXd& theta) {
+  for (size_t k = 0; k < bounds.size(); ++k)
+    if (const double t = theta[static_cast<Eigen::Index>(k)]; t < bounds[k].first || t > bounds[k].second)
+      return Eigen::VectorXd::Constant(1, std::numeric_limits<double>::infinity());
+  return posterior_residuals(pb, theta);
+}
+
 // The posterior chain's steps and the rows a profile keeps of it. 8,000 steps left the study's P10
 // and P90 up to 25% of the measured time away from a chain five times as long; 20,000, within about
 // 10% (docs/validation/mlperf-scaling.md). The sanitizers' build checks memory, not the draws, at 8,000.
@@ -376,18 +412,23 @@ double add_posterior_rows(FitCorrelation& block, const Problem& pb, const Eigen:
       if (pb.cands[k].key == key) at.push_back(static_cast<Eigen::Index>(k));
   if (at.size() != block.keys.size()) return 0;
   const auto n = static_cast<Eigen::Index>(at.size());
+  // the fit's values, each theta within its bounds: the chain starts inside its target
+  const auto bounds = theta_bounds(pb);
+  Eigen::VectorXd inside = theta;
+  for (size_t k = 0; k < bounds.size(); ++k)
+    inside[static_cast<Eigen::Index>(k)] = std::clamp(theta[static_cast<Eigen::Index>(k)], bounds[k].first, bounds[k].second);
   Eigen::VectorXd mode(n);
   Eigen::MatrixXd sub(n, n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    mode[i] = theta[at[i]];
+    mode[i] = inside[at[i]];
     for (Eigen::Index j = 0; j < n; ++j) sub(i, j) = cov(at[i], at[j]);
   }
   auto full = [&](const Eigen::VectorXd& t) {
-    Eigen::VectorXd x = theta;
+    Eigen::VectorXd x = inside;
     for (Eigen::Index i = 0; i < n; ++i) x[at[i]] = t[i];
     return x;
   };
-  const auto post = draw_posterior([&](const Eigen::VectorXd& t) { return posterior_residuals(pb, full(t)); }, mode, sub, kChainSteps,
+  const auto post = draw_posterior([&](const Eigen::VectorXd& t) { return chain_residuals(pb, bounds, full(t)); }, mode, sub, kChainSteps,
                                    kPosteriorRows, 1);
   for (const auto& t : post.draws) {
     MachineProfile p = pb.at(full(t));

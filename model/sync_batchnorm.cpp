@@ -20,9 +20,11 @@ double sync_batchnorm_iter_s(const LayerTable& table, int group, int gpus_per_no
   return total_s;
 }
 
-int batchnorm_pool_ranks(const Plan& plan, const ModelRun& run) {
+int batchnorm_pool_asked(const Plan& plan, const ModelRun& run) {
   const int for_samples = plan.batchnorm_samples > 0 ? (plan.batchnorm_samples + run.local_batch - 1) / std::max(run.local_batch, 1) : 1;
-  return std::min(std::max(plan.batchnorm_group, for_samples), run.gpus);
+  return std::max(plan.batchnorm_group, for_samples);
 }
+
+int batchnorm_pool_ranks(const Plan& plan, const ModelRun& run) { return std::min(batchnorm_pool_asked(plan, run), run.gpus); }
 
 }  // namespace mrplan

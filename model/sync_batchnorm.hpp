@@ -16,9 +16,11 @@ namespace mrplan {
 // 2048-GPU steps otherwise 28% short), not its per-bucket call overhead. 0 for group <= 1.
 double sync_batchnorm_iter_s(const LayerTable& table, int group, int gpus_per_node, const MachineProfile& m);
 
-// The ranks one pool of a model run spans: the plan's comm.batchnorm_group, or as many as hold its
+// The ranks one pool of a model run asks for: the plan's comm.batchnorm_group, or as many as hold its
 // comm.batchnorm_samples where that is more (MLPerf HPC DeepCAM's recipes pool pairs of ranks at
-// local batch 1 and none at 2 or more), at most the run's GPUs.
+// local batch 1 and none at 2 or more).
+int batchnorm_pool_asked(const Plan& plan, const ModelRun& run);
+// The ranks it spans: what it asks for, at most the run's GPUs.
 int batchnorm_pool_ranks(const Plan& plan, const ModelRun& run);
 
 }  // namespace mrplan

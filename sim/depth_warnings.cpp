@@ -9,6 +9,7 @@
 #include "model/layer_table.hpp"
 #include "model/learning_curve.hpp"
 #include "model/method_table.hpp"
+#include "model/sync_batchnorm.hpp"
 
 namespace mrplan {
 
@@ -62,17 +63,20 @@ void convergence_warnings(const PreparedPlan& p, std::vector<std::string>& out) 
                                 p.spec.name, cv.coarse_resolution, r));
 }
 
-// Groups of N consecutive ranks pool batch norm: a remainder leaves one smaller group, which the
-// model prices as a full one; a group larger than the ranks is priced as all of them.
+// Groups of N consecutive ranks pool batch norm (model/sync_batchnorm's rule): a remainder leaves one
+// smaller group, which the model prices as a full one; a group larger than the ranks is priced as all of them.
 void batchnorm_group_warnings(const Plan& plan, std::vector<std::string>& out) {
-  const int g = plan.batchnorm_group;
-  if (g <= 1) return;
   for (const auto& s : plan.stages)
     for (const auto& m : s.models) {
+      const int g = batchnorm_pool_asked(plan, m);
+      if (g <= 1) continue;
+      const std::string pool = g == plan.batchnorm_group ? fmt::format("comm.batchnorm_group {}", g)
+                                                         : fmt::format("comm.batchnorm_samples {} at local batch {} (pools of {})",
+                                                                       plan.batchnorm_samples, m.local_batch, g);
       if (m.gpus < g)
-        out.push_back(fmt::format("{}: comm.batchnorm_group {} is more than its {} GPUs: priced as one group of {}", who(s, m), g, m.gpus, m.gpus));
+        out.push_back(fmt::format("{}: {} is more than its {} GPUs: priced as one group of {}", who(s, m), pool, m.gpus, m.gpus));
       else if (m.gpus % g)
-        out.push_back(fmt::format("{}: comm.batchnorm_group {} does not divide its {} GPUs: priced as if it did", who(s, m), g, m.gpus));
+        out.push_back(fmt::format("{}: {} does not divide its {} GPUs: priced as if it did", who(s, m), pool, m.gpus));
     }
 }
 

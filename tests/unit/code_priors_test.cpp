@@ -46,6 +46,18 @@ TEST(CodePriors, MedianAndTheLogsMedianDeviation) {
   EXPECT_NEAR(prior.log_sd, 1.4826 * std::log(1.8), 1e-9);  // deviations: log 1.8, 0, log(333)
   EXPECT_EQ(prior.source, "the median of the step-time spreads of cosmoflow-mlperf with ddp fitted in a.yaml, b.yaml, c.yaml");
   EXPECT_TRUE(priors.left_out.empty());
+  EXPECT_FALSE(prior.additive);  // each fit pins its value: machines differ by factors
+}
+
+// Fits whose standard errors pass their values do not tell them from 0 (NVIDIA's DeepCAM steps, which
+// do not grow with the ranks): their prior is read in the key's unit, where a factor's would put 10x
+// one of them at one sigma.
+TEST(CodePriors, FitsThatDoNotExcludeZeroMakeAnAdditivePrior) {
+  const auto prior =
+      spread(code_priors({fitted_at_two_counts("a.yaml", 0.001, 0.0023), fitted_at_two_counts("b.yaml", 0.001, 0.0025)}, kCode));
+  EXPECT_TRUE(prior.additive);
+  EXPECT_DOUBLE_EQ(prior.value, 0.001);
+  EXPECT_DOUBLE_EQ(prior.sd, 0.0024);  // the fits' median standard error: their values agree
 }
 
 // No narrower than the fits pin their own values; one machine says nothing of how machines differ

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -85,6 +86,16 @@ TEST(DepthWarnings, BatchNormGroupsThatDoNotSplitTheRanks) {
   EXPECT_EQ(count(simulate(p, m), "stage 'coarse': comm.batchnorm_group 3 does not divide its 32 GPUs: priced as if it did"), 1u);
   p.batchnorm_group = 64;
   EXPECT_EQ(count(simulate(p, m), "stage 'coarse': comm.batchnorm_group 64 is more than its 32 GPUs: priced as one group of 32"), 1u);
+  // a pool made by the samples it must hold is read by the same rule (model/sync_batchnorm)
+  p.batchnorm_group = 1;
+  const int local = p.stages[0].models[0].local_batch;
+  p.batchnorm_samples = 3 * local;
+  const std::string three = fmt::format("stage 'coarse': comm.batchnorm_samples {} at local batch {} (pools of 3)", 3 * local, local);
+  EXPECT_EQ(count(simulate(p, m), three + " does not divide its 32 GPUs: priced as if it did"), 1u);
+  p.batchnorm_samples = 2 * local;
+  EXPECT_EQ(count(simulate(p, m), "batchnorm"), 0u);
+  p.batchnorm_samples = 64 * local;
+  EXPECT_EQ(count(simulate(p, m), "(pools of 64) is more than its 32 GPUs: priced as one group of 32"), 1u);
 }
 
 TEST(DepthWarnings, ALoaderThatRestartsOnAProfileWithoutItsStart) {

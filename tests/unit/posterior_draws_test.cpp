@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/posterior_draws.hpp"
@@ -49,6 +50,25 @@ TEST(PosteriorDraws, ACliffTheModeDoesNotSeeIsRespected) {
   EXPECT_LT(top, 0.52);
   // the unit normal cut at 0.5: P(theta < 0 | theta < 0.5) = 0.5 / Phi(0.5)
   EXPECT_NEAR(below_zero / 5000, 0.5 / 0.6915, 0.05);
+}
+
+TEST(PosteriorDraws, ABoundWhereTheFitGoesFlatCutsThePosterior) {
+  // a unit normal prior and data that see theta only up to a bound at 0.5 (a value clamped there):
+  // flat past it, the chain walks out along the prior's tail, each such row the bound's value
+  auto clamped = [](const Eigen::VectorXd& t) { return Eigen::VectorXd(Eigen::Vector2d(t[0], 3 * (std::min(t[0], 0.5) - 0.4))); };
+  const auto flat = draw_posterior(clamped, Eigen::VectorXd::Zero(1), Eigen::MatrixXd::Identity(1, 1), 100000, 5000, 3);
+  double past = 0;
+  for (const auto& t : flat.draws) past += t[0] > 0.5 ? 1 : 0;
+  EXPECT_GT(past / 5000, 0.1);
+  // a step past it refused (residuals that are not finite): the rows end at the bound
+  auto cut = [&](const Eigen::VectorXd& t) {
+    return t[0] > 0.5 ? Eigen::VectorXd::Constant(1, std::numeric_limits<double>::infinity()) : clamped(t);
+  };
+  const auto post = draw_posterior(cut, Eigen::VectorXd::Zero(1), Eigen::MatrixXd::Identity(1, 1), 100000, 5000, 3);
+  double top = -1e9;
+  for (const auto& t : post.draws) top = std::max(top, t[0]);
+  EXPECT_LE(top, 0.5);
+  EXPECT_GT(post.acceptance, 0.1);
 }
 
 TEST(PosteriorDraws, TheSameSeedGivesTheSameRows) {
