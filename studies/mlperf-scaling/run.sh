@@ -63,7 +63,7 @@ systems | while IFS='|' read -r name bench _; do
   $M predict "$d/large-plan.yaml" --machine "$d/fitted.yaml" --samples 0 --epochs --json "$d/predicted.json" > "$d/predict.txt"
   $M predict "$d/large-plan.yaml" --machine "$d/prior.yaml" --samples 0 --json "$d/predicted-prior.json" > /dev/null
   # the larger runs' time to train against the fitted profile's P10-P90 (its fitted values drawn within their errors)
-  $M validate "$d"/large/*.record.json --profile "$d/fitted.yaml" --samples 200 > "$d/validate.txt"
+  $M validate "$d"/large/*.record.json --profile "$d/fitted.yaml" --samples 1000 > "$d/validate.txt"
 done
 /usr/bin/python3 studies/mlperf-scaling/summarize.py "$OUT" | tee "$OUT/summary.md"
 if ! command -v gnuplot > /dev/null; then echo "wrote $OUT/summary.md (gnuplot not found: no plots)"; exit 0; fi

@@ -33,7 +33,7 @@ rows, errs, lin_errs, points, epoch_rows = [], [], [], [], []
 # target's and time to train's, the runs inside their band, and the bands' P90/P10
 by_set = {}
 epoch_errs = {"mrplan": [], "prior": [], "unchanged": []}
-train_errs, inside, runs, bands, band_rows = [], 0, 0, [], []
+train_errs, p50_errs, inside, runs, bands, band_rows = [], [], 0, 0, [], []
 for d in sorted(glob.glob(os.path.join(out, "*/"))):
     name = os.path.basename(d.rstrip("/"))
     small_recs, large_recs = records(os.path.join(d, "small")), records(os.path.join(d, "large"))
@@ -45,7 +45,7 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     e, le = (pred - large_s) / large_s, (linear - large_s) / large_s
     errs.append(abs(e)), lin_errs.append(abs(le))
     this = by_set.setdefault(open(os.path.join(d, "set")).read().strip(),
-                             {"epoch": [], "linear": [], "epochs": [], "train": [], "inside": 0, "runs": 0, "band": []})
+                             {"epoch": [], "linear": [], "epochs": [], "train": [], "p50": [], "inside": 0, "runs": 0, "band": []})
     this["epoch"].append(abs(e)), this["linear"].append(abs(le))
     points.append((name, small["gpus"], small_s, large["gpus"], large_s, pred, linear, e, le))
     lb = lambda s: s["global_batch"] // s["gpus"]
@@ -64,13 +64,17 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     # the band and every larger run's time to train, for bands.png
     runs_ttt = re.findall(r"large/\S+\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(?:yes|NO)", validation)
     band_rows.append((name, [float(x) for x in runs_ttt[0][1:]], [float(r[0]) for r in runs_ttt]))
+    # the band's P50 (predict --samples' "P50"), beside the point prediction at the fitted values
+    p50 = float(runs_ttt[0][2])
+    p50_errs.append(abs(p50 - train_s) / train_s), this["p50"].append(p50_errs[-1])
     prior_e = json.load(open(os.path.join(d, "predicted-prior.json")))["stages"][0]["epochs"]
     cells = []
     for key, v in (("mrplan", fit_e), ("prior", prior_e), ("unchanged", small_e)):
         epoch_errs[key].append(abs(v - large_e) / large_e)
         cells.append(f"{v:g} | {100 * (v - large_e) / large_e:+.0f}%")
     epoch_rows.append(f"| {name} | {small['global_batch']} | {small_e:g} | {large['global_batch']} | {large_e:g} | " + " | ".join(cells) +
-                      f" | {train_s:.0f} | {pred_train_s:.0f} | {100 * (pred_train_s - train_s) / train_s:+.0f}% |")
+                      f" | {train_s:.0f} | {pred_train_s:.0f} | {100 * (pred_train_s - train_s) / train_s:+.0f}% "
+                      f"| {p50:.0f} | {100 * (p50 - train_s) / train_s:+.0f}% |")
     rows.append(f"| {name} | {small['gpus']} (local {lb(small)}) | {large['gpus']} (local {lb(large)}) | {small_s:.2f} | {large_s:.2f} "
                 f"| {pred:.2f} | {100 * e:+.1f}% | {linear:.2f} | {100 * le:+.1f}% |")
 print("| pair | calibrated on GPUs | predicted GPUs | small epoch s | large epoch s measured | mrplan | error | linear | error |")
@@ -81,18 +85,20 @@ print(f"\nmedian |error|: mrplan {100 * statistics.median(errs):.1f}%, linear sc
                 f"over {len(t['epoch'])}" for name, t in sorted(by_set.items())))
 print("\nEpochs to target at the larger run's global batch:\n")
 print("| pair | small batch | small epochs | large batch | large epochs measured | mrplan | error | prior profile | error "
-      "| unchanged | error | time to train s measured | mrplan | error |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "| unchanged | error | time to train s measured | mrplan | error | band's P50 | error |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 print("\n".join(epoch_rows))
 med = {k: 100 * statistics.median(v) for k, v in epoch_errs.items()}
 print(f"\nmedian |error| of the epochs to target: mrplan {med['mrplan']:.0f}%, prior profile {med['prior']:.0f}%, "
       f"the smaller run's unchanged {med['unchanged']:.0f}%; of the time to train (staging included): mrplan "
-      f"{100 * statistics.median(train_errs):.0f}%; {inside} of {runs} larger runs inside their predicted P10-P90 "
+      f"{100 * statistics.median(train_errs):.0f}% (the band's P50 {100 * statistics.median(p50_errs):.0f}%); {inside} of {runs} "
+      f"larger runs inside their predicted P10-P90 "
       f"of the time to train (median P90/P10 {statistics.median(bands):.1f})")
 for name, t in sorted(by_set.items()):
     n = len(t["epochs"])
     print(f"{name} set ({n} pair{'s' if n > 1 else ''}): epochs to target {100 * statistics.median(t['epochs']):.0f}%, time to train "
-          f"{100 * statistics.median(t['train']):.0f}%, {t['inside']} of {t['runs']} runs inside P10-P90, median P90/P10 "
+          f"{100 * statistics.median(t['train']):.0f}% (the band's P50 {100 * statistics.median(t['p50']):.0f}%), {t['inside']} of "
+          f"{t['runs']} runs inside P10-P90, median P90/P10 "
           f"{statistics.median(t['band']):.1f}")
 
 # predicted vs measured epoch time against GPU count, one panel line per system (gnuplot data blocks)

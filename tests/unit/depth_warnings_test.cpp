@@ -6,6 +6,7 @@
 
 #include "calibrate/calibrated_builtins.hpp"
 #include "model/builtin_workloads.hpp"
+#include "model/profile_parameters.hpp"
 #include "model/workload_yaml.hpp"
 #include "sim/builtin_plans.hpp"
 #include "sim/depth_warnings.hpp"
@@ -93,7 +94,7 @@ TEST(DepthWarnings, BatchNormGroupsThatDoNotSplitTheRanks) {
   const std::string three = fmt::format("stage 'coarse': comm.batchnorm_samples {} at local batch {} (pools of 3)", 3 * local, local);
   EXPECT_EQ(count(simulate(p, m), three + " does not divide its 32 GPUs: priced as if it did"), 1u);
   p.batchnorm_samples = 2 * local;
-  EXPECT_EQ(count(simulate(p, m), "batchnorm"), 0u);
+  EXPECT_EQ(count(simulate(p, m), "(pools of"), 0u);
   p.batchnorm_samples = 64 * local;
   EXPECT_EQ(count(simulate(p, m), "(pools of 64) is more than its 32 GPUs: priced as one group of 32"), 1u);
 }
@@ -115,4 +116,15 @@ TEST(DepthWarnings, AHorovodPlanOnAProfileWithoutHorovodsCost) {
   EXPECT_EQ(count(simulate(p, m), "comm.framework is horovod, but machine 'summit' has no comm.horovod_call_overhead_us: each allreduce "
                                   "call is priced at its call_overhead_us"),
             1u);
+}
+
+TEST(DepthWarnings, PooledBatchNormOnAMachineThatNeverFittedItsCost) {
+  MachineProfile m = calibrated_builtin_profile("summit");
+  Plan p = builtin_plan("cosmoflow-coarse@summit", 32);
+  const std::string says = "the plan pools batch norm over 2 ranks, but machine 'summit' has no comm.sync_batchnorm_call_us";
+  EXPECT_EQ(count(simulate(p, m), "comm.sync_batchnorm_call_us"), 0u);  // no pool
+  p.batchnorm_group = 2;
+  EXPECT_EQ(count(simulate(p, m), says), 1u);
+  record_fit(m, {"comm.sync_batchnorm_call_us", 0, 1, "calibrate records: a.json"});  // fitted, at 0
+  EXPECT_EQ(count(simulate(p, m), says), 0u);
 }
