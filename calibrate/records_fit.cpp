@@ -231,6 +231,11 @@ std::vector<Candidate> candidates_of(const MachineProfile& p, const std::vector<
   return c;
 }
 
+// The values candidate `c` may take: the registry's bounds, below its own upper one.
+std::pair<double, double> value_bounds(const ParameterSlot& slot, const Candidate& c) {
+  return {slot.lower, std::min(slot.upper, c.upper)};
+}
+
 // Relative residuals with candidate k at start * exp(theta[k]) (start + prior_sd * theta[k] where its prior
 // is read in its unit), clamped to the registry's bounds.
 struct Problem {
@@ -248,7 +253,8 @@ struct Problem {
       const auto& cand = cands[k];
       const auto slot = find_parameter(p, cand.key);
       const double value = cand.prior_sd > 0 ? cand.start + cand.prior_sd * theta[k] : cand.start * std::exp(theta[k]);
-      set_parameter(p, cand.key, std::clamp(value, slot->lower, std::min(slot->upper, cand.upper)));
+      const auto [lo, hi] = value_bounds(*slot, cand);
+      set_parameter(p, cand.key, std::clamp(value, lo, hi));
     }
     return p;
   }
@@ -373,8 +379,7 @@ std::vector<std::pair<double, double>> theta_bounds(const Problem& pb) {
   MachineProfile scratch = pb.base;
   const double inf = std::numeric_limits<double>::infinity();
   for (const Candidate& c : pb.cands) {
-    const auto slot = find_parameter(scratch, c.key);
-    const double lo = slot->lower, hi = std::min(slot->upper, c.upper);
+    const auto [lo, hi] = value_bounds(*find_parameter(scratch, c.key), c);
     if (c.prior_sd > 0) out.emplace_back((lo - c.start) / c.prior_sd, std::isfinite(hi) ? (hi - c.start) / c.prior_sd : inf);
     else out.emplace_back(lo > 0 ? std::log(lo / c.start) : -inf, std::isfinite(hi) ? std::log(hi / c.start) : inf);
   }
