@@ -497,7 +497,7 @@ BatchEpochsFit fit_workload(MachineProfile& profile, const std::string& workload
     set_parameter(profile, p.key, p.value);
     record_fit(profile, p);
   }
-  record_correlations(profile, curve.keys, curve.covariance);
+  record_correlations(profile, curve.keys, curve.covariance, DrawScale::log);
   for (const auto& r : pb.runs)
     fit.observations.push_back({r.named->file, r.machine, r.batch, r.epochs, std::ceil(pb.predicted(f.params, r) - 1e-9)});
   return fit;

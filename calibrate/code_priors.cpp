@@ -78,11 +78,12 @@ CodePrior prior_of(const Kind& k, const std::vector<const FittedParameter*>& fit
   // the centre in the space its spread is read in: a factor's median is that of the logs (fits at
   // 0.001 and 0.126 give 0.011, not their mean 0.064, which a x/36 spread reads as 6x one of them)
   const double centre = k.zero_fits ? median(values) : std::exp(median(logs));
-  CodePrior p{std::string(key), centre, median(relative), median(sds), k.zero_fits,
+  const double relative_se = median(relative);
+  CodePrior p{std::string(key), centre, relative_se, median(sds), k.zero_fits,
               fmt::format("the median of the {} of {} fitted in {}", fits.size() == 1 ? k.one : k.many, code, fmt::join(files, ", "))};
   // fits whose standard errors pass their values cannot tell them from 0 (NVIDIA's DeepCAM steps, which
   // do not grow with the ranks: 0.001 ± 0.002): read as a factor, their spread would put 10x at one sigma
-  p.additive = k.zero_fits || p.log_sd >= 1.0;
+  p.additive = k.zero_fits || relative_se >= 1.0;
   // the median absolute deviation, scaled to a normal's sigma: one machine unlike the others (a step
   // that does not grow) neither moves the prior nor widens it
   std::vector<double> log_dev, dev;

@@ -206,7 +206,12 @@ struct FittedParameter {
   std::string source;    // what data, or "prior" / "public spec"
 };
 
-// How one fit's parameters moved together: their correlation (in the fit's log space), so that a
+// The space a fit's normal lives in: its values, or their logs (a fit of factors that multiply, as the
+// epochs-to-target curve's: drawn linearly, a critical batch at 60% standard error skewed the curve's
+// product, HoreKa's band's P90 10% up).
+enum class DrawScale { linear, log };
+
+// How one fit's parameters moved together: their correlation (in the fit's `scale`), so that a
 // draw (sim/monte_carlo) keeps what the data pinned (a critical batch and an epoch factor that meet
 // at the runs' batch) instead of drawing each across its own range.
 // Where the data only bound some of them, the normal the matrix describes crosses what they refute:
@@ -216,6 +221,7 @@ struct FitCorrelation {
   std::vector<std::string> keys;  // each fitted, with a finite, positive standard error
   std::vector<double> matrix;     // keys.size()^2, row-major: symmetric, unit diagonal, positive semi-definite
   std::vector<std::vector<double>> draws;  // each keys.size() values; none: drawn from the normal
+  DrawScale scale = DrawScale::linear;     // log: the matrix correlates the logs; a key's log sd is its std_error / value
 };
 
 struct MachineProfile {

@@ -246,7 +246,8 @@ bool drawable(const FittedParameter* f) { return f && std::isfinite(f->std_error
 
 }  // namespace
 
-FitCorrelation* record_correlations(MachineProfile& m, const std::vector<std::string>& keys, const std::vector<double>& covariance) {
+FitCorrelation* record_correlations(MachineProfile& m, const std::vector<std::string>& keys, const std::vector<double>& covariance,
+                                    DrawScale scale) {
   const size_t n = keys.size();
   if (covariance.size() != n * n) throw std::logic_error("record_correlations: the covariance is not keys x keys");
   std::vector<size_t> kept;
@@ -254,6 +255,7 @@ FitCorrelation* record_correlations(MachineProfile& m, const std::vector<std::st
     if (const double v = covariance[i * n + i]; std::isfinite(v) && v > 0 && drawable(fitted_entry(m, keys[i]))) kept.push_back(i);
   if (kept.size() < 2) return nullptr;
   FitCorrelation c;
+  c.scale = scale;
   for (const size_t i : kept) c.keys.push_back(keys[i]);
   for (const size_t i : kept)
     for (const size_t j : kept)

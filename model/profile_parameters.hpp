@@ -35,10 +35,11 @@ void set_parameter(MachineProfile& m, const std::string& key, double value);
 // key names a parameter of `m` (std::logic_error otherwise: a fitter's key out of step).
 void record_fit(MachineProfile& m, FittedParameter f);
 // Records how the fitted `keys` moved together from their covariance (`covariance`, keys.size()^2
-// row-major, any scale): keys without a finite, positive variance are left out, and so is a block of
-// fewer than two. Call after record_fit of the keys (which drops any block they were in). Returns
-// the block made (its keys, in order, those kept), or nullptr.
-FitCorrelation* record_correlations(MachineProfile& m, const std::vector<std::string>& keys, const std::vector<double>& covariance);
+// row-major, of the values or, with DrawScale::log, of their logs): keys without a finite, positive
+// variance are left out, and so is a block of fewer than two. Call after record_fit of the keys (which
+// drops any block they were in). Returns the block made (its keys, in order, those kept), or nullptr.
+FitCorrelation* record_correlations(MachineProfile& m, const std::vector<std::string>& keys, const std::vector<double>& covariance,
+                                    DrawScale scale = DrawScale::linear);
 // Why `c` cannot be a block of `m` (its keys not fitted with a finite error, the matrix not a
 // correlation matrix); empty when it can.
 std::string correlation_problem(const MachineProfile& m, const FitCorrelation& c);

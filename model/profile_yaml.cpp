@@ -273,8 +273,13 @@ void read_correlations(const YamlFields& f, MachineProfile& m) {
   if (f.has("correlations")) {
     const auto blocks = f.list("correlations");
     for (const auto& b : blocks) {
-      b.only({"keys", "matrix", "draws"});
-      m.correlations.push_back({b.texts("keys"), b.numbers("matrix"), b.has("draws") ? b.number_rows("draws") : std::vector<std::vector<double>>{}});
+      b.only({"keys", "matrix", "draws", "scale"});
+      const auto scale = b.text("scale", "linear");
+      if (scale != "linear" && scale != "log")
+        fail_input(file, b.key_path("scale"), fmt::format("expected linear or log, got '{}'", scale));
+      m.correlations.push_back({b.texts("keys"), b.numbers("matrix"),
+                                b.has("draws") ? b.number_rows("draws") : std::vector<std::vector<double>>{},
+                                scale == "log" ? DrawScale::log : DrawScale::linear});
     }
     for (size_t i = 0; i < m.correlations.size(); ++i)
       if (const auto why = correlation_problem(m, m.correlations[i]); !why.empty()) fail_input(file, blocks[i].key_path("keys"), why);
@@ -442,6 +447,7 @@ void write_fits(YAML::Emitter& e, MachineProfile& m) {
     e << YAML::Key << "correlations" << YAML::Value << YAML::BeginSeq;
     for (const auto& c : m.correlations) {
       e << YAML::BeginMap << YAML::Key << "keys" << YAML::Value << YAML::Flow << c.keys;
+      if (c.scale == DrawScale::log) kv(e, "scale", "log");
       e << YAML::Key << "matrix" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const double r : c.matrix) e << r;
       e << YAML::EndSeq;

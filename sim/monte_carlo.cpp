@@ -25,20 +25,22 @@ double truncated_normal(std::mt19937_64& rng, double mean, double sd, double low
 }
 
 // One fit's correlated parameters, ready to draw: z = L n with L L' their correlation matrix (from its
-// eigen-decomposition, which a singular matrix has too), each value mean + sd z held in its bounds, as
-// a parameter drawn alone is. (Drawn log-normal, as the fits are made, the parameters the records
-// only bound, not pin, reached 20x their value and the study's bands widened from 4.0 to 12.7.)
+// eigen-decomposition, which a singular matrix has too), each value mean + sd z (its fit's scale: of a
+// log-space fit, mean exp(sd/mean z)) held in its bounds, as a parameter drawn alone is. (The records'
+// fits, whose parameters the records only bound, reached 20x their value drawn log-normal and widened
+// the study's bands from 4.0 to 12.7: they keep their posterior's rows, `draws`.)
 struct Block {
   std::vector<std::string> keys;
   std::vector<double> sd;
   Eigen::MatrixXd L;
+  DrawScale scale = DrawScale::linear;
   const std::vector<std::vector<double>>* draws = nullptr;  // the fit's posterior, where the profile keeps it: a row drawn whole
 };
 
 std::vector<Block> blocks_of(const MachineProfile& m) {
   std::vector<Block> out;
   for (const auto& c : m.correlations) {
-    Block b{c.keys, {}, {}, c.draws.empty() ? nullptr : &c.draws};
+    Block b{c.keys, {}, {}, c.scale, c.draws.empty() ? nullptr : &c.draws};
     for (const auto& k : c.keys)
       for (const auto& f : m.fitted)
         if (f.key == k) b.sd.push_back(f.std_error);
@@ -68,13 +70,16 @@ void draw_block(std::mt19937_64& rng, const Block& b, MachineProfile& p) {
   std::normal_distribution<double> unit(0.0, 1.0);
   std::vector<double> mean, v(slots.size());
   for (const auto& s : slots) mean.push_back(*s.values.front() / s.to_internal);
+  // a log-space fit's normal: each value its mean times exp(log sd z), the log sd its relative error
+  const bool log = b.scale == DrawScale::log && std::all_of(mean.begin(), mean.end(), [](double x) { return x > 0; });
   for (int tries = 0;; ++tries) {
     Eigen::VectorXd n(static_cast<Eigen::Index>(slots.size()));
     for (auto& x : n) x = unit(rng);
     const Eigen::VectorXd z = b.L * n;
     bool inside = true;
     for (size_t i = 0; i < slots.size(); ++i) {
-      v[i] = mean[i] + b.sd[i] * z[static_cast<Eigen::Index>(i)];
+      const double zi = z[static_cast<Eigen::Index>(i)];
+      v[i] = log ? mean[i] * std::exp(b.sd[i] / mean[i] * zi) : mean[i] + b.sd[i] * zi;
       inside = inside && v[i] >= slots[i].lower && v[i] <= slots[i].upper;
     }
     if (inside) break;

@@ -3,6 +3,7 @@
 // at one batch keeps its curve through its runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "calibrate/calibrated_builtins.hpp"
@@ -92,4 +93,35 @@ TEST(CorrelatedDraws, KeysWithoutAFiniteVarianceAreLeftOutOfTheBlock) {
   m.correlations.clear();
   record_correlations(m, {"comm.call_overhead_us", "compute.kernel_overhead_us"}, {100, 5, 5, std::numeric_limits<double>::infinity()});
   EXPECT_TRUE(m.correlations.empty());  // one key left: no block
+}
+
+// A log-space fit's block (the epochs-to-target curve's) is drawn log-normal: two factors whose logs
+// move exactly against each other keep their product, each draws its own value as its median, and
+// the scale survives the profile's YAML.
+TEST(CorrelatedDraws, ALogSpaceBlockIsDrawnLogNormal) {
+  MachineProfile m = two_correlated(0.0);
+  m.correlations.clear();
+  record_fit(m, {"comm.call_overhead_us", 100, 50, "test"});  // log sd 0.5 each
+  record_fit(m, {"compute.kernel_overhead_us", 50, 25, "test"});
+  const double v = 0.25;
+  record_correlations(m, {"comm.call_overhead_us", "compute.kernel_overhead_us"}, {v, -v, -v, v}, DrawScale::log);
+  const auto back = profile_from_yaml_text(profile_to_yaml(m), "p.yaml");
+  ASSERT_EQ(back.correlations.size(), 1u);
+  EXPECT_EQ(back.correlations[0].scale, DrawScale::log);
+  std::vector<double> a;
+  for (const auto& p : draw_profiles(back, "cosmoflow-mrt", 4001, 3, {true, false, false, false, {}}).profiles) {
+    EXPECT_NEAR(p.comm.call_overhead_s * p.compute.kernel_overhead_s * 1e12, 100 * 50, 1e-6);
+    a.push_back(p.comm.call_overhead_s * 1e6);
+  }
+  std::sort(a.begin(), a.end());
+  EXPECT_NEAR(a[a.size() / 2], 100, 3);
+  EXPECT_NEAR(std::log(a[3600] / a[400]), 2 * 1.2816 * 0.5, 0.05);  // a log-normal's P90/P10: exp(2 z90 sd)
+  auto bad = profile_to_yaml(m);
+  bad.replace(bad.find("scale: log"), 10, "scale: cubic");
+  try {
+    profile_from_yaml_text(bad, "p.yaml");
+    ADD_FAILURE() << "a block's unknown scale was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("correlations[0].scale: expected linear or log, got 'cubic'"), std::string::npos) << e.what();
+  }
 }
