@@ -71,7 +71,7 @@ void draw_block(std::mt19937_64& rng, const Block& b, MachineProfile& p) {
   std::vector<double> mean, v(slots.size());
   for (const auto& s : slots) mean.push_back(*s.values.front() / s.to_internal);
   // a log-space fit's normal: each value its mean times exp(log sd z), the log sd its relative error
-  const bool log = b.scale == DrawScale::log && std::all_of(mean.begin(), mean.end(), [](double x) { return x > 0; });
+  const bool in_logs = b.scale == DrawScale::log && std::all_of(mean.begin(), mean.end(), [](double x) { return x > 0; });
   for (int tries = 0;; ++tries) {
     Eigen::VectorXd n(static_cast<Eigen::Index>(slots.size()));
     for (auto& x : n) x = unit(rng);
@@ -79,7 +79,7 @@ void draw_block(std::mt19937_64& rng, const Block& b, MachineProfile& p) {
     bool inside = true;
     for (size_t i = 0; i < slots.size(); ++i) {
       const double zi = z[static_cast<Eigen::Index>(i)];
-      v[i] = log ? mean[i] * std::exp(b.sd[i] / mean[i] * zi) : mean[i] + b.sd[i] * zi;
+      v[i] = in_logs ? mean[i] * std::exp(b.sd[i] / mean[i] * zi) : mean[i] + b.sd[i] * zi;
       inside = inside && v[i] >= slots[i].lower && v[i] <= slots[i].upper;
     }
     if (inside) break;
