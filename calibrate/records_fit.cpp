@@ -147,6 +147,9 @@ std::optional<Candidate> eval_pass_candidate(const MachineProfile& p, const std:
   return c;
 }
 
+// Whether a code's prior holds its candidate in the key's unit (its sd) rather than as a factor.
+bool in_its_unit(const CodePrior& prior) { return prior.additive && prior.sd > 0; }
+
 // The wait for the slowest rank, which grows with the ranks (model/straggler). Runs at two or more GPU
 // counts fit it; at one it cannot be told apart from the step itself, so it is fitted only where
 // other machines' fits give it a prior, and held near it by their spread. The key in force is the
@@ -165,14 +168,14 @@ std::optional<Candidate> straggler_candidate(const MachineProfile& p, const std:
     return c;
   }
   if (!prior) return std::nullopt;
-  if (prior->additive && prior->sd > 0) c.prior_sigma = 0, c.prior_sd = prior->sd;  // its fits do not tell it from 0
+  if (in_its_unit(*prior)) c.prior_sigma = 0, c.prior_sd = prior->sd;  // its fits do not tell it from 0
   return c;
 }
 
 // A one-count candidate held near a code's prior, in its unit where the prior is read so.
 Candidate held_candidate(const std::string& key, const CodePrior& prior, double least) {
   const double inf = std::numeric_limits<double>::infinity();
-  if (prior.additive && prior.sd > 0) return {key, std::max(prior.value, least), inf, {}, 0, prior.sd, true};
+  if (in_its_unit(prior)) return {key, std::max(prior.value, least), inf, {}, 0, prior.sd, true};
   return {key, std::max(prior.value, least), inf, {}, prior.log_sd, 0, true};
 }
 

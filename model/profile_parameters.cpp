@@ -235,12 +235,12 @@ void record_fit(MachineProfile& m, FittedParameter f) {
   m.fitted.push_back(std::move(f));
 }
 
-namespace {
-
-const FittedParameter* fitted_entry(const MachineProfile& m, const std::string& key) {
+const FittedParameter* fitted_entry(const MachineProfile& m, std::string_view key) {
   const auto it = std::find_if(m.fitted.begin(), m.fitted.end(), [&](const FittedParameter& p) { return p.key == key; });
   return it == m.fitted.end() ? nullptr : &*it;
 }
+
+namespace {
 
 bool drawable(const FittedParameter* f) { return f && std::isfinite(f->std_error) && f->std_error > 0; }
 

@@ -5,6 +5,7 @@
 // its own list.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/machine_profile.hpp"
@@ -31,6 +32,8 @@ std::optional<ParameterSlot> find_parameter(MachineProfile& m, const std::string
 double parameter_value(MachineProfile& m, const std::string& key);
 void set_parameter(MachineProfile& m, const std::string& key, double value);
 
+// The fit recorded for `key`, or nullptr (a value fitted to 0 is a measurement; one never fitted is missing).
+const FittedParameter* fitted_entry(const MachineProfile& m, std::string_view key);
 // Records a fit in `m.fitted` (replacing an earlier entry of the same key) after checking that the
 // key names a parameter of `m` (std::logic_error otherwise: a fitter's key out of step).
 void record_fit(MachineProfile& m, FittedParameter f);

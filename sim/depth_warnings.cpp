@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <set>
-#include <string_view>
 
 #include "model/builtin_workloads.hpp"
 #include "model/layer_table.hpp"
 #include "model/learning_curve.hpp"
 #include "model/method_table.hpp"
+#include "model/profile_parameters.hpp"
 #include "model/sync_batchnorm.hpp"
 
 namespace mrplan {
@@ -81,11 +81,6 @@ void batchnorm_group_warnings(const Plan& plan, std::vector<std::string>& out) {
     }
 }
 
-// Whether a fit recorded `key` (a value fitted to 0 is a measurement; one never fitted is missing).
-bool has_fit(const MachineProfile& machine, std::string_view key) {
-  return std::any_of(machine.fitted.begin(), machine.fitted.end(), [&](const auto& f) { return f.key == key; });
-}
-
 // Pooled batch norm on a machine whose pooled collectives no runs fitted: each is priced by its
 // allreduce alone (JUWELS Booster's v2.0 DeepCAM fitted 0.13 ms each; without it, its 2048-GPU epochs 22% short).
 void pooled_batchnorm_warning(const PreparedPlan& p, const MachineProfile& machine, std::vector<std::string>& out) {
@@ -93,7 +88,7 @@ void pooled_batchnorm_warning(const PreparedPlan& p, const MachineProfile& machi
   for (size_t s = 0; s < p.stages.size(); ++s)
     for (size_t k = 0; k < p.stages[s].models.size(); ++k)
       if (p.stages[s].models[k].sync_batchnorm_iter_s > 0) pool = std::max(pool, batchnorm_pool_ranks(p.plan, p.plan.stages[s].models[k]));
-  if (pool > 1 && machine.comm.sync_batchnorm_call_s <= 0 && !has_fit(machine, "comm.sync_batchnorm_call_us"))
+  if (pool > 1 && machine.comm.sync_batchnorm_call_s <= 0 && !fitted_entry(machine, "comm.sync_batchnorm_call_us"))
     out.push_back(fmt::format("the plan pools batch norm over {} ranks, but machine '{}' has no comm.sync_batchnorm_call_us: each pooled "
                               "collective is priced by its allreduce alone (calibrate records with runs that pool fits it)",
                               pool, machine.name));
@@ -120,7 +115,7 @@ std::vector<std::string> depth_warnings(const PreparedPlan& p, const MachineProf
                               "priced at its call_overhead_us (calibrate records with Horovod runs fits it)",
                               machine.name));
   // a worker start fitted to 0 (Cori's rows) is a measurement
-  if (!plan.persistent_workers && machine.io.worker_start_s <= 0 && !has_fit(machine, "io.worker_start_ms"))
+  if (!plan.persistent_workers && machine.io.worker_start_s <= 0 && !fitted_entry(machine, "io.worker_start_ms"))
     out.push_back(fmt::format("io.persistent_workers is false, but machine '{}' has no io.worker_start_ms: the loader's start at each "
                               "epoch and validation pass is priced at 0 (calibrate records with such runs fits it)",
                               machine.name));

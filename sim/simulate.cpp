@@ -15,6 +15,7 @@
 #include "model/method_rules.hpp"
 #include "model/method_table.hpp"
 #include "model/plan_yaml.hpp"
+#include "model/profile_parameters.hpp"
 #include "model/record_header.hpp"
 #include "model/workload_yaml.hpp"
 #include "sim/depth_warnings.hpp"
@@ -381,10 +382,7 @@ Record simulate(const PreparedPlan& p, const MachineProfile& machine, std::optio
   const auto epochs = model_epochs(p, forced);
   Record r = record_header(plan, p.spec.name, Source::predicted, machine.name);
   r.warnings = depth_warnings(p, machine);
-  const auto gap_fitted = [&] {
-    return std::any_of(machine.fitted.begin(), machine.fitted.end(), [](const FittedParameter& f) { return f.key == "compute.captured_kernel_gap_s"; });
-  };
-  if (plan.steps == StepExecution::captured && !gap_fitted())
+  if (plan.steps == StepExecution::captured && !fitted_entry(machine, "compute.captured_kernel_gap_s"))
     r.warnings.push_back(fmt::format("machine '{}' has no captured steps measured: their kernels are predicted back to back "
                                      "(calibrate compute --device cuda on a build with captured steps fits the gap between them)", machine.name));
   bool reached = true;
