@@ -8,8 +8,8 @@
 // and per global batch and recipe a tuning effect (the MLPerf HPC rules let a submission retune at
 // its batch: a deviation that does not carry to another batch; runs that state one recipe share it
 // across systems, runs that state none are their own system's), their spreads measured by moments,
-// the tunings' on the systems that ran two batches (docs/cost-models.md, "Epochs to target across
-// systems"). A system with runs is predicted from its own factor, at its runs' batches with
+// the tunings' on the systems that ran two batches, a seed's at the runs' median epochs and as
+// 1/sqrt of a run's (docs/cost-models.md, "Epochs to target across systems"). A system with runs is predicted from its own factor, at its runs' batches with
 // their tunings too, and at a recipe's batch with that recipe's; a new system from the population's
 // with the between-system spread in its band; a batch and recipe without runs draws its tuning.
 #include <map>
@@ -45,8 +45,8 @@ struct BatchEpochsFit {
   std::vector<EpochsObservation> observations;
   std::vector<std::string> skipped;     // records that give no epochs to target, with the reason
   std::vector<std::string> notes;       // what the user could give to fit more closely
-  // the population and the spreads in log space: seeds (within a system and batch), systems' factors, a batch's tuning
-  double population_factor = 0, population_critical = 0, seed_sd = 0, system_sd = 0, tuning_sd = 0;
+  // the population and the spreads in log space: seeds (within a system and batch, at seed_ref epochs), systems' factors, a batch's tuning
+  double population_factor = 0, population_critical = 0, seed_sd = 0, system_sd = 0, tuning_sd = 0, seed_ref = 0;
   std::vector<SystemEpochs> systems;  // empty: one system, no effects
   std::map<std::string, std::string> recipes;  // the runs' recipes by id (model/learning_curve recipe_id)
 };

@@ -101,9 +101,9 @@ void print_epochs_fit(const BatchEpochsFit& fit) {
     fmt::print("\n{}", o.str());
   }
   if (!fit.systems.empty()) {
-    fmt::print("\npopulation: factor {:.3g}, critical batch {:.0f}; spread of a seed within a system and batch {:.1f}%, between "
-               "systems {:.1f}% (persistent factor), of a batch's tuning {:.1f}%\n",
-               fit.population_factor, fit.population_critical, 100 * fit.seed_sd, 100 * fit.system_sd, 100 * fit.tuning_sd);
+    fmt::print("\npopulation: factor {:.3g}, critical batch {:.0f}; spread of a seed within a system and batch {:.1f}% at {:.3g} epochs "
+               "(as 1/sqrt of a run's epochs), between systems {:.1f}% (persistent factor), of a batch's tuning {:.1f}%\n",
+               fit.population_factor, fit.population_critical, 100 * fit.seed_sd, fit.seed_ref, 100 * fit.system_sd, 100 * fit.tuning_sd);
     TextTable t({"system", "runs", "batches", "factor / population", "tuning by batch", "pulled to population"});
     for (const auto& s : fit.systems) {
       std::vector<std::string> tunings;

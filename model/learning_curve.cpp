@@ -158,6 +158,11 @@ double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch, co
   return factor * (1.0 + global_batch / p.critical_batch) / (1.0 + p.reference_global_batch / p.critical_batch);
 }
 
+double seed_factor_at(const ConvergenceParams& p, double epochs) {
+  if (p.seed_epochs_ref <= 0 || epochs <= 0) return p.seed_epoch_factor;
+  return std::max(0.1, 1.0 + (p.seed_epoch_factor - 1.0) * std::sqrt(p.seed_epochs_ref / epochs));
+}
+
 std::string recipe_id(const std::string& recipe) {
   if (recipe.empty()) return "";
   uint64_t h = 14695981039346656037ull;  // FNV-1a 64-bit offset basis and prime

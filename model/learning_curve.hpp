@@ -75,6 +75,10 @@ double dense_epochs_after_progress(double e0, double k);
 // the batch, takes the one recipe measured there.
 double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch, const std::string& recipe = "");
 
+// The seed's factor on a run of `epochs` (without it): seed_epoch_factor is drawn at seed_epochs_ref,
+// and its deviation shrinks as the square root of the epochs past it (1 + (f - 1) sqrt(ref / epochs)).
+double seed_factor_at(const ConvergenceParams& p, double epochs);
+
 // The tuning a plan's epochs take at a global batch (epoch_scale_for_batch's rule), and where it was
 // measured; none: a batch and recipe without runs, drawn (tuning_draw).
 struct MeasuredTuning {

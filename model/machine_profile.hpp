@@ -193,6 +193,10 @@ struct ConvergenceParams {
   // Seed-to-seed spread, fitted by calibrate convergence from several seeds of one plan: relative
   // standard deviation of the epochs to target and of the switch epoch (0: not measured).
   double seed_epochs_cv = 0, seed_switch_cv = 0;
+  // The epochs seed_epochs_cv holds at (0: at any). A run's spread in epochs grows as the square root
+  // of its epochs, each epoch's progress noisy on its own (a first passage's variance grows as its
+  // mean): MLPerf HPC's repeats spread 15% under 12 epochs, 8% above (calibrate/batch_epochs_fit).
+  double seed_epochs_ref = 0;
   // One seed's draw (sim/monte_carlo): every epoch count of the workload scaled by it (1: the curves' own).
   double seed_epoch_factor = 1;
   // One draw's tuning at a batch tuned_factor does not hold (sim/monte_carlo; 1: the persistent factor's).

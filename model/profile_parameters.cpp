@@ -147,6 +147,7 @@ const std::vector<Entry>& entries() {
                                         std::tuple{"epoch_factor", &ConvergenceParams::epoch_factor, 0.0, kInf},
                                         std::tuple{"reference_global_batch", &ConvergenceParams::reference_global_batch, 0.0, kInf},
                                         std::tuple{"seed_epochs_cv", &ConvergenceParams::seed_epochs_cv, 0.0, 1.0},
+                                        std::tuple{"seed_epochs_ref", &ConvergenceParams::seed_epochs_ref, 0.0, kInf},
                                         std::tuple{"seed_switch_cv", &ConvergenceParams::seed_switch_cv, 0.0, 1.0},
                                         std::tuple{"batch_tuning_cv", &ConvergenceParams::batch_tuning_cv, 0.0, 1.0}})
       t.push_back({fmt::format("convergence.*.{}", name), "", 1, lo, hi, [member = member](MachineProfile& m, const std::string& w) -> double* {
@@ -350,6 +351,7 @@ const std::vector<YamlNumber>& yaml_numbers() {
       {"convergence.*.critical_batch", opt, 0, any, kInf},
       {"convergence.*.epoch_factor", opt, 1, pos, kInf},
       {"convergence.*.seed_epochs_cv", opt, 0, any, 1},
+      {"convergence.*.seed_epochs_ref", opt, 0, any, kInf},
       {"convergence.*.seed_switch_cv", opt, 0, any, 1},
       {"convergence.*.batch_tuning_cv", opt, 0, any, 1},
   };

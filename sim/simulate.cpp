@@ -178,6 +178,9 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
   }
+  // the seed's factor (in the scale) was drawn at its reference epochs: its deviation at this run's
+  const double unseeded = base / cv.seed_epoch_factor;
+  base = unseeded * seed_factor_at(cv, unseeded);
   // the target is noticed at the next validation: every epoch, or every eval_iterations
   const double ipe = static_cast<double>(costs.iterations_per_epoch);
   const double step = m.stop.eval_iterations > 0 ? m.stop.eval_iterations / ipe : 1.0;

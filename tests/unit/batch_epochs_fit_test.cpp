@@ -99,6 +99,43 @@ TEST(BatchEpochs, OneGlobalBatchFitsTheFactorAndLeavesTheCriticalBatch) {
   EXPECT_NE(fits[0].at_prior[0].find("critical_batch (the runs share one global batch"), std::string::npos);
 }
 
+TEST(BatchEpochs, ASeedsSpreadIsReadAtItsRunsEpochs) {
+  MachineProfile p = calibrated_builtin_profile("perlmutter");
+  const auto& cv = p.convergence.at(kWorkload);
+  const double target = simulate(builtin_plan("deepcam-mlperf@perlmutter", 64), p).target_value;
+  // three seeds at a small batch (few epochs) spread by a, three at a large one by a sqrt(E_small / E_large)
+  const double few = epochs_at(cv, target, 1, 700, 128) - 0.5, many = epochs_at(cv, target, 1, 700, 2048) - 0.5;
+  const double a = 0.1, b = a * std::sqrt(few / many);
+  std::vector<NamedRecord> own;
+  double mean_few = 0, mean_many = 0;
+  std::vector<double> crossings;
+  for (int k = -1; k <= 1; ++k) {
+    own.push_back(run("s.json", "mine", 64, 2, few * std::exp(k * a) + 0.5, p));
+    own.push_back(run("l.json", "mine", 512, 4, many * std::exp(k * b) + 0.5, p));
+    mean_few += few * std::exp(k * a) / 3, mean_many += many * std::exp(k * b) / 3;
+    crossings.push_back(few * std::exp(k * a)), crossings.push_back(many * std::exp(k * b));
+  }
+  std::sort(crossings.begin(), crossings.end());
+  const double ref = (crossings[2] + crossings[3]) / 2;  // the runs' median crossing
+  MachineProfile fitted = p;
+  const auto fits = fit_batch_epochs(fitted, own, {});
+  const auto* spread = find(fits[0], "convergence.deepcam.seed_epochs_cv");
+  const auto* at_epochs = find(fits[0], "convergence.deepcam.seed_epochs_ref");
+  ASSERT_NE(spread, nullptr);
+  ASSERT_NE(at_epochs, nullptr);
+  EXPECT_NEAR(at_epochs->value, ref, 1e-9);
+  // each group's squared deviations (2a^2, 2b^2) scaled to the reference by its mean crossing, over 4 dof
+  EXPECT_NEAR(spread->value, std::sqrt((2 * a * a * mean_few + 2 * b * b * mean_many) / ref / 4), 1e-9);
+  EXPECT_EQ(fitted.convergence.at(kWorkload).seed_epochs_ref, at_epochs->value);
+  // a draw at the reference moves a run of 4x its epochs half as far
+  ConvergenceParams q = fitted.convergence.at(kWorkload);
+  q.seed_epoch_factor = 1.2;
+  EXPECT_NEAR(seed_factor_at(q, 4 * ref), 1.1, 1e-12);
+  EXPECT_NEAR(seed_factor_at(q, ref / 4), 1.4, 1e-12);
+  q.seed_epochs_ref = 0;  // a spread not read at any epochs (calibrate convergence's): the draw as it is
+  EXPECT_DOUBLE_EQ(seed_factor_at(q, 4), 1.2);
+}
+
 TEST(BatchEpochs, SaysWhatItSkipsAndRefusesAnotherWorkload) {
   MachineProfile p = calibrated_builtin_profile("perlmutter");
   auto unfinished = run("u.json", "mine", 64, 2, 30, p);
@@ -123,16 +160,19 @@ namespace {
 
 // Three systems at two batches on the population curve (factor 1, critical batch 700), each
 // shifted by its own factor (0.8, 1.0, 1.25) at both batches, or, `retuned`, at the smaller one only
-// (all 1.0 at the larger: what a system shows at one batch says little of another).
+// (all 1.0 at the larger: what a system shows at one batch says little of another). A seed spreads
+// them 3% at the smaller batch, less at the larger's more epochs (as their square root).
 std::vector<NamedRecord> population(const MachineProfile& p, double target, bool retuned = false) {
   const auto& cv = p.convergence.at(kWorkload);
   std::vector<NamedRecord> out;
   const std::vector<std::pair<std::string, double>> systems = {{"a", 0.8}, {"b", 1.0}, {"c", 1.25}};
+  const double fewer = std::sqrt(epochs_at(cv, target, 1, 700, 128) / epochs_at(cv, target, 1, 700, 2048));
   for (const auto& [name, f] : systems)
     for (int seed = 0; seed < 3; ++seed) {
-      const double jitter = 1.0 + 0.03 * (seed - 1);  // a seed's spread within a system
-      out.push_back(run(name + std::to_string(seed) + "-small.json", name, 64, 2, epochs_at(cv, target, f * jitter, 700, 128), p));
-      out.push_back(run(name + std::to_string(seed) + "-large.json", name, 512, 4, epochs_at(cv, target, (retuned ? 1.0 : f) * jitter, 700, 2048), p));
+      const double jitter = 0.03 * (seed - 1);  // a seed's spread within a system
+      out.push_back(run(name + std::to_string(seed) + "-small.json", name, 64, 2, epochs_at(cv, target, f * (1 + jitter), 700, 128), p));
+      out.push_back(run(name + std::to_string(seed) + "-large.json", name, 512, 4,
+                        epochs_at(cv, target, (retuned ? 1.0 : f) * (1 + jitter * fewer), 700, 2048), p));
     }
   return out;
 }
