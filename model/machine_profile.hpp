@@ -190,8 +190,9 @@ struct ConvergenceParams {
   // batch without runs is drawn from (0: not measured, not drawn).
   std::map<TuningSlot, double> tuned_factor;
   double batch_tuning_cv = 0;
-  // Seed-to-seed spread, fitted by calibrate convergence from several seeds of one plan: relative
-  // standard deviation of the epochs to target and of the switch epoch (0: not measured).
+  // Seed-to-seed spread, fitted by calibrate convergence from several seeds of one plan (and the epochs'
+  // by calibrate records from repeats of a batch): relative standard deviation of the epochs to target
+  // and of the switch epoch (0: not measured).
   double seed_epochs_cv = 0, seed_switch_cv = 0;
   // The epochs seed_epochs_cv holds at (0: at any). A run's spread in epochs grows as the square root
   // of its epochs, each epoch's progress noisy on its own (a first passage's variance grows as its

@@ -2,7 +2,7 @@
 the first, validation included), mrplan's prediction (third epoch) and linear scaling's, and errors;
 then its epochs to target (median over its logs) against mrplan's, fitted with the other systems'
 runs, the prior profile's, and the smaller run's unchanged."""
-import glob, json, os, re, statistics, sys
+import glob, json, math, os, random, re, statistics, sys
 
 out = sys.argv[1]
 
@@ -61,6 +61,7 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     this["epochs"].append(abs(fit_e - large_e) / large_e), this["train"].append(train_errs[-1]), this["band"].append(bands[-1])
     this["inside"] += int(covered.group(1))
     this["runs"] += int(covered.group(2))
+    this.setdefault("repeats", []).append([r["totals"]["time_to_target_s"] for r in large_recs])
     # the band and every larger run's time to train, for bands.png
     runs_ttt = re.findall(r"large/\S+\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(?:yes|NO)", validation)
     band_rows.append((name, [float(x) for x in runs_ttt[0][1:]], [float(r[0]) for r in runs_ttt]))
@@ -100,6 +101,25 @@ for name, t in sorted(by_set.items()):
           f"{100 * statistics.median(t['train']):.0f}% (the band's P50 {100 * statistics.median(t['p50']):.0f}%), {t['inside']} of "
           f"{t['runs']} runs inside P10-P90, median P90/P10 "
           f"{statistics.median(t['band']):.1f}")
+
+
+def floor(repeats):
+    """The larger runs' spread of time to train within a pair (log space, pooled about each pair's
+    mean), and the median |error| a prediction at each pair's true centre would still make against the
+    median of its runs (normal draws, a fixed seed): what no model can get under."""
+    ss = sum(sum((math.log(x) - statistics.mean(map(math.log, xs))) ** 2 for x in xs) for xs in repeats if len(xs) > 1)
+    dof = sum(len(xs) - 1 for xs in repeats if len(xs) > 1)
+    sd, rng = math.sqrt(ss / dof), random.Random(0)
+    misses = [statistics.median(abs(statistics.median(rng.gauss(0, sd) for _ in xs)) for _ in range(4000)) for xs in repeats]
+    return sd, statistics.median(misses), dof + sum(1 for xs in repeats if len(xs) > 1)
+
+
+for name, t in sorted(by_set.items()):
+    if sum(len(xs) > 1 for xs in t["repeats"]) == 0:
+        continue
+    sd, miss, n = floor(t["repeats"])
+    print(f"{name} set's floor: its larger runs' time to train spreads {100 * sd:.1f}% within a pair ({n} runs); a prediction at "
+          f"each pair's true centre would miss the median of its runs by {100 * miss:.0f}% (median over the pairs)")
 
 # predicted vs measured epoch time against GPU count, one panel line per system (gnuplot data blocks)
 with open(os.path.join(out, "scaling.dat"), "w") as f:
