@@ -45,7 +45,8 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     e, le = (pred - large_s) / large_s, (linear - large_s) / large_s
     errs.append(abs(e)), lin_errs.append(abs(le))
     this = by_set.setdefault(open(os.path.join(d, "set")).read().strip(),
-                             {"epoch": [], "linear": [], "epochs": [], "train": [], "p50": [], "inside": 0, "runs": 0, "band": []})
+                             {"epoch": [], "linear": [], "epochs": [], "train": [], "p50": [], "inside": 0, "runs": 0, "band": [],
+                              "repeats": []})
     this["epoch"].append(abs(e)), this["linear"].append(abs(le))
     points.append((name, small["gpus"], small_s, large["gpus"], large_s, pred, linear, e, le))
     lb = lambda s: s["global_batch"] // s["gpus"]
@@ -61,7 +62,7 @@ for d in sorted(glob.glob(os.path.join(out, "*/"))):
     this["epochs"].append(abs(fit_e - large_e) / large_e), this["train"].append(train_errs[-1]), this["band"].append(bands[-1])
     this["inside"] += int(covered.group(1))
     this["runs"] += int(covered.group(2))
-    this.setdefault("repeats", []).append([r["totals"]["time_to_target_s"] for r in large_recs])
+    this["repeats"].append([r["totals"]["time_to_target_s"] for r in large_recs])
     # the band and every larger run's time to train, for bands.png
     runs_ttt = re.findall(r"large/\S+\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(?:yes|NO)", validation)
     band_rows.append((name, [float(x) for x in runs_ttt[0][1:]], [float(r[0]) for r in runs_ttt]))
@@ -107,15 +108,15 @@ def floor(repeats):
     """The larger runs' spread of time to train within a pair (log space, pooled about each pair's
     mean), and the median |error| a prediction at each pair's true centre would still make against the
     median of its runs (normal draws, a fixed seed): what no model can get under."""
-    ss = sum(sum((math.log(x) - statistics.mean(map(math.log, xs))) ** 2 for x in xs) for xs in repeats if len(xs) > 1)
-    dof = sum(len(xs) - 1 for xs in repeats if len(xs) > 1)
-    sd, rng = math.sqrt(ss / dof), random.Random(0)
+    repeated = [xs for xs in repeats if len(xs) > 1]
+    ss = sum(sum((math.log(x) - statistics.mean(map(math.log, xs))) ** 2 for x in xs) for xs in repeated)
+    sd, rng = math.sqrt(ss / sum(len(xs) - 1 for xs in repeated)), random.Random(0)
     misses = [statistics.median(abs(statistics.median(rng.gauss(0, sd) for _ in xs)) for _ in range(4000)) for xs in repeats]
-    return sd, statistics.median(misses), dof + sum(1 for xs in repeats if len(xs) > 1)
+    return sd, statistics.median(misses), sum(len(xs) for xs in repeated)
 
 
 for name, t in sorted(by_set.items()):
-    if sum(len(xs) > 1 for xs in t["repeats"]) == 0:
+    if not any(len(xs) > 1 for xs in t["repeats"]):
         continue
     sd, miss, n = floor(t["repeats"])
     print(f"{name} set's floor: its larger runs' time to train spreads {100 * sd:.1f}% within a pair ({n} runs); a prediction at "
