@@ -130,7 +130,7 @@ struct Problem {
   // population curve, and with the run's system and cell
   double population(const Eigen::VectorXd& t, const Run& r) const {
     ConvergenceParams q = base;
-    q.seed_epoch_factor = 1, q.tuning_draw = 1, q.tuned_factor.clear();
+    q.tuning_draw = 1, q.tuned_factor.clear();
     if (fit_critical) q.critical_batch = std::exp(t[0]);
     q.epoch_factor = std::exp(t[factor_index()]);
     return r.curve_epochs * epoch_scale_for_batch(q, r.batch);

@@ -153,7 +153,7 @@ std::optional<MeasuredTuning> measured_tuning(const ConvergenceParams& p, int gl
 double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch, const std::string& recipe) {
   const int batch = static_cast<int>(std::lround(global_batch));
   const auto tuned = std::abs(global_batch - batch) < 1e-9 ? measured_tuning(p, batch, recipe) : std::nullopt;
-  const double factor = p.epoch_factor * p.seed_epoch_factor * (tuned ? tuned->factor : p.tuning_draw);
+  const double factor = p.epoch_factor * (tuned ? tuned->factor : p.tuning_draw);
   if (p.critical_batch <= 0) return factor;
   return factor * (1.0 + global_batch / p.critical_batch) / (1.0 + p.reference_global_batch / p.critical_batch);
 }
@@ -161,6 +161,18 @@ double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch, co
 double seed_factor_at(const ConvergenceParams& p, double epochs) {
   if (p.seed_epochs_ref <= 0 || epochs <= 0) return p.seed_epoch_factor;
   return std::max(0.1, 1.0 + (p.seed_epoch_factor - 1.0) * std::sqrt(p.seed_epochs_ref / epochs));
+}
+
+double seeded_epochs(const ConvergenceParams& p, double epochs) { return epochs * seed_factor_at(p, epochs); }
+
+double unseeded_epochs(const ConvergenceParams& p, double epochs) {
+  if (epochs <= 0) return epochs;
+  if (p.seed_epochs_ref <= 0) return epochs / p.seed_epoch_factor;
+  // u + c sqrt(u) = epochs, c = (f - 1) sqrt(ref): a quadratic in sqrt(u); below seed_factor_at's floor, u = epochs / 0.1
+  const double c = (p.seed_epoch_factor - 1.0) * std::sqrt(p.seed_epochs_ref);
+  const double root = 0.5 * (std::sqrt(c * c + 4.0 * epochs) - c);
+  const double u = root * root;
+  return seed_factor_at(p, u) > 0.1 ? u : epochs / 0.1;
 }
 
 std::string recipe_id(const std::string& recipe) {

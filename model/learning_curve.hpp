@@ -67,9 +67,9 @@ bool pretrained_measured(const ConvergenceParams& p);
 double dense_epochs_after_progress(double e0, double k);
 
 // Batch-size dependence of epochs to target (McCandlish et al. 2018, gradient noise scale), times
-// the runs' fitted factor, the seed's draw and the batch's tuning: the measured one where the
-// system's runs trained at that global batch, else the draw's (ConvergenceParams::epoch_factor,
-// seed_epoch_factor, tuned_factor, tuning_draw).
+// the runs' fitted factor and the batch's tuning: the measured one where the system's runs trained
+// at that global batch, else the draw's (ConvergenceParams::epoch_factor, tuned_factor, tuning_draw).
+// Not the seed's draw: it depends on how long a run is (seeded_epochs).
 // `recipe`: the plan's (ModelRun::recipe): a tuning holds where it was measured with that recipe at the
 // batch, else the system's own runs' there; a plan that states none, where its system has no runs at
 // the batch, takes the one recipe measured there.
@@ -78,6 +78,10 @@ double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch, co
 // The seed's factor on a run of `epochs` (without it): seed_epoch_factor is drawn at seed_epochs_ref,
 // and its deviation shrinks as the square root of the epochs past it (1 + (f - 1) sqrt(ref / epochs)).
 double seed_factor_at(const ConvergenceParams& p, double epochs);
+// A run's epochs with the seed's draw applied (epochs * seed_factor_at(epochs)), and its inverse:
+// the epochs on the curves (unseeded) of a run that took `epochs`.
+double seeded_epochs(const ConvergenceParams& p, double epochs);
+double unseeded_epochs(const ConvergenceParams& p, double epochs);
 
 // The tuning a plan's epochs take at a global batch (epoch_scale_for_batch's rule), and where it was
 // measured; none: a batch and recipe without runs, drawn (tuning_draw).

@@ -198,7 +198,8 @@ struct ConvergenceParams {
   // of its epochs, each epoch's progress noisy on its own (a first passage's variance grows as its
   // mean): MLPerf HPC's repeats spread 15% under 12 epochs, 8% above (calibrate/batch_epochs_fit).
   double seed_epochs_ref = 0;
-  // One seed's draw (sim/monte_carlo): every epoch count of the workload scaled by it (1: the curves' own).
+  // One seed's draw (sim/monte_carlo): every epoch count of the workload scaled by it, read at seed_epochs_ref
+  // (model/learning_curve seeded_epochs; 1: the curves' own).
   double seed_epoch_factor = 1;
   // One draw's tuning at a batch tuned_factor does not hold (sim/monte_carlo; 1: the persistent factor's).
   double tuning_draw = 1;

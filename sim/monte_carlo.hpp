@@ -36,8 +36,8 @@ struct DrawSources {
 // error drawn from a normal truncated to its bounds, jointly with the others of its fit where the
 // profile keeps their correlation (`correlations`), else alone (and then not a learning curve's
 // shape: ParameterSlot::independent); and every workload's epochs scaled by a seed factor drawn from
-// N(1, seed_epochs_cv), and by a batch tuning from N(1, batch_tuning_cv) where the plan's batch is
-// not one of tuned_factor's (model/learning_curve epoch_scale_for_batch).
+// N(1, seed_epochs_cv) (at seed_epochs_ref: model/learning_curve seeded_epochs), and by a batch tuning
+// from N(1, batch_tuning_cv) where the plan's batch is not one of tuned_factor's (epoch_scale_for_batch).
 // Notes name `workload`'s unmeasured seed spread and the parameters no fit identified.
 ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed, DrawSources from = {});
 

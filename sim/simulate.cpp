@@ -25,15 +25,19 @@ namespace mrplan {
 namespace {
 
 // Where the model's switch rule fires on the modelled coarse training loss, in epochs, for a model
-// that starts `start` reference epochs along the curve (MRMF: trained on from a fused model).
+// that starts `start` reference epochs along the curve (MRMF: trained on from a fused model). The
+// rule's window is read at the seed's own draw, the switch a run's length like any other.
 std::optional<double> rule_switch(const PreparedPlan& p, const ModelRun& m, const ModelCosts& costs, double start = 0) {
   if (m.stop.kind != StopRule::Kind::switch_rule || !p.convergence) return std::nullopt;
   const auto& cv = *p.convergence;
   const double scale = epoch_scale_for_batch(cv, costs.global_batch, costs.recipe);
   const bool per_iter = m.stop.window_iterations > 0;
   const double window = per_iter ? static_cast<double>(m.stop.window_iterations) * costs.global_batch / p.plan.train_samples : 1.0;
-  if (auto e = predicted_switch_epoch(cv.coarse_loss, m.stop.rule, window / scale, m.stop.max_epochs / scale, start))
-    return per_iter ? std::ceil(*e * scale - 1e-9) : *e * scale;  // the paper switches at the epoch's end
+  const double last = unseeded_epochs(cv, m.stop.max_epochs) / scale;
+  if (auto e = predicted_switch_epoch(cv.coarse_loss, m.stop.rule, window / (scale * cv.seed_epoch_factor), last, start)) {
+    const double at = seeded_epochs(cv, *e * scale);
+    return per_iter ? std::ceil(at - 1e-9) : at;  // the paper switches at the epoch's end
+  }
   return std::nullopt;
 }
 
@@ -147,6 +151,11 @@ double baseline_epochs(const PreparedPlan& p) {
   return e ? std::max(*e, 1e-9) : 1e9;
 }
 
+// A model's epochs as the curves count them: without its seed's draw, at the reference batch.
+double reference_epochs(const ConvergenceParams& cv, const ModelCosts& costs, double epochs) {
+  return unseeded_epochs(cv, epochs) / epoch_scale_for_batch(cv, costs.global_batch, costs.recipe);
+}
+
 // Epochs of a model that trains until the target (the last stage, or a baseline); `k0`: MRMF, the
 // progress of the fused model it starts from.
 ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::vector<ModelEpochs>& out, double k0) {
@@ -159,7 +168,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
   const double scale = epoch_scale_for_batch(cv, costs.global_batch, costs.recipe);
   const auto& curve = m.resolution == 1 ? cv.dense_metric : cv.coarse_metric;
   auto e = m.resolution == 1 ? p.dense_target_epochs : crossing_epoch(curve, plan.target_value);
-  if (!e || *e * scale > max_e) {
+  if (!e || seeded_epochs(cv, *e * scale) > max_e) {
     se.epochs = max_e;
     se.reached_target = false;
     se.stop_reason = StopReason::target_missed;
@@ -169,8 +178,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
   if (starts_from_transfer(plan, i, j)) {  // MRT: the credit of what the previous stage's model learnt
     const size_t h = handed_on_model(plan.stages[i - 1]);
     const auto& from = out[p.stages[i - 1].first + h];
-    const double s = from.epochs / epoch_scale_for_batch(cv, p.stages[i - 1].models[h].global_batch, p.stages[i - 1].models[h].recipe);
-    const double after = dense_epochs_after_transfer(cv, *e, s, from.progress);
+    const double after = dense_epochs_after_transfer(cv, *e, reference_epochs(cv, p.stages[i - 1].models[h], from.epochs), from.progress);
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
   } else if (k0 != 0 && m.resolution == 1) {  // MRMF's fused model or a pretrained one fine-tuned (k0 < 0: set back)
@@ -178,9 +186,7 @@ ModelEpochs target_epochs(const PreparedPlan& p, size_t i, size_t j, const std::
     se.metric_offset_epochs = std::max(0.0, *e - after);
     base = after * scale;
   }
-  // the seed's factor (in the scale) was drawn at its reference epochs: its deviation at this run's
-  const double unseeded = base / cv.seed_epoch_factor;
-  base = unseeded * seed_factor_at(cv, unseeded);
+  base = seeded_epochs(cv, base);
   // the target is noticed at the next validation: every epoch, or every eval_iterations
   const double ipe = static_cast<double>(costs.iterations_per_epoch);
   const double step = m.stop.eval_iterations > 0 ? m.stop.eval_iterations / ipe : 1.0;
@@ -220,7 +226,7 @@ ModelEpochs own_stop_epochs(const PreparedPlan& p, size_t i, size_t j, const std
       break;
     case StopRule::Kind::plateau: {
       const auto& cv = need_convergence(p, i);
-      se.epochs = std::min(max_e, cv.overtrain_epochs * epoch_scale_for_batch(cv, costs.global_batch, costs.recipe));
+      se.epochs = std::min(max_e, seeded_epochs(cv, cv.overtrain_epochs * epoch_scale_for_batch(cv, costs.global_batch, costs.recipe)));
       se.stop_reason = StopReason::plateau;
       break;
     }
@@ -246,10 +252,10 @@ ModelEpochs one_model_epochs(const PreparedPlan& p, size_t i, size_t j, const st
   }
   if (has_fusion_stage(p.plan) && p.convergence) {
     const auto& cv = *p.convergence;
-    se.progress = progress_after(cv, m.resolution, baseline_epochs(p), k0, se.epochs / epoch_scale_for_batch(cv, costs.global_batch, costs.recipe));
+    se.progress = progress_after(cv, m.resolution, baseline_epochs(p), k0, reference_epochs(cv, costs, se.epochs));
   } else if (hands_on_by_transfer(p.plan, i) && p.convergence) {  // what the transfer carries (once per switch point)
     const auto& cv = *p.convergence;
-    se.progress = coarse_progress(cv.coarse_loss, se.epochs / epoch_scale_for_batch(cv, costs.global_batch, costs.recipe));
+    se.progress = coarse_progress(cv.coarse_loss, reference_epochs(cv, costs, se.epochs));
   }
   return se;
 }

@@ -136,6 +136,25 @@ TEST(BatchEpochs, ASeedsSpreadIsReadAtItsRunsEpochs) {
   EXPECT_DOUBLE_EQ(seed_factor_at(q, 4), 1.2);
 }
 
+TEST(BatchEpochs, ASeedsDrawIsUndoneExactlyAndIsNoPartOfTheBatchsScale) {
+  ConvergenceParams q;
+  q.seed_epochs_ref = 16, q.seed_epoch_factor = 1.2;
+  EXPECT_NEAR(seeded_epochs(q, 64), 64 * 1.1, 1e-12);  // sqrt(16 / 64) of the draw's 20%
+  for (const double f : {0.05, 0.5, 0.9, 1.0, 1.3, 3.0})
+    for (const double e : {0.2, 1.0, 7.5, 16.0, 40.0, 300.0}) {
+      q.seed_epoch_factor = f;
+      EXPECT_NEAR(unseeded_epochs(q, seeded_epochs(q, e)), e, 1e-9 * e) << "factor " << f << " at " << e << " epochs";
+    }
+  q.seed_epoch_factor = 0.05;  // below seed_factor_at's floor at few epochs: a tenth
+  EXPECT_NEAR(seeded_epochs(q, 1), 0.1, 1e-12);
+  q.seed_epochs_ref = 0;
+  q.seed_epoch_factor = 1.25;
+  EXPECT_DOUBLE_EQ(unseeded_epochs(q, 10), 8);
+  const double unseeded = epoch_scale_for_batch(q, 512);
+  q.seed_epoch_factor = 1;
+  EXPECT_DOUBLE_EQ(epoch_scale_for_batch(q, 512), unseeded);
+}
+
 TEST(BatchEpochs, SaysWhatItSkipsAndRefusesAnotherWorkload) {
   MachineProfile p = calibrated_builtin_profile("perlmutter");
   auto unfinished = run("u.json", "mine", 64, 2, 30, p);
