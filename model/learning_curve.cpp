@@ -158,9 +158,12 @@ double epoch_scale_for_batch(const ConvergenceParams& p, double global_batch, co
   return factor * (1.0 + global_batch / p.critical_batch) / (1.0 + p.reference_global_batch / p.critical_batch);
 }
 
+// A seed's draw shortens a run to no less than a tenth (a draw far below 1 read at few epochs).
+constexpr double kMinSeedFactor = 0.1;
+
 double seed_factor_at(const ConvergenceParams& p, double epochs) {
   if (p.seed_epochs_ref <= 0 || epochs <= 0) return p.seed_epoch_factor;
-  return std::max(0.1, 1.0 + (p.seed_epoch_factor - 1.0) * std::sqrt(p.seed_epochs_ref / epochs));
+  return std::max(kMinSeedFactor, 1.0 + (p.seed_epoch_factor - 1.0) * std::sqrt(p.seed_epochs_ref / epochs));
 }
 
 double seeded_epochs(const ConvergenceParams& p, double epochs) { return epochs * seed_factor_at(p, epochs); }
@@ -168,11 +171,11 @@ double seeded_epochs(const ConvergenceParams& p, double epochs) { return epochs 
 double unseeded_epochs(const ConvergenceParams& p, double epochs) {
   if (epochs <= 0) return epochs;
   if (p.seed_epochs_ref <= 0) return epochs / p.seed_epoch_factor;
-  // u + c sqrt(u) = epochs, c = (f - 1) sqrt(ref): a quadratic in sqrt(u); below seed_factor_at's floor, u = epochs / 0.1
+  // u + c sqrt(u) = epochs, c = (f - 1) sqrt(ref): a quadratic in sqrt(u); at the floor, u f_min = epochs
   const double c = (p.seed_epoch_factor - 1.0) * std::sqrt(p.seed_epochs_ref);
   const double root = 0.5 * (std::sqrt(c * c + 4.0 * epochs) - c);
   const double u = root * root;
-  return seed_factor_at(p, u) > 0.1 ? u : epochs / 0.1;
+  return seed_factor_at(p, u) > kMinSeedFactor ? u : epochs / kMinSeedFactor;
 }
 
 std::string recipe_id(const std::string& recipe) {
