@@ -120,8 +120,10 @@ struct Problem {
   Eigen::Index size = 0;  // theta: [log B_crit,] log f, then the systems' u, then the cells' v
 
   Eigen::Index factor_index() const { return fit_critical ? 1 : 0; }
-  // a seed's variance (log space) in group g: its epochs' spread grows as their square root
-  double seed_var(size_t g) const { return seed_sd * seed_sd * seed_ref / groups[g].epochs; }
+  // a seed's variance (log space) in group g, seed_sd's at the reference epochs times its scale: a
+  // run's spread in epochs grows as their square root, so its relative spread falls as 1/sqrt
+  double seed_scale(size_t g) const { return seed_ref / groups[g].epochs; }
+  double seed_var(size_t g) const { return seed_sd * seed_sd * seed_scale(g); }
   double effect(const Eigen::VectorXd& t, const Run& r) const {
     const auto u = systems[r.system].u, v = cells[r.cell].v;
     return (u >= 0 ? t[u] : 0) + (v >= 0 ? t[v] : 0);
@@ -301,7 +303,7 @@ void spreads_by_moments(Problem& pb, const Eigen::VectorXd& t) {
   double within = 0;
   for (size_t i = 0; i < pb.runs.size(); ++i) {  // each deviation scaled to the reference epochs
     const size_t g = pb.runs[i].group;
-    within += std::pow(r.run[i] - r.group[g], 2) * pb.groups[g].epochs / pb.seed_ref;
+    within += std::pow(r.run[i] - r.group[g], 2) / pb.seed_scale(g);
   }
   const double dof = static_cast<double>(pb.runs.size() - pb.groups.size());
   if (dof >= 1) pb.seed_sd = std::max(kMinSeedSd, std::sqrt(within / dof));
@@ -335,11 +337,11 @@ FitResult fit_with_spreads(Problem& pb) {
   f.params = Eigen::VectorXd::Zero(pb.size);
   f.params.head(alone.size) = first.params;
   // until the spreads settle: each pass's MAP moves the population the next pass's moments are read about
+  auto settled = [](double a, double b) { return std::abs(a - b) <= 1e-3 * std::max(a, b); };
   for (int pass = 0; pass < kMaxSpreadPasses; ++pass) {
     const double seed = pb.seed_sd, system = pb.system_sd, tuning = pb.tuning_sd;
     spreads_by_moments(pb, f.params);
     f = solve(pb, f.params);
-    auto settled = [](double a, double b) { return std::abs(a - b) <= 1e-3 * std::max(a, b); };
     if (pass > 0 && settled(seed, pb.seed_sd) && settled(system, pb.system_sd) && settled(tuning, pb.tuning_sd)) break;
   }
   return f;

@@ -16,12 +16,13 @@ for f in 2 4; do
   q coarsen "$tmp/ni/res1" "$tmp/ni/res$f" --workload neuron-inverter --factor $f --op mean || fail "coarsen neuron-inverter $f"
 done
 
-# plan APP FUSIONS TARGET: low trains 3 epochs beside high's 2, so the ranks arrive at the fine-tune
+# plan APP FUSIONS TARGET [STOP]: low trains 3 epochs beside high's 2, so the ranks arrive at the fine-tune
 # with 3 and 2 epochs (two fusions: 6 and 4), and checkpoint_every 2 falls on one of them. CosmoFlow
 # fine-tunes to its target; Neuron Inverter's validation on so few samples only worsens after the
-# fine-tune's first epoch, so it trains 3 epochs (past the checkpoint) instead of a target.
+# fine-tune's first epoch, so it trains 3 epochs (past the checkpoint) instead of a target. STOP: the
+# fine-tune's stop rule in place of those.
 plan() {
-  local app=$1 fusions=$2 target=$3 workload options="" samples="{train_samples: 32, validation_samples: 16}" batch=4
+  local app=$1 fusions=$2 target=$3 stop=${4:-} workload options="" samples="{train_samples: 32, validation_samples: 16}" batch=4
   if [[ $app == cosmo ]]; then workload=cosmoflow-mrt; options="workload_options: {size: 32, width: 0.25}"
   else workload=neuron-inverter samples="{train_samples: 128, validation_samples: 32}" batch=16; fi
   cat <<YAML
@@ -49,8 +50,10 @@ YAML
 YAML
     from=$((from / 2))
   done
-  local stop="{target: true, max_epochs: 6}"
-  [[ $app == ni ]] && stop="{epochs: 3}"
+  if [[ -z $stop ]]; then
+    stop="{target: true, max_epochs: 6}"
+    [[ $app == ni ]] && stop="{epochs: 3}"
+  fi
   echo "  - {name: finetune, resolution: 1, gpus: 2, local_batch: $batch, optimizer: adam, learning_rate: 0.0001, stop: $stop}"
 }
 
@@ -66,7 +69,7 @@ run() {
 # (0.327, then 0.315); at 0.0001 the first machine's fall 0.364 → 0.332 and 0.334 → 0.293.
 probe_target() {
   local name="$1-mrmf$2-probe"
-  plan "$1" "$2" 0 | sed 's/stop: {target: true, max_epochs: 6}/stop: {epochs: 6}/' > "$tmp/$name.yaml"
+  plan "$1" "$2" 0 "{epochs: 6}" > "$tmp/$name.yaml"
   run "$name"
   /usr/bin/python3 - "$tmp/$name/record.json" <<'PY' || fail "$name: no target between its first validation and the next five: $(cat "$tmp/$name.txt")"
 import json, sys
