@@ -15,7 +15,7 @@ namespace mrplan {
 namespace {
 
 constexpr std::string_view kCodeTag = "; at two GPU counts of ", kSoftwareTag = " on ";
-constexpr std::string_view kRecords = "calibrate records: ", kHeld = "calibrate records at one GPU count, near ";
+constexpr std::string_view kRecords = "calibrate records: ", kHeld = kHeldNearPriorsSource;
 
 // The parameters one GPU count cannot fit, each with its name in words and the least value its log
 // is taken at (a fitted 0 s of staging is a value, not a missing one).
@@ -130,7 +130,7 @@ std::string held_source(const CodePrior& prior, const std::string& records_sourc
 std::vector<HeldValue> held_near_priors(const MachineProfile& profile) {
   std::vector<HeldValue> out;
   for (const auto& f : profile.fitted)
-    if (f.source.starts_with(kHeld)) {
+    if (is_held_near_priors(f)) {
       const auto files = f.source.find(": ", kHeld.size());  // the records follow the prior
       out.push_back({f.key, f.value, f.source.substr(kHeld.size(), files == std::string::npos ? std::string::npos : files - kHeld.size())});
     }

@@ -4,6 +4,7 @@
 #include <compare>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/codec.hpp"
@@ -211,6 +212,11 @@ struct FittedParameter {
   double std_error = 0;  // 0 when the fit was exactly determined
   std::string source;    // what data, or "prior" / "public spec"
 };
+
+// The source calibrate records gives a value one GPU count cannot fit, held near other machines'
+// fits of the same code (calibrate/code_priors held_source): its spread is theirs, not its runs'.
+inline constexpr std::string_view kHeldNearPriorsSource = "calibrate records at one GPU count, near ";
+inline bool is_held_near_priors(const FittedParameter& f) { return f.source.starts_with(kHeldNearPriorsSource); }
 
 // The space a fit's normal lives in: its values, or their logs (a fit of factors that multiply, as the
 // epochs-to-target curve's: drawn linearly, a critical batch at 60% standard error skewed the curve's

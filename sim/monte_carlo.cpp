@@ -193,25 +193,44 @@ namespace {
 
 double width(const Quantiles& q) { return q.p10 > 0 ? q.p90 / q.p10 : 0; }
 
-// " (most: a+b 2.1, c 1.3)": the fits that widen the band most, each drawn alone (a correlated block
-// as one: its two keys joined by '+', or its first and how many more), those above 1.05, widest
-// first, three at most.
-std::string widest_fits(const Plan& plan, const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed) {
+// The fits that widen the band most, each drawn alone (a correlated block as one: its two keys
+// joined by '+', or its first and how many more), those above 1.05, widest first, three at most;
+// and the widest one's keys that one GPU count held near other machines' fits (their spread, not
+// its runs').
+struct WidestFits {
+  std::string text;  // " (most: a+b 2.1, c 1.3)"
+  std::vector<std::string> held;
+};
+WidestFits widest_fits(const Plan& plan, const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed) {
   std::vector<std::vector<std::string>> units;
   for (const auto& c : m.correlations) units.push_back(c.keys);
   for (const auto& f : m.fitted)
     if (f.std_error > 0 && std::isfinite(f.std_error) &&
         std::none_of(units.begin(), units.end(), [&](const auto& u) { return std::find(u.begin(), u.end(), f.key) != u.end(); }))
       units.push_back({f.key});
-  std::vector<std::pair<double, std::string>> w;
-  for (const auto& u : units)
-    if (const double x = width(plan_spread(plan, draw_profiles(m, workload, n, seed, {true, false, false, false, u})).time_to_target_s); x > 1.05)
-      w.emplace_back(x, u.size() > 2 ? fmt::format("{} and the {} fitted with it", u.front(), u.size() - 1) : fmt::format("{}", fmt::join(u, "+")));
+  std::vector<std::pair<double, size_t>> w;
+  for (size_t i = 0; i < units.size(); ++i)
+    if (const double x =
+            width(plan_spread(plan, draw_profiles(m, workload, n, seed, {true, false, false, false, units[i]})).time_to_target_s);
+        x > 1.05)
+      w.emplace_back(x, i);
   std::sort(w.rbegin(), w.rend());
   if (w.size() > 3) w.resize(3);
+  WidestFits out;
   std::vector<std::string> parts;
-  for (const auto& [x, name] : w) parts.push_back(fmt::format("{} {:.2f}", name, x));
-  return parts.empty() ? "" : fmt::format(" (most: {})", fmt::join(parts, ", "));
+  for (const auto& [x, i] : w) {
+    const auto& u = units[i];
+    parts.push_back(fmt::format(
+        "{} {:.2f}",
+        u.size() > 2 ? fmt::format("{} and the {} fitted with it", u.front(), u.size() - 1) : fmt::format("{}", fmt::join(u, "+")), x));
+  }
+  if (!w.empty()) {
+    const auto& top = units[w.front().second];
+    for (const auto& f : m.fitted)
+      if (is_held_near_priors(f) && std::find(top.begin(), top.end(), f.key) != top.end()) out.held.push_back(f.key);
+  }
+  out.text = parts.empty() ? "" : fmt::format(" (most: {})", fmt::join(parts, ", "));
+  return out;
 }
 
 }  // namespace
@@ -228,18 +247,27 @@ std::string spread_by_source(const Plan& plan, const MachineProfile& m, const st
   };
   const auto cv = m.convergence.find(workload);
   const bool seeds_assumed = cv != m.convergence.end() && cv->second.seed_epochs_cv <= 0;
-  std::vector<Source> sources = {
-      {"fitted parameters", {true, false, false, false, {}}, ""},
-      {"seeds", {false, true, false, false, {}},
-       seeds_assumed ? fmt::format("{:.0f}% assumed: calibrate convergence with records of several seeds measures it", kDefaultSeedEpochsCv * 100) : ""},
-      {"run speed", {false, false, true, false, {}}, ""}};
+  const auto fits = widest_fits(plan, m, workload, n, seed);
+  const std::string seeds_why =
+      seeds_assumed
+          ? fmt::format("{:.0f}% assumed: calibrate convergence with records of several seeds measures it", kDefaultSeedEpochsCv * 100)
+          : "";
+  std::string fits_why;  // a spread one GPU count could not fit: other machines', not the runs'
+  if (!fits.held.empty())
+    fits_why = fmt::format(
+        "most from {}, held near other machines' fits, one GPU count cannot fit it: calibrate records with runs at a "
+        "second GPU count measures it",
+        fmt::join(fits.held, " and "));
+  std::vector<Source> sources = {{"fitted parameters", {true, false, false, false, {}}, fits_why},
+                                 {"seeds", {false, true, false, false, {}}, seeds_why},
+                                 {"run speed", {false, false, true, false, {}}, ""}};
   if (cv != m.convergence.end() && cv->second.batch_tuning_cv > 0) sources.push_back({"batch tuning", {false, false, false, true, {}}, ""});
   std::vector<std::string> parts;
   double widest = 0;
   const Source* top = nullptr;
   for (const auto& src : sources) {
     const double w = width(plan_spread(plan, draw_profiles(m, workload, n, seed, src.from)).time_to_target_s);
-    parts.push_back(fmt::format("{} alone {:.2f}", src.name, w) + (src.from.fitted ? widest_fits(plan, m, workload, n, seed) : ""));
+    parts.push_back(fmt::format("{} alone {:.2f}", src.name, w) + (src.from.fitted ? fits.text : ""));
     if (w > widest) widest = w, top = &src;
   }
   return fmt::format("P10-P90 width (P90/P10) {:.2f}: {}; the widest: {}{}", width(all.time_to_target_s), fmt::join(parts, ", "), top->name,

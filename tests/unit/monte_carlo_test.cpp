@@ -92,6 +92,35 @@ TEST(MonteCarlo, TheBandsWidthIsSplitBySourceAndAnAssumedSeedSpreadIsNamed) {
   EXPECT_NE(line->find(fmt::format("seeds alone {:.2f}", all)), std::string::npos) << *line;
 }
 
+TEST(MonteCarlo, AWidthFromAValueHeldNearOtherMachinesFitsNamesWhatMeasuresIt) {
+  const Plan plan = builtin_plan("cosmoflow-mrt@summit");
+  // one fitted parameter, wide and held near other machines' fits (its spread is theirs); the seeds narrow
+  MachineProfile m = one_uncertain_parameter(0, 0);
+  m.fitted.clear();
+  m.compute.kernel_overhead_s = 400e-6;
+  record_fit(m, {"compute.kernel_overhead_us", 400, 200,
+                 std::string(kHeldNearPriorsSource) + "the median of a code's kernel costs fitted in x: r.json"});
+  m.convergence["cosmoflow-mrt"].seed_epochs_cv = 0.001;
+  Record r = simulate(plan, m);
+  add_spread(r, plan, m, 200, 5);
+  const auto line =
+      std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
+  ASSERT_NE(line, r.warnings.end());
+  EXPECT_NE(
+      line->find("; the widest: fitted parameters (most from compute.kernel_overhead_us, held near other machines' fits, one GPU count "
+                 "cannot fit it: calibrate records with runs at a second GPU count measures it)"),
+      std::string::npos)
+      << *line;
+  // the same width from the machine's own runs: nothing to add
+  m.fitted.front().source = "calibrate records: r.json";
+  Record own = simulate(plan, m);
+  add_spread(own, plan, m, 200, 5);
+  const auto plain =
+      std::find_if(own.warnings.begin(), own.warnings.end(), [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
+  ASSERT_NE(plain, own.warnings.end());
+  EXPECT_TRUE(plain->ends_with("; the widest: fitted parameters")) << *plain;
+}
+
 TEST(ProfileParameters, EveryFittedKeyOfTheBuiltinProfilesIsRegisteredOrANote) {
   for (const auto* name : {"summit", "cori-gpu", "perlmutter"}) {
     MachineProfile m = calibrated_builtin_profile(name);
