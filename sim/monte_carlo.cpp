@@ -252,12 +252,14 @@ std::string spread_by_source(const Plan& plan, const MachineProfile& m, const st
       seeds_assumed
           ? fmt::format("{:.0f}% assumed: calibrate convergence with records of several seeds measures it", kDefaultSeedEpochsCv * 100)
           : "";
-  std::string fits_why;  // a spread one GPU count could not fit: other machines', not the runs'
-  if (!fits.held.empty())
+  std::string fits_why;  // the widest fit holds a spread one GPU count could not fit: other machines', not the runs'
+  if (!fits.held.empty()) {
+    const char* them = fits.held.size() > 1 ? "them" : "it";
     fits_why = fmt::format(
-        "most from {}, held near other machines' fits, one GPU count cannot fit it: calibrate records with runs at a "
-        "second GPU count measures it",
-        fmt::join(fits.held, " and "));
+        "its widest fit holds {}, held near other machines' fits since one GPU count cannot fit {}: calibrate records "
+        "with runs at a second GPU count measures {}",
+        fmt::join(fits.held, " and "), them, them);
+  }
   std::vector<Source> sources = {{"fitted parameters", {true, false, false, false, {}}, fits_why},
                                  {"seeds", {false, true, false, false, {}}, seeds_why},
                                  {"run speed", {false, false, true, false, {}}, ""}};

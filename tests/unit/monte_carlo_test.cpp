@@ -106,10 +106,9 @@ TEST(MonteCarlo, AWidthFromAValueHeldNearOtherMachinesFitsNamesWhatMeasuresIt) {
   const auto line =
       std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
   ASSERT_NE(line, r.warnings.end());
-  EXPECT_NE(
-      line->find("; the widest: fitted parameters (most from compute.kernel_overhead_us, held near other machines' fits, one GPU count "
-                 "cannot fit it: calibrate records with runs at a second GPU count measures it)"),
-      std::string::npos)
+  EXPECT_NE(line->find("; the widest: fitted parameters (its widest fit holds compute.kernel_overhead_us, held near other machines' "
+                       "fits since one GPU count cannot fit it: calibrate records with runs at a second GPU count measures it)"),
+            std::string::npos)
       << *line;
   // the same width from the machine's own runs: nothing to add
   m.fitted.front().source = "calibrate records: r.json";
