@@ -123,8 +123,13 @@ ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload,
     };
     for (const auto& b : blocks)
       if (from.fitted && chosen(b.keys)) draw_block(rng, b, p);
+    for (const auto& k : from.kept)
+      if (auto at = find_parameter(probe, k), to = find_parameter(p, k); at && to)
+        for (double* x : to->values) *x = *at->values.front();
     for (const auto& f : m.fitted) {
-      if (!from.fitted || !(f.std_error > 0) || std::isinf(f.std_error) || in_a_block(blocks, f.key) || !chosen({f.key})) continue;
+      if (!from.fitted || !(f.std_error > 0) || std::isinf(f.std_error) || in_a_block(blocks, f.key) || !chosen({f.key}) ||
+          std::find(from.kept.begin(), from.kept.end(), f.key) != from.kept.end())
+        continue;
       auto slot = find_parameter(p, f.key);
       if (!slot || !slot->independent) continue;
       const double mean = *slot->values.front() / slot->to_internal;
@@ -196,7 +201,7 @@ double width(const Quantiles& q) { return q.p10 > 0 ? q.p90 / q.p10 : 0; }
 // The fits that widen the band most, each drawn alone (a correlated block as one: its two keys
 // joined by '+', or its first and how many more), those above 1.05, widest first, three at most;
 // and the widest one's keys that one GPU count held near other machines' fits (their spread, not
-// its runs').
+// its runs'), where they make most of its width.
 struct WidestFits {
   std::string text;  // " (most: a+b 2.1, c 1.3)"
   std::vector<std::string> held;
@@ -226,8 +231,14 @@ WidestFits widest_fits(const Plan& plan, const MachineProfile& m, const std::str
   }
   if (!w.empty()) {
     const auto& top = units[w.front().second];
+    std::vector<std::string> held;
     for (const auto& f : m.fitted)
-      if (is_held_near_priors(f) && std::find(top.begin(), top.end(), f.key) != top.end()) out.held.push_back(f.key);
+      if (is_held_near_priors(f) && std::find(top.begin(), top.end(), f.key) != top.end()) held.push_back(f.key);
+    // named where they make most of it: kept at their values, the block's width shrinks by over half (in logs)
+    const DrawSources kept{true, false, false, false, top, held};
+    if (!held.empty() && std::log(std::max(1.0, width(plan_spread(plan, draw_profiles(m, workload, n, seed, kept)).time_to_target_s))) <
+                             0.5 * std::log(w.front().first))
+      out.held = held;
   }
   out.text = parts.empty() ? "" : fmt::format(" (most: {})", fmt::join(parts, ", "));
   return out;
@@ -252,12 +263,12 @@ std::string spread_by_source(const Plan& plan, const MachineProfile& m, const st
       seeds_assumed
           ? fmt::format("{:.0f}% assumed: calibrate convergence with records of several seeds measures it", kDefaultSeedEpochsCv * 100)
           : "";
-  std::string fits_why;  // the widest fit holds a spread one GPU count could not fit: other machines', not the runs'
+  std::string fits_why;  // most of the widest fit's spread is what one GPU count could not fit: other machines', not the runs'
   if (!fits.held.empty()) {
     const char* them = fits.held.size() > 1 ? "them" : "it";
     fits_why = fmt::format(
-        "its widest fit holds {}, held near other machines' fits since one GPU count cannot fit {}: calibrate records "
-        "with runs at a second GPU count measures {}",
+        "most from {}, held near other machines' fits since one GPU count cannot fit {}: calibrate records with runs "
+        "at a second GPU count measures {}",
         fmt::join(fits.held, " and "), them, them);
   }
   std::vector<Source> sources = {{"fitted parameters", {true, false, false, false, {}}, fits_why},

@@ -30,6 +30,7 @@ struct ProfileDraws {
 struct DrawSources {
   bool fitted = true, seeds = true, run_speed = true, tuning = true;
   std::vector<std::string> only;  // with `fitted`: these keys alone (a block drawn whole where one of its keys is named)
+  std::vector<std::string> kept;  // with `fitted`: these keys stay at their values, their blocks' others drawn (what a block owes them)
 };
 
 // `n` profiles around `m`, reproducible from `seed`: every fitted parameter with a finite standard

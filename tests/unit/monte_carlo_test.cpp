@@ -106,10 +106,22 @@ TEST(MonteCarlo, AWidthFromAValueHeldNearOtherMachinesFitsNamesWhatMeasuresIt) {
   const auto line =
       std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
   ASSERT_NE(line, r.warnings.end());
-  EXPECT_NE(line->find("; the widest: fitted parameters (its widest fit holds compute.kernel_overhead_us, held near other machines' "
+  EXPECT_NE(line->find("; the widest: fitted parameters (most from compute.kernel_overhead_us, held near other machines' "
                        "fits since one GPU count cannot fit it: calibrate records with runs at a second GPU count measures it)"),
             std::string::npos)
       << *line;
+  // fitted with a value held near other machines' fits that moves nothing: the block's width is not theirs
+  MachineProfile beside = m;
+  beside.fitted.front().source = "calibrate records: r.json";
+  record_fit(beside, {"comm.call_overhead_us", 1, 0.5, std::string(kHeldNearPriorsSource) + "the median of a code's call costs: r.json"});
+  beside.correlations.push_back({{"compute.kernel_overhead_us", "comm.call_overhead_us"}, {1, 0, 0, 1}, {}, DrawScale::linear});
+  Record block = simulate(plan, beside);
+  add_spread(block, plan, beside, 200, 5);
+  const auto whole = std::find_if(block.warnings.begin(), block.warnings.end(),
+                                  [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
+  ASSERT_NE(whole, block.warnings.end());
+  EXPECT_NE(whole->find("(most: compute.kernel_overhead_us+comm.call_overhead_us "), std::string::npos) << *whole;
+  EXPECT_TRUE(whole->ends_with("; the widest: fitted parameters")) << *whole;
   // the same width from the machine's own runs: nothing to add
   m.fitted.front().source = "calibrate records: r.json";
   Record own = simulate(plan, m);
