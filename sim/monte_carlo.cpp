@@ -123,7 +123,7 @@ ProfileDraws draw_profiles(const MachineProfile& m, const std::string& workload,
     };
     for (const auto& b : blocks)
       if (from.fitted && chosen(b.keys)) draw_block(rng, b, p);
-    for (const auto& k : from.kept)
+    for (const auto& k : from.kept)  // at their values, their blocks' others as drawn
       if (auto at = find_parameter(probe, k), to = find_parameter(p, k); at && to)
         for (double* x : to->values) *x = *at->values.front();
     for (const auto& f : m.fitted) {
@@ -235,10 +235,11 @@ WidestFits widest_fits(const Plan& plan, const MachineProfile& m, const std::str
     for (const auto& f : m.fitted)
       if (is_held_near_priors(f) && std::find(top.begin(), top.end(), f.key) != top.end()) held.push_back(f.key);
     // named where they make most of it: kept at their values, the block's width shrinks by over half (in logs)
-    const DrawSources kept{true, false, false, false, top, held};
-    if (!held.empty() && std::log(std::max(1.0, width(plan_spread(plan, draw_profiles(m, workload, n, seed, kept)).time_to_target_s))) <
-                             0.5 * std::log(w.front().first))
-      out.held = held;
+    if (!held.empty()) {
+      const DrawSources kept{true, false, false, false, top, held};
+      const double kept_width = width(plan_spread(plan, draw_profiles(m, workload, n, seed, kept)).time_to_target_s);
+      if (std::log(std::max(1.0, kept_width)) < 0.5 * std::log(w.front().first)) out.held = held;
+    }
   }
   out.text = parts.empty() ? "" : fmt::format(" (most: {})", fmt::join(parts, ", "));
   return out;

@@ -29,6 +29,13 @@ MachineProfile one_uncertain_parameter(double value_us, double se_us) {
   return m;
 }
 
+// The spread's one line of width by source ("" where the record has none).
+std::string width_line(const Record& r) {
+  const auto line =
+      std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
+  return line == r.warnings.end() ? "" : *line;
+}
+
 }  // namespace
 
 TEST(MonteCarlo, LinearFunctionOfOneNormalParameterHasTheNormalsQuantiles) {
@@ -80,16 +87,17 @@ TEST(MonteCarlo, TheBandsWidthIsSplitBySourceAndAnAssumedSeedSpreadIsNamed) {
   m.convergence["cosmoflow-mrt"].seed_epochs_cv = 0;  // not measured: the 20% default, named
   Record r = simulate(plan, m);
   add_spread(r, plan, m, 400, 5);
-  const auto line = std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
-  ASSERT_NE(line, r.warnings.end());
-  EXPECT_NE(line->find("fitted parameters alone 1.00, seeds alone "), std::string::npos) << *line;
-  EXPECT_NE(line->find("run speed alone 1.00; the widest: seeds (20% assumed: calibrate convergence with records of several seeds measures it)"),
-            std::string::npos)
-      << *line;
+  const auto line = width_line(r);
+  ASSERT_FALSE(line.empty());
+  EXPECT_NE(line.find("fitted parameters alone 1.00, seeds alone "), std::string::npos) << line;
+  EXPECT_NE(
+      line.find("run speed alone 1.00; the widest: seeds (20% assumed: calibrate convergence with records of several seeds measures it)"),
+      std::string::npos)
+      << line;
   // seeds drawn alone with the same seed as all sources: here the whole band
   const auto all = r.spread->time_to_target_s.p90 / r.spread->time_to_target_s.p10;
-  EXPECT_NE(line->find(fmt::format("width (P90/P10) {:.2f}: ", all)), std::string::npos) << *line;
-  EXPECT_NE(line->find(fmt::format("seeds alone {:.2f}", all)), std::string::npos) << *line;
+  EXPECT_NE(line.find(fmt::format("width (P90/P10) {:.2f}: ", all)), std::string::npos) << line;
+  EXPECT_NE(line.find(fmt::format("seeds alone {:.2f}", all)), std::string::npos) << line;
 }
 
 TEST(MonteCarlo, AWidthFromAValueHeldNearOtherMachinesFitsNamesWhatMeasuresIt) {
@@ -101,35 +109,28 @@ TEST(MonteCarlo, AWidthFromAValueHeldNearOtherMachinesFitsNamesWhatMeasuresIt) {
   record_fit(m, {"compute.kernel_overhead_us", 400, 200,
                  std::string(kHeldNearPriorsSource) + "the median of a code's kernel costs fitted in x: r.json"});
   m.convergence["cosmoflow-mrt"].seed_epochs_cv = 0.001;
-  Record r = simulate(plan, m);
-  add_spread(r, plan, m, 200, 5);
-  const auto line =
-      std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
-  ASSERT_NE(line, r.warnings.end());
-  EXPECT_NE(line->find("; the widest: fitted parameters (most from compute.kernel_overhead_us, held near other machines' "
-                       "fits since one GPU count cannot fit it: calibrate records with runs at a second GPU count measures it)"),
+  auto line_of = [&](const MachineProfile& p) {
+    Record r = simulate(plan, p);
+    add_spread(r, plan, p, 200, 5);
+    return width_line(r);
+  };
+  const auto held = line_of(m);
+  EXPECT_NE(held.find("; the widest: fitted parameters (most from compute.kernel_overhead_us, held near other machines' fits since one "
+                      "GPU count cannot fit it: calibrate records with runs at a second GPU count measures it)"),
             std::string::npos)
-      << *line;
+      << held;
   // fitted with a value held near other machines' fits that moves nothing: the block's width is not theirs
   MachineProfile beside = m;
   beside.fitted.front().source = "calibrate records: r.json";
   record_fit(beside, {"comm.call_overhead_us", 1, 0.5, std::string(kHeldNearPriorsSource) + "the median of a code's call costs: r.json"});
   beside.correlations.push_back({{"compute.kernel_overhead_us", "comm.call_overhead_us"}, {1, 0, 0, 1}, {}, DrawScale::linear});
-  Record block = simulate(plan, beside);
-  add_spread(block, plan, beside, 200, 5);
-  const auto whole = std::find_if(block.warnings.begin(), block.warnings.end(),
-                                  [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
-  ASSERT_NE(whole, block.warnings.end());
-  EXPECT_NE(whole->find("(most: compute.kernel_overhead_us+comm.call_overhead_us "), std::string::npos) << *whole;
-  EXPECT_TRUE(whole->ends_with("; the widest: fitted parameters")) << *whole;
+  const auto block = line_of(beside);
+  EXPECT_NE(block.find("(most: compute.kernel_overhead_us+comm.call_overhead_us "), std::string::npos) << block;
+  EXPECT_TRUE(block.ends_with("; the widest: fitted parameters")) << block;
   // the same width from the machine's own runs: nothing to add
   m.fitted.front().source = "calibrate records: r.json";
-  Record own = simulate(plan, m);
-  add_spread(own, plan, m, 200, 5);
-  const auto plain =
-      std::find_if(own.warnings.begin(), own.warnings.end(), [](const std::string& w) { return w.starts_with("spread: P10-P90 width"); });
-  ASSERT_NE(plain, own.warnings.end());
-  EXPECT_TRUE(plain->ends_with("; the widest: fitted parameters")) << *plain;
+  const auto own = line_of(m);
+  EXPECT_TRUE(own.ends_with("; the widest: fitted parameters")) << own;
 }
 
 TEST(ProfileParameters, EveryFittedKeyOfTheBuiltinProfilesIsRegisteredOrANote) {
