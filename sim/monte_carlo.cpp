@@ -216,7 +216,7 @@ WidestFits widest_fits(const Plan& plan, const MachineProfile& m, const std::str
   std::vector<std::pair<double, size_t>> w;
   for (size_t i = 0; i < units.size(); ++i)
     if (const double x =
-            width(plan_spread(plan, draw_profiles(m, workload, n, seed, {true, false, false, false, units[i]})).time_to_target_s);
+            width(plan_spread(plan, draw_profiles(m, workload, n, seed, {true, false, false, false, units[i], {}})).time_to_target_s);
         x > 1.05)
       w.emplace_back(x, i);
   std::sort(w.rbegin(), w.rend());
@@ -272,10 +272,11 @@ std::string spread_by_source(const Plan& plan, const MachineProfile& m, const st
         "at a second GPU count measures {}",
         fmt::join(fits.held, " and "), them, them);
   }
-  std::vector<Source> sources = {{"fitted parameters", {true, false, false, false, {}}, fits_why},
-                                 {"seeds", {false, true, false, false, {}}, seeds_why},
-                                 {"run speed", {false, false, true, false, {}}, ""}};
-  if (cv != m.convergence.end() && cv->second.batch_tuning_cv > 0) sources.push_back({"batch tuning", {false, false, false, true, {}}, ""});
+  std::vector<Source> sources = {{"fitted parameters", {true, false, false, false, {}, {}}, fits_why},
+                                 {"seeds", {false, true, false, false, {}, {}}, seeds_why},
+                                 {"run speed", {false, false, true, false, {}, {}}, ""}};
+  if (cv != m.convergence.end() && cv->second.batch_tuning_cv > 0)
+    sources.push_back({"batch tuning", {false, false, false, true, {}, {}}, ""});
   std::vector<std::string> parts;
   double widest = 0;
   const Source* top = nullptr;

@@ -304,7 +304,7 @@ TEST(BatchEpochs, ADeviationTheOtherSystemsRetuneAwayStaysAtItsBatch) {
   // a batch its runs did not train at draws its tuning: the band at 2048 is wider than at 128
   auto spread_at = [&](double batch) {
     std::vector<double> e;
-    for (const auto& d : draw_profiles(fitted, kWorkload, 4000, 3, {true, false, false, true, {}}).profiles)
+    for (const auto& d : draw_profiles(fitted, kWorkload, 4000, 3, {true, false, false, true, {}, {}}).profiles)
       e.push_back(epoch_scale_for_batch(d.convergence.at(kWorkload), batch));
     const auto q = quantiles_of(e);
     return q.p90 / q.p10;
