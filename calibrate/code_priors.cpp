@@ -15,7 +15,7 @@ namespace mrplan {
 namespace {
 
 constexpr std::string_view kCodeTag = "; at two GPU counts of ", kSoftwareTag = " on ";
-constexpr std::string_view kRecords = "calibrate records: ", kHeld = kHeldNearPriorsSource;
+constexpr std::string_view kRecords = "calibrate records: ";
 
 // The parameters one GPU count cannot fit, each with its name in words and the least value its log
 // is taken at (a fitted 0 s of staging is a value, not a missing one).
@@ -124,15 +124,17 @@ std::string code_source(const std::string& records_source, const std::optional<s
 
 std::string held_source(const CodePrior& prior, const std::string& records_source) {
   const std::string_view files = records_source.starts_with(kRecords) ? std::string_view(records_source).substr(kRecords.size()) : records_source;
-  return fmt::format("{}{}: {}", kHeld, prior.source, files);
+  return fmt::format("{}{}: {}", kHeldNearPriorsSource, prior.source, files);
 }
 
 std::vector<HeldValue> held_near_priors(const MachineProfile& profile) {
   std::vector<HeldValue> out;
   for (const auto& f : profile.fitted)
     if (is_held_near_priors(f)) {
-      const auto files = f.source.find(": ", kHeld.size());  // the records follow the prior
-      out.push_back({f.key, f.value, f.source.substr(kHeld.size(), files == std::string::npos ? std::string::npos : files - kHeld.size())});
+      const auto files = f.source.find(": ", kHeldNearPriorsSource.size());  // the records follow the prior
+      out.push_back({f.key, f.value,
+                     f.source.substr(kHeldNearPriorsSource.size(),
+                                     files == std::string::npos ? std::string::npos : files - kHeldNearPriorsSource.size())});
     }
   return out;
 }

@@ -215,9 +215,7 @@ WidestFits widest_fits(const Plan& plan, const MachineProfile& m, const std::str
       units.push_back({f.key});
   std::vector<std::pair<double, size_t>> w;
   for (size_t i = 0; i < units.size(); ++i)
-    if (const double x =
-            width(plan_spread(plan, draw_profiles(m, workload, n, seed, {true, false, false, false, units[i], {}})).time_to_target_s);
-        x > 1.05)
+    if (const double x = width(plan_spread(plan, draw_profiles(m, workload, n, seed, fitted_alone(units[i]))).time_to_target_s); x > 1.05)
       w.emplace_back(x, i);
   std::sort(w.rbegin(), w.rend());
   if (w.size() > 3) w.resize(3);
@@ -236,8 +234,7 @@ WidestFits widest_fits(const Plan& plan, const MachineProfile& m, const std::str
       if (is_held_near_priors(f) && std::find(top.begin(), top.end(), f.key) != top.end()) held.push_back(f.key);
     // named where they make most of it: kept at their values, the block's width shrinks by over half (in logs)
     if (!held.empty()) {
-      const DrawSources kept{true, false, false, false, top, held};
-      const double kept_width = width(plan_spread(plan, draw_profiles(m, workload, n, seed, kept)).time_to_target_s);
+      const double kept_width = width(plan_spread(plan, draw_profiles(m, workload, n, seed, fitted_alone(top, held))).time_to_target_s);
       if (std::log(std::max(1.0, kept_width)) < 0.5 * std::log(w.front().first)) out.held = held;
     }
   }
@@ -272,7 +269,7 @@ std::string spread_by_source(const Plan& plan, const MachineProfile& m, const st
         "at a second GPU count measures {}",
         fmt::join(fits.held, " and "), them, them);
   }
-  std::vector<Source> sources = {{"fitted parameters", {true, false, false, false, {}, {}}, fits_why},
+  std::vector<Source> sources = {{"fitted parameters", fitted_alone(), fits_why},
                                  {"seeds", {false, true, false, false, {}, {}}, seeds_why},
                                  {"run speed", {false, false, true, false, {}, {}}, ""}};
   if (cv != m.convergence.end() && cv->second.batch_tuning_cv > 0)

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/machine_profile.hpp"
@@ -32,6 +33,10 @@ struct DrawSources {
   std::vector<std::string> only;  // with `fitted`: these keys alone (a block drawn whole where one of its keys is named)
   std::vector<std::string> kept;  // with `fitted`: these keys stay at their values, their blocks' others drawn (what a block owes them)
 };
+// The fitted parameters alone: `only` these keys (all where empty), `kept` at their values.
+inline DrawSources fitted_alone(std::vector<std::string> only = {}, std::vector<std::string> kept = {}) {
+  return {true, false, false, false, std::move(only), std::move(kept)};
+}
 
 // `n` profiles around `m`, reproducible from `seed`: every fitted parameter with a finite standard
 // error drawn from a normal truncated to its bounds, jointly with the others of its fit where the

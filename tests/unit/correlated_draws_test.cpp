@@ -43,7 +43,7 @@ TEST(CorrelatedDraws, AKnownCovarianceIsReproduced) {
     const auto m = two_correlated(rho);
     ASSERT_EQ(m.correlations.size(), 1u);
     EXPECT_NEAR(m.correlations[0].matrix[1], rho, 1e-12);
-    const auto draws = draw_profiles(m, "cosmoflow-mrt", 20000, 5, {true, false, false, false, {}, {}});
+    const auto draws = draw_profiles(m, "cosmoflow-mrt", 20000, 5, fitted_alone());
     double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
     const double n = static_cast<double>(draws.profiles.size());
     for (const auto& p : draws.profiles) {
@@ -109,7 +109,7 @@ TEST(CorrelatedDraws, ALogSpaceBlockIsDrawnLogNormal) {
   ASSERT_EQ(back.correlations.size(), 1u);
   EXPECT_EQ(back.correlations[0].scale, DrawScale::log);
   std::vector<double> a;
-  for (const auto& p : draw_profiles(back, "cosmoflow-mrt", 4001, 3, {true, false, false, false, {}, {}}).profiles) {
+  for (const auto& p : draw_profiles(back, "cosmoflow-mrt", 4001, 3, fitted_alone()).profiles) {
     EXPECT_NEAR(p.comm.call_overhead_s * p.compute.kernel_overhead_s * 1e12, 100 * 50, 1e-6);
     a.push_back(p.comm.call_overhead_s * 1e6);
   }

@@ -100,7 +100,7 @@ TEST(PosteriorDraws, AProfileKeepsTheRowsAndEachDrawIsOneOfThem) {
   ASSERT_EQ(m.correlations[0].draws.size(), 3u);
   EXPECT_EQ(m.correlations[0].draws[2], (std::vector<double>{130, 55}));
   std::vector<int> seen(3, 0);
-  for (const auto& p : draw_profiles(m, "cosmoflow-mrt", 300, 5, {true, false, false, false, {}, {}}).profiles) {
+  for (const auto& p : draw_profiles(m, "cosmoflow-mrt", 300, 5, fitted_alone()).profiles) {
     const std::vector<double> pair = {std::round(p.comm.call_overhead_s * 1e6 * 1e6) / 1e6, std::round(p.compute.kernel_overhead_s * 1e6 * 1e6) / 1e6};
     const auto it = std::find(m.correlations[0].draws.begin(), m.correlations[0].draws.end(), pair);
     ASSERT_NE(it, m.correlations[0].draws.end()) << pair[0] << " " << pair[1];

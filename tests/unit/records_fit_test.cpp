@@ -358,7 +358,7 @@ TEST(CalibrateRecords, TheBandDrawsRowsThatReproduceTheRecords) {
   MachineProfile normal = fitted;  // the same block drawn from its normal
   for (auto& c : normal.correlations) c.draws.clear();
   const double from_rows = share_within(rows),
-               from_normal = share_within(draw_profiles(normal, "deepcam", 200, 3, {true, false, false, false, {}, {}}).profiles);
+               from_normal = share_within(draw_profiles(normal, "deepcam", 200, 3, fitted_alone()).profiles);
   EXPECT_GT(from_rows, 0.95) << from_rows;
   EXPECT_LT(from_normal, from_rows - 0.2) << from_normal;
 }
