@@ -270,10 +270,10 @@ std::string spread_by_source(const Plan& plan, const MachineProfile& m, const st
         fmt::join(fits.held, " and "), them, them);
   }
   std::vector<Source> sources = {{"fitted parameters", fitted_alone(), fits_why},
-                                 {"seeds", {false, true, false, false, {}, {}}, seeds_why},
-                                 {"run speed", {false, false, true, false, {}, {}}, ""}};
+                                 {"seeds", drawn_alone(&DrawSources::seeds), seeds_why},
+                                 {"run speed", drawn_alone(&DrawSources::run_speed), ""}};
   if (cv != m.convergence.end() && cv->second.batch_tuning_cv > 0)
-    sources.push_back({"batch tuning", {false, false, false, true, {}, {}}, ""});
+    sources.push_back({"batch tuning", drawn_alone(&DrawSources::tuning), ""});
   std::vector<std::string> parts;
   double widest = 0;
   const Source* top = nullptr;

@@ -37,6 +37,12 @@ struct DrawSources {
 inline DrawSources fitted_alone(std::vector<std::string> only = {}, std::vector<std::string> kept = {}) {
   return {true, false, false, false, std::move(only), std::move(kept)};
 }
+// One source alone, named by its flag (`drawn_alone(&DrawSources::seeds)`).
+inline DrawSources drawn_alone(bool DrawSources::*source) {
+  DrawSources from{false, false, false, false, {}, {}};
+  from.*source = true;
+  return from;
+}
 
 // `n` profiles around `m`, reproducible from `seed`: every fitted parameter with a finite standard
 // error drawn from a normal truncated to its bounds, jointly with the others of its fit where the

@@ -302,9 +302,11 @@ TEST(BatchEpochs, ADeviationTheOtherSystemsRetuneAwayStaysAtItsBatch) {
   ASSERT_NE(find(f, "convergence.deepcam.tuned_factor.128"), nullptr);
   EXPECT_GT(fitted.convergence.at(kWorkload).tuned_factor.at(at(128)), 1.1);
   // a batch its runs did not train at draws its tuning: the band at 2048 is wider than at 128
+  DrawSources fits_and_tuning = drawn_alone(&DrawSources::tuning);
+  fits_and_tuning.fitted = true;
   auto spread_at = [&](double batch) {
     std::vector<double> e;
-    for (const auto& d : draw_profiles(fitted, kWorkload, 4000, 3, {true, false, false, true, {}, {}}).profiles)
+    for (const auto& d : draw_profiles(fitted, kWorkload, 4000, 3, fits_and_tuning).profiles)
       e.push_back(epoch_scale_for_batch(d.convergence.at(kWorkload), batch));
     const auto q = quantiles_of(e);
     return q.p90 / q.p10;
