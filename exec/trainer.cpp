@@ -24,8 +24,8 @@
 #include "exec/device_decoder.hpp"
 #include "exec/durable_file.hpp"
 #include "exec/error_once.hpp"
-#include "exec/grad_sync.hpp"
 #include "exec/fusion.hpp"
+#include "exec/grad_sync.hpp"
 #include "exec/handoff.hpp"
 #include "exec/host_tuning.hpp"
 #include "exec/model_trainer.hpp"
@@ -34,17 +34,18 @@
 #include "exec/run_context.hpp"
 #include "exec/run_lock.hpp"
 #include "exec/run_log.hpp"
+#include "exec/run_outputs.hpp"
 #include "exec/termination.hpp"
 #include "model/errors.hpp"
 #include "model/launch_env.hpp"
 #include "model/method_rules.hpp"
-#include "model/plan_yaml.hpp"
-#include "model/text_file.hpp"
 #include "model/mllog_keys.hpp"
-#include "model/time_to_target.hpp"
 #include "model/plan_network.hpp"
+#include "model/plan_yaml.hpp"
 #include "model/record_header.hpp"
 #include "model/sync_batchnorm.hpp"
+#include "model/text_file.hpp"
+#include "model/time_to_target.hpp"
 
 namespace mrplan {
 
@@ -111,27 +112,6 @@ SpecNet fuse(const RunContext& ctx, size_t si, size_t mine, SpecNetImpl& model) 
   fuse_across_ranks(*fused, model, is, first_rank_of(st, bottom), first_rank_of(st, top), split, ctx.world);
   check_same_on_every_rank(*fused, ctx.world, fmt::format("the model fused at the end of stage '{}'", st.name));
   return fused;
-}
-
-// What the run did, once (rank 0), after its per-epoch lines.
-void print_summary(const Record& r) {
-  for (const auto& s : r.stages) {
-    for (const auto& m : s.models)
-      fmt::print("stage {}{}: {:.4g} epochs{}, {:.1f} s (data {:.1f}, comm {:.1f}, compute {:.1f})\n", s.name,
-                 s.models.size() == 1 ? "" : " model " + m.name, m.epochs,
-                 m.switch_epoch ? fmt::format(" (switch at {})", *m.switch_epoch) : "", m.time_s, m.io_s, m.comm_s, m.compute_s);
-    if (s.fusion_s > 0) fmt::print("stage {}: fused in {:.3f} s\n", s.name, s.fusion_s);
-  }
-  const auto& t = r.totals;
-  if (t.reached_target) fmt::print("time to target {:.1f} s\n", t.time_to_target_s);
-  else fmt::print("trained {:.1f} s, target not reached\n", t.time_to_target_s);
-}
-
-// The run's totals: it reached the target when its last stage did.
-void add_totals(const Plan& plan, Record& r, bool killed) {
-  const bool reached = !killed && r.stages.size() == plan.stages.size() &&
-                       r.stages.back().single().stop_reason == StopReason::target_reached;
-  r.totals = run_totals(r.stages, reached);
 }
 
 }  // namespace
@@ -245,48 +225,6 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
   return stop_now == 0;
 }
 
-// A finished run resumed: what a kill after its last checkpoint kept it from writing (the log's
-// run_stop, the final model, the record) is written now, and a final model or record damaged since
-// (a flipped byte, a truncated file) is written again from the last checkpoint.
-void finish_outputs(const fs::path& out, Record& r, const std::string& final_model_bytes) {
-  MlLog log((out / "mllog.txt").string(), true);
-  const auto& times = log.times();
-  if (std::none_of(times.begin(), times.end(), [](const LoggedTime& t) { return t.key == "run_stop"; })) {
-    log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", r.stages.size() + 1));  // the wait since the kill is not trained
-    log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
-  }
-  r.totals.time_to_target_s = trained_time_s(times);
-  std::vector<std::string> rewritten;
-  const auto model = out / "model.pt", record = out / "record.json";
-  if (!fs::exists(model) || read_text_file(model.string(), "the final model") != final_model_bytes) {
-    write_atomically(model, final_model_bytes);
-    rewritten.push_back("model.pt");
-  }
-  bool record_sound = fs::exists(record);
-  try {
-    if (record_sound) record_from_json(read_text_file(record.string(), "the run's record"), record.string());
-  } catch (const InputError&) {
-    record_sound = false;
-  }
-  if (!record_sound) {
-    write_atomically(record, record_to_json(r));
-    rewritten.push_back("record.json");
-  }
-  fmt::print("the run in {} is finished; {}\n", out.string(),
-               rewritten.empty() ? "nothing to resume"
-                                 : fmt::format("{} missing or damaged: written again from the last checkpoint", fmt::join(rewritten, " and ")));
-}
-
-// A run that fails still ends its log (MLPerf HPC rules: run_stop, aborted), once, by whichever rank
-// reports the error: the log is rank 0's, closed by then.
-void end_log_aborted(const fs::path& mllog) {
-  if (!fs::exists(mllog)) return;
-  MlLog log(mllog.string(), true);
-  const auto& times = log.times();
-  if (std::any_of(times.begin(), times.end(), [](const LoggedTime& t) { return t.key == "run_stop"; })) return;
-  log.event("run_stop", "INTERVAL_END", "null", "{\"status\": \"aborted\"}");
-}
-
 // Plan and data checks that can fail before anything trains.
 void check_before_training(const Plan& plan, const NetworkSpec& spec) {
   for (const auto& s : plan.stages)  // a network that cannot be built at some stage's resolution fails now, not mid-run
@@ -372,20 +310,6 @@ Codec stored_codec(const RunContext& ctx, size_t stage) {
   return stored;
 }
 
-// Rank 0 at the end: the log's run_stop, the one time to target, the final model (`final_model`:
-// nullptr for a run stopped as if killed), the Record.
-void write_run_outputs(const fs::path& out, MlLog& log, Record& r, torch::nn::Module* final_model) {
-  // exactly once per run, resumed or not (MLPerf HPC rules: success or aborted); a stop as if
-  // killed writes none, so that the resumed run's is the one
-  if (final_model) log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
-  r.totals.time_to_target_s = trained_time_s(log.times());  // as ingest-mllog reads it from the log (model/time_to_target)
-  if (final_model) write_atomically(out / "model.pt", module_to_bytes(*final_model));
-  write_atomically(out / "record.json", record_to_json(r));
-  print_summary(r);
-  fmt::print("wrote {}{}\n", (out / "record.json").string(),
-             final_model ? fmt::format(", {} and {}", (out / "mllog.txt").string(), (out / "model.pt").string()) : "");
-}
-
 // `what` run on rank 0 alone (a lock, a hash of the data), its answer or its error then the same on
 // every rank, so that the ranks fail alike rather than wait for rank 0 in the next collective.
 template <class What>
@@ -433,14 +357,96 @@ void check_same_inputs(const Record& r, const RunOptions& o, const std::string& 
                                          p.contains("data_dir") ? p.at("data_dir") : "its data folder", p.at("data_identity"), data_id));
 }
 
-Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
-  const int rank = world.rank(), ranks = world.size();
+// What would train the plan once per task, or run other than the plan predicts: refused before anything starts.
+void check_run_options(const Plan& plan, const RunOptions& o, int ranks) {
   // a launcher whose tasks MPI does not see would train the plan once per task, each alone
   if (const auto env = detect_launch(); env.size > 1 && env.size != ranks)
     fail_input(plan.source_file, "ranks",
                fmt::format("{} started {} tasks but MPI sees {}: this MPI was not built for {} (use its mpirun, or srun --mpi=pmix)",
                            env.launcher, env.size, ranks, env.launcher));
   check_ranks(plan, ranks);
+  if (!o.stage_to.empty() && plan.staging == Staging::none)  // what ran would not be what was predicted
+    fail_input(plan.source_file, "io.staging",
+               "is none but --stage-to stages the data: set io.staging (host_memory or nvme) so that the "
+               "plan's prediction prices the copy");
+  if (!o.stage_to.empty() && plan.staging_async)  // the executor copies before the first epoch, not beside it
+    fail_input(plan.source_file, "io.staging_async",
+               "is true but --stage-to copies the data before training: set it false so that the "
+               "plan's prediction prices the copy as it runs");
+}
+
+// The identity of the data the plan reads (rank 0 hashes it, after checking every folder holds the
+// same samples), the same on every rank.
+std::string checked_data_identity(Communicator& world, const Plan& plan, const std::string& data_dir, const NetworkSpec& spec) {
+  return on_rank0_alike(world, [&] {
+    if (world.rank() != 0) return std::string();
+    const auto folders = data_folders(plan, data_dir);
+    auto id = data_identity(folders);  // first: it names a missing folder
+    check_same_samples(folders, layout_for(spec.name));
+    return id;
+  });
+}
+
+// What the run began with, written once: a resume keeps the run's.
+void begin_provenance(Record& r, const Plan& plan, const RunFacts& facts, const torch::Device& dev, const RunOptions& o,
+                      const std::string& data_dir, const std::string& data_id) {
+  if (!r.provenance.empty()) return;
+  r.provenance = provenance(facts, dev, o);
+  r.provenance["data_dir"] = fs::absolute(data_dir).lexically_normal().string();
+  r.provenance["data_identity"] = data_id;
+  for (const auto& st : plan.stages)  // what transfer learning started from
+    if (const auto& pre = st.models.front().pretrained)
+      r.provenance["pretrained"] = fs::absolute(resolve_pretrained(plan, *pre)).lexically_normal().string();
+}
+
+// How the data of the first stage to train is stored, and where it is decoded (a device decoder on
+// a GPU where the plan asks for one); the run's record names the codec once.
+const char* open_data_codec(RunContext& ctx, Record& r, size_t stage) {
+  const Codec stored = stored_codec(ctx, stage);
+  if (ctx.plan.decoder == DecoderPlace::device && ctx.device.is_cuda())
+    ctx.decoder = std::make_shared<DeviceDecoder>(stored, ctx.device.index());
+  if (!r.provenance.contains("data_codec")) {
+    r.provenance["data_codec"] = codec_name(stored);
+    if (ctx.plan.decoder == DecoderPlace::device && !ctx.decoder)  // a CPU run has no device to decode on
+      r.warnings.push_back("io.decoder: device: this run has no GPU, so its samples are decoded on the host");
+  }
+  return codec_name(stored);
+}
+
+// A job ended from outside (a time limit, a cancel) says how to go on, in the job's output and in
+// terminated.txt; why an earlier attempt ended is history once this one runs.
+void note_when_terminated(const RunContext& ctx, const fs::path& checkpoints) {
+  const fs::path ended_note = ctx.out / "terminated.txt";
+  if (std::error_code ec; ctx.rank == 0) fs::remove(ended_note, ec);
+  say_when_terminated(ctx.rank,
+                      fmt::format("mrplan: the job was ended from outside (a time limit, a cancel or Ctrl-C); its checkpoints are in "
+                                  "{}: go on with mrplan run {} --out {} --resume {}\n",
+                                  checkpoints.string(), ctx.plan.source_file, ctx.out.string(), ctx.out.string()),
+                      ended_note.string());
+}
+
+// The plan's stages from `state.stage` on, each handing on to the next through `handed` (a resumed
+// run's from its checkpoint). Returns false when --stop-after ended the run.
+bool train_stages(RunContext& ctx, RunState& state, SpecNet& handed, const Checkpointer& checkpoints, const LoadedRun* loaded,
+                  Checkpointer* resumed_models) {
+  if (state.stage > 0) {
+    handed = build_network(ctx, handed_on_resolution(ctx.plan.stages[state.stage - 1]));
+    module_from_bytes(*handed, loaded->handoff_bytes, (loaded->dir / "handoff.pt").string());
+  }
+  const size_t first = state.stage;
+  try {
+    for (size_t si = first; si < ctx.plan.stages.size(); ++si)
+      if (!run_stage(ctx, si, state, handed, checkpoints, si == first ? resumed_models : nullptr)) return false;
+  } catch (...) {  // the log's run_stop is written by the rank that reports the error (run_plan)
+    ctx.log = MlLog("", false);
+    throw;
+  }
+  return true;
+}
+
+Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
+  const int rank = world.rank(), ranks = world.size();
+  check_run_options(plan, o, ranks);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks));
   set_intra_op_threads(threads);
@@ -449,12 +455,6 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   if (plan.steps == StepExecution::captured) check_capture(plan, dev);
   const auto spec = plan_network(plan);
   check_before_training(plan, spec);
-  if (!o.stage_to.empty() && plan.staging == Staging::none)  // what ran would not be what was predicted
-    fail_input(plan.source_file, "io.staging", "is none but --stage-to stages the data: set io.staging (host_memory or nvme) so that the "
-                                               "plan's prediction prices the copy");
-  if (!o.stage_to.empty() && plan.staging_async)  // the executor copies before the first epoch, not beside it
-    fail_input(plan.source_file, "io.staging_async", "is true but --stage-to copies the data before training: set it false so that the "
-                                                     "plan's prediction prices the copy as it runs");
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
   const bool resuming = !o.resume_dir.empty();
   if (resuming) check_resume_folder(out, o.resume_dir);
@@ -487,23 +487,10 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
     }
   }
   const std::string data_dir = resolve_data_dir(plan, o);
-  const std::string data_id = on_rank0_alike(world, [&] {
-    if (rank != 0) return std::string();
-    const auto folders = data_folders(plan, data_dir);
-    auto id = data_identity(folders);  // first: it names a missing folder
-    check_same_samples(folders, layout_for(spec.name));
-    return id;
-  });
+  const std::string data_id = checked_data_identity(world, plan, data_dir, spec);
   if (resuming) check_same_inputs(state.record, o, data_dir, data_id);
   const RunFacts facts = run_facts(world, dev, o.seed);
-  if (state.record.provenance.empty()) {  // a resume keeps the run's
-    state.record.provenance = provenance(facts, dev, o);
-    state.record.provenance["data_dir"] = fs::absolute(data_dir).lexically_normal().string();
-    state.record.provenance["data_identity"] = data_id;
-    for (const auto& st : plan.stages)  // what transfer learning started from
-      if (const auto& pre = st.models.front().pretrained)
-        state.record.provenance["pretrained"] = fs::absolute(resolve_pretrained(plan, *pre)).lexically_normal().string();
-  }
+  begin_provenance(state.record, plan, facts, dev, o, data_dir, data_id);
   if (!state.record.device_matmul_flops_per_s) state.record.device_matmul_flops_per_s = matmul_probe(world, dev);  // kept on resume
   if (!resuming && rank == 0) checkpoints.save_run(state, nullptr);  // a run killed in its first stage resumes from here
   // the probe's buffers go back to the kernel, so that every rank's first stage starts on the heap
@@ -514,51 +501,28 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   else log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", state.stage + 1));  // the time since the kill is not trained
   RunContext ctx{plan,   o,   world, dev, spec, layout_for(spec.name), data_dir, out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks, nullptr, epoch_work(plan, spec), nullptr, std::nullopt};
-  const Codec stored = stored_codec(ctx, state.stage);
-  const char* codec = codec_name(stored);
-  if (plan.decoder == DecoderPlace::device && dev.is_cuda()) ctx.decoder = std::make_shared<DeviceDecoder>(stored, dev.index());
-  if (!state.record.provenance.contains("data_codec")) {
-    state.record.provenance["data_codec"] = codec;
-    if (plan.decoder == DecoderPlace::device && !ctx.decoder)  // a CPU run has no device to decode on
-      state.record.warnings.push_back("io.decoder: device: this run has no GPU, so its samples are decoded on the host");
-  }
+  const char* codec = open_data_codec(ctx, state.record, state.stage);
   if (rank == 0)
     fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,
                ranks, facts.platform, dev.str(), threads, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");
   if (!o.stage_to.empty()) ctx.share = stage_run_data(world, plan, ctx.layout, data_dir, o, log, state.record);
   if (rank == 0 && o.predicted)
     fmt::print("predicted with {}: {} {:.1f} s\n", o.profile_file, o.predicted->reaches_target ? "time to target" : "trained", o.predicted->time_s);
-  // why an earlier attempt ended is history once this one runs
-  const fs::path ended_note = out / "terminated.txt";
-  if (std::error_code ec; rank == 0) fs::remove(ended_note, ec);
-  say_when_terminated(rank,
-                      fmt::format("mrplan: the job was ended from outside (a time limit, a cancel or Ctrl-C); its checkpoints are in "
-                                  "{}: go on with mrplan run {} --out {} --resume {}\n",
-                                  checkpoints.dir().string(), plan.source_file, out.string(), out.string()),
-                      ended_note.string());
+  note_when_terminated(ctx, checkpoints.dir());
   Watchdog watchdog(o.watchdog_s, rank, ranks, out / "heartbeats");
   watchdog.set_last_checkpoint(checkpoints.last_good());
   ctx.watchdog = &watchdog;
 
   SpecNet handed{nullptr};  // what the previous stage handed on
-  if (state.stage > 0) {
-    handed = build_network(ctx, handed_on_resolution(plan.stages[state.stage - 1]));
-    module_from_bytes(*handed, loaded->handoff_bytes, (loaded->dir / "handoff.pt").string());
-  }
-  bool killed = false;
-  const size_t first = state.stage;
-  try {
-    for (size_t si = first; si < plan.stages.size() && !killed; ++si)
-      killed = !run_stage(ctx, si, state, handed, checkpoints, resuming && si == first ? &*resumed_models : nullptr);
-  } catch (...) {  // the log's run_stop is written by the rank that reports the error (run_plan)
-    log = MlLog("", false);
-    throw;
-  }
+  const bool killed = !train_stages(ctx, state, handed, checkpoints, loaded ? &*loaded : nullptr, resuming ? &*resumed_models : nullptr);
   auto& r = state.record;
   if (killed)
     r.warnings.push_back(fmt::format("stopped after {} epochs (--stop-after); resume with --resume", o.stop_after_epochs));
   add_totals(plan, r, killed);
-  if (rank == 0) write_run_outputs(out, log, r, killed ? nullptr : &*handed);
+  if (rank == 0) {
+    const std::string final_model = killed ? "" : module_to_bytes(*handed);
+    write_run_outputs(out, log, r, killed ? nullptr : &final_model);
+  }
   world.barrier();  // every rank returns once the outputs are there
   return r;
 }
