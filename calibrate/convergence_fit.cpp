@@ -159,6 +159,103 @@ bool kept(const ConvergenceFit& fit, const std::string& name) {
   return std::any_of(fit.kept_at_prior.begin(), fit.kept_at_prior.end(), [&](const std::string& k) { return k.starts_with(name + " "); });
 }
 
+using Points = std::vector<std::pair<double, double>>;  // (epoch, value)
+
+// What each kind of run gives the fit: the curves' points, each MRT run's switch and dense epochs,
+// the MRMF and transfer-learning runs that reached the target.
+struct MrtRun {
+  double switch_epochs, dense_epochs;
+};
+struct ConvergenceRuns {
+  Points dense, coarse_loss, coarse_metric;
+  std::vector<MrtRun> mrt;
+  std::vector<std::pair<Plan, const Record*>> mrmf;  // that reached the target
+  std::vector<const Record*> pretrained;             // transfer learning's, that reached the target
+  double global_batch = 0;
+  int coarse_resolution = 2;
+};
+
+// One fit, one workload and target: a record of another is refused, naming it.
+void check_same_target(const ConvergenceFit& fit, bool maximize, const std::string& file, const Record& r) {
+  if (r.source != Source::measured) fail_input(file, "source", "calibrate convergence fits measured records; this one is a prediction");
+  if (r.workload != fit.workload)
+    fail_input(file, "workload",
+               fmt::format("'{}' differs from '{}' of the first record: fit one workload at a time", r.workload, fit.workload));
+  if (r.target_value != fit.target)
+    fail_input(file, "target_value", fmt::format("{} differs from {} of the first record: one target per fit", r.target_value, fit.target));
+  if (r.target_maximize != maximize) fail_input(file, "target.goal", "differs from the first record's: one target per fit");
+}
+
+// The validation metric as its best so far: a run reaches the target at the first epoch it crosses
+// (MLPerf's time to train), so a later epoch that evaluates worse changes nothing, and a noisy
+// metric (batch norm over small batches) fitted as it comes can miss the target altogether.
+void take_epochs(const std::string& file, const ModelRecord& s, bool maximize, Points& metric, Points* loss) {
+  std::optional<double> best;
+  for (const auto& e : s.per_epoch) {
+    if (!e.metric) fail_input(file, s.name, fmt::format("epoch {} has no validation metric", e.epoch));
+    best = !best ? *e.metric : maximize ? std::max(*best, *e.metric) : std::min(*best, *e.metric);
+    metric.push_back({e.epoch, *best});
+    if (loss) {
+      if (!e.loss) fail_input(file, s.name, fmt::format("epoch {} has no training loss", e.epoch));
+      loss->push_back({e.epoch, *e.loss});
+    }
+  }
+}
+
+// One record into what its method gives the fit (method_row: fine-tuning, split GPUs), counted in `fit`.
+void sort_run(const NamedRecord& named, bool maximize, ConvergenceFit& fit, ConvergenceRuns& runs) {
+  const std::string& file = named.file;
+  const Record& r = named.record;
+  const bool one_model = std::all_of(r.stages.begin(), r.stages.end(), [](const StageRecord& s) { return s.models.size() == 1; });
+  if (method_row(r.method).pretrained) {
+    if (r.stages.size() != 1 || !one_model || r.stages[0].single().resolution != 1)
+      fail_input(file, "stages", "a transfer-learning record fine-tunes one model at resolution 1 in one stage");
+    if (r.stages[0].single().stop_reason == StopReason::target_reached) runs.pretrained.push_back(&r);
+    ++fit.transfer_runs;
+  } else if (method_row(r.method).splits_gpus) {
+    if (r.plan_spec.empty()) fail_input(file, "plan_spec", "an MRMF record needs the plan it ran: what each model started from");
+    if (r.stages.back().models.at(0).stop_reason == StopReason::target_reached)
+      runs.mrmf.push_back({plan_from_yaml_text(r.plan_spec, file + ": plan_spec"), &r});
+    ++fit.mrmf_runs;
+  } else if (r.stages.size() == 1 && one_model && r.stages[0].single().resolution == 1) {
+    take_epochs(file, r.stages[0].single(), maximize, runs.dense, nullptr);
+    runs.global_batch = r.stages[0].global_batch;
+    ++fit.baseline_runs;
+  } else if (r.stages.size() == 2 && one_model && r.stages[0].single().resolution > 1 && r.stages[1].single().resolution == 1) {
+    const auto& coarse = r.stages[0].single();
+    const auto& dense = r.stages[1].single();
+    take_epochs(file, coarse, maximize, runs.coarse_metric, &runs.coarse_loss);
+    runs.coarse_resolution = coarse.resolution;
+    if (dense.stop_reason == StopReason::target_reached) runs.mrt.push_back({coarse.epochs, dense.epochs});
+    ++fit.mrt_runs;
+  } else {
+    fail_input(file, "stages", "neither a baseline (one dense stage) nor an MRT run (coarse, then dense)");
+  }
+}
+
+// E(s) against the dense epochs each MRT run needed after its switch, from no benefit: at a start
+// where every run's E(s) sits on its floor of one epoch no residual moves and the fit could not
+// leave it; the runs may also show the coarse stage costing epochs (< 0). The runs stop at the
+// first epoch past the crossing, so the crossing itself sat half an epoch earlier on average.
+void fit_transfer(ConvergenceFit& fit, const std::vector<MrtRun>& mrt, double baseline_epochs) {
+  auto& p = fit.params;
+  Eigen::VectorXd obs(static_cast<Eigen::Index>(mrt.size()));
+  for (size_t i = 0; i < mrt.size(); ++i) obs(static_cast<Eigen::Index>(i)) = mrt[i].dense_epochs - 0.5;
+  auto residuals = [&](const Eigen::VectorXd& x) {
+    ConvergenceParams q = p;
+    q.transfer_efficiency = x(0);
+    Eigen::VectorXd r(static_cast<Eigen::Index>(mrt.size()));
+    for (size_t i = 0; i < mrt.size(); ++i)
+      r(static_cast<Eigen::Index>(i)) =
+          dense_epochs_after_transfer(q, baseline_epochs, mrt[i].switch_epochs) - obs(static_cast<Eigen::Index>(i));
+    return r;
+  };
+  const auto f = levenberg_marquardt(residuals, Eigen::VectorXd::Constant(1, 0.0), obs, 200);
+  p.transfer_efficiency = f.params(0);
+  fit.transfer_efficiency_std_error = f.std_errors(0);
+  fit.transfer_fitted = true;
+}
+
 }  // namespace
 
 ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
@@ -167,103 +264,29 @@ ConvergenceFit fit_convergence(const std::vector<NamedRecord>& records) {
   fit.workload = records.front().record.workload;
   fit.target = records.front().record.target_value;
   const bool maximize = records.front().record.target_maximize;
-  std::vector<std::pair<double, double>> dense, closs, cmetric;
-  struct Mrt {
-    double switch_epochs, dense_epochs;
-  };
-  std::vector<Mrt> mrt;
-  std::vector<std::pair<Plan, const Record*>> mrmf;  // that reached the target
-  std::vector<const Record*> pretrained;             // transfer learning's, that reached the target
-  double global_batch = 0;
-  int coarse_resolution = 2;
+  ConvergenceRuns runs;
   for (const auto& named : records) {
-    const std::string& file = named.file;  // named, not bound: lambdas below capture them
-    const Record& r = named.record;
-    if (r.source != Source::measured) fail_input(file, "source", "calibrate convergence fits measured records; this one is a prediction");
-    if (r.workload != fit.workload)
-      fail_input(file, "workload", fmt::format("'{}' differs from '{}' of the first record: fit one workload at a time", r.workload, fit.workload));
-    if (r.target_value != fit.target)
-      fail_input(file, "target_value", fmt::format("{} differs from {} of the first record: one target per fit", r.target_value, fit.target));
-    if (r.target_maximize != maximize) fail_input(file, "target.goal", "differs from the first record's: one target per fit");
-    fit.files.push_back(file);
-    // The validation metric as its best so far: a run reaches the target at the first epoch it
-    // crosses (MLPerf's time to train), so a later epoch that evaluates worse changes nothing, and a
-    // noisy metric (batch norm over small batches) fitted as it comes can miss the target altogether.
-    auto take = [&](const ModelRecord& s, std::vector<std::pair<double, double>>& metric, std::vector<std::pair<double, double>>* loss) {
-      std::optional<double> best;
-      for (const auto& e : s.per_epoch) {
-        if (!e.metric) fail_input(file, s.name, fmt::format("epoch {} has no validation metric", e.epoch));
-        best = !best ? *e.metric : maximize ? std::max(*best, *e.metric) : std::min(*best, *e.metric);
-        metric.push_back({e.epoch, *best});
-        if (loss) {
-          if (!e.loss) fail_input(file, s.name, fmt::format("epoch {} has no training loss", e.epoch));
-          loss->push_back({e.epoch, *e.loss});
-        }
-      }
-    };
-    auto one_model = [&] {
-      return std::all_of(r.stages.begin(), r.stages.end(), [](const StageRecord& s) { return s.models.size() == 1; });
-    };
-    if (method_row(r.method).pretrained) {
-      if (r.stages.size() != 1 || !one_model() || r.stages[0].single().resolution != 1)
-        fail_input(file, "stages", "a transfer-learning record fine-tunes one model at resolution 1 in one stage");
-      if (r.stages[0].single().stop_reason == StopReason::target_reached) pretrained.push_back(&r);
-      ++fit.transfer_runs;
-    } else if (method_row(r.method).splits_gpus) {
-      if (r.plan_spec.empty()) fail_input(file, "plan_spec", "an MRMF record needs the plan it ran: what each model started from");
-      if (r.stages.back().models.at(0).stop_reason == StopReason::target_reached) mrmf.push_back({plan_from_yaml_text(r.plan_spec, file + ": plan_spec"), &r});
-      ++fit.mrmf_runs;
-    } else if (r.stages.size() == 1 && one_model() && r.stages[0].single().resolution == 1) {
-      take(r.stages[0].single(), dense, nullptr);
-      global_batch = r.stages[0].global_batch;
-      ++fit.baseline_runs;
-    } else if (r.stages.size() == 2 && one_model() && r.stages[0].single().resolution > 1 && r.stages[1].single().resolution == 1) {
-      const auto& coarse = r.stages[0].single();
-      const auto& dense_stage = r.stages[1].single();
-      take(coarse, cmetric, &closs);
-      coarse_resolution = coarse.resolution;
-      if (dense_stage.stop_reason == StopReason::target_reached) mrt.push_back({coarse.epochs, dense_stage.epochs});
-      ++fit.mrt_runs;
-    } else {
-      fail_input(file, "stages", "neither a baseline (one dense stage) nor an MRT run (coarse, then dense)");
-    }
+    check_same_target(fit, maximize, named.file, named.record);
+    fit.files.push_back(named.file);
+    sort_run(named, maximize, fit, runs);
   }
   if (fit.baseline_runs == 0) fail_input("", "records", "no baseline run among the records: the dense learning curve needs one");
-  std::sort(dense.begin(), dense.end());
-  fit.dense_metric = fit_learning_curve(dense, "baseline runs' validation metric");
-  fit.coarse_loss = fit_learning_curve(closs, "MRT runs' coarse training loss");
-  fit.coarse_metric = fit_learning_curve(cmetric, "MRT runs' coarse validation metric");
+  std::sort(runs.dense.begin(), runs.dense.end());
+  fit.dense_metric = fit_learning_curve(runs.dense, "baseline runs' validation metric");
+  fit.coarse_loss = fit_learning_curve(runs.coarse_loss, "MRT runs' coarse training loss");
+  fit.coarse_metric = fit_learning_curve(runs.coarse_metric, "MRT runs' coarse validation metric");
   auto& p = fit.params;
   p.dense_metric = fit.dense_metric.curve;
   p.coarse_loss = fit.coarse_loss.curve;
   p.coarse_metric = fit.coarse_metric.curve;
-  p.reference_global_batch = global_batch;
-  p.coarse_resolution = coarse_resolution;
+  p.reference_global_batch = runs.global_batch;
+  p.coarse_resolution = runs.coarse_resolution;
   const auto e0 = crossing_epoch(p.dense_metric, fit.target);
   if (!e0) fail_input("", "records", fmt::format("the fitted dense curve (floor {:.4g}) never reaches the target {}", p.dense_metric.floor, fit.target));
   fit.baseline_epochs_to_target = *e0;
-  // E(s) against the dense epochs each MRT run needed; the runs stop at the first epoch past the
-  // crossing, so the crossing itself sat half an epoch earlier on average
-  auto residuals = [&](const Eigen::VectorXd& x) {
-    ConvergenceParams q = p;
-    q.transfer_efficiency = x(0);
-    Eigen::VectorXd r(static_cast<Eigen::Index>(mrt.size()));
-    for (size_t i = 0; i < mrt.size(); ++i)
-      r(static_cast<Eigen::Index>(i)) = dense_epochs_after_transfer(q, *e0, mrt[i].switch_epochs) - (mrt[i].dense_epochs - 0.5);
-    return r;
-  };
-  Eigen::VectorXd obs(static_cast<Eigen::Index>(mrt.size()));
-  for (size_t i = 0; i < mrt.size(); ++i) obs(static_cast<Eigen::Index>(i)) = mrt[i].dense_epochs - 0.5;
-  // from no benefit: at a start where every run's E(s) sits on its floor of one epoch no residual
-  // moves and the fit could not leave it; the runs may also show the coarse stage costing epochs (< 0)
-  if (!mrt.empty()) {
-    const auto f = levenberg_marquardt(residuals, Eigen::VectorXd::Constant(1, 0.0), obs, 200);
-    p.transfer_efficiency = f.params(0);
-    fit.transfer_efficiency_std_error = f.std_errors(0);
-    fit.transfer_fitted = true;
-  }
-  if (!mrmf.empty()) fit_fusion(fit, mrmf);
-  if (!pretrained.empty()) fit_pretrained(fit, pretrained);
+  if (!runs.mrt.empty()) fit_transfer(fit, runs.mrt, *e0);
+  if (!runs.mrmf.empty()) fit_fusion(fit, runs.mrmf);
+  if (!runs.pretrained.empty()) fit_pretrained(fit, runs.pretrained);
   note_unidentified(fit);
   fit.seeds = fit_seed_spread(records);
   p.seed_epochs_cv = fit.seeds.epochs_cv;

@@ -10,9 +10,10 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
-#include <map>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <thread>
 
 #include <unistd.h>
@@ -375,6 +376,22 @@ void check_run_options(const Plan& plan, const RunOptions& o, int ranks) {
                "plan's prediction prices the copy as it runs");
 }
 
+// The run's folder, made and locked by rank 0 for the run's life (every rank fails alike where
+// another run holds it), and claimed unless the run resumes there.
+std::unique_ptr<RunLock> open_run_folder(Communicator& world, const fs::path& out, const RunOptions& o) {
+  const bool resuming = !o.resume_dir.empty();
+  if (resuming) check_resume_folder(out, o.resume_dir);
+  if (world.rank() == 0) fs::create_directories(out);
+  world.barrier();
+  std::unique_ptr<RunLock> lock;
+  on_rank0_alike(world, [&] {
+    if (world.rank() == 0) lock = std::make_unique<RunLock>(out);
+    return std::string();
+  });
+  if (!resuming) claim_out_dir(out, o.overwrite, world);
+  return lock;
+}
+
 // The identity of the data the plan reads (rank 0 hashes it, after checking every folder holds the
 // same samples), the same on every rank.
 std::string checked_data_identity(Communicator& world, const Plan& plan, const std::string& data_dir, const NetworkSpec& spec) {
@@ -447,9 +464,8 @@ bool train_stages(RunContext& ctx, RunState& state, SpecNet& handed, const Check
 Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const int rank = world.rank(), ranks = world.size();
   check_run_options(plan, o, ranks);
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, hw / ranks));
-  set_intra_op_threads(threads);
+  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::max(1u, std::thread::hardware_concurrency()) / ranks));
+  set_intra_op_threads(threads);  // --threads, else the cores shared among the ranks
   if (o.deterministic) use_deterministic_kernels();
   const torch::Device dev = pick_device(o.device, o.comm, world);
   if (plan.steps == StepExecution::captured) check_capture(plan, dev);
@@ -457,15 +473,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   check_before_training(plan, spec);
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
   const bool resuming = !o.resume_dir.empty();
-  if (resuming) check_resume_folder(out, o.resume_dir);
-  if (rank == 0) fs::create_directories(out);
-  world.barrier();
-  std::optional<RunLock> lock;  // rank 0's, for the run's life
-  on_rank0_alike(world, [&] {
-    if (rank == 0) lock.emplace(out);
-    return std::string();
-  });
-  if (!resuming) claim_out_dir(out, o.overwrite, world);
+  const auto lock = open_run_folder(world, out, o);
   const std::string plan_yaml = plan_to_yaml(plan);
   const CheckpointIdentity id{plan_hash(plan_yaml), ranks, o.keep_checkpoints, ""};
   const Checkpointer checkpoints(out / "checkpoints", id, rank == 0);
