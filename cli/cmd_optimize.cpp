@@ -227,6 +227,73 @@ SearchPart launch_part() {
   return {};
 }
 
+// The limits a plan must keep at the confidence asked (--deadline, --budget), the options checked.
+Constraints limits_from(const OptimizeOpts& o) {
+  Constraints limits;
+  if (!o.deadline.empty()) limits.deadline_s = parse_duration_s(o.deadline, "--deadline");
+  if (!o.budget.empty()) parse_budget(o.budget, limits);
+  if (!(o.confidence > 0 && o.confidence < 1))
+    fail_input("command line", "--confidence", "expected a probability between 0 and 1, e.g. 0.9");
+  if (o.top < 1) fail_input("command line", "--top", "expected 1 or more");
+  return limits;
+}
+
+// --csv's file: one per rank where ranks share the search.
+std::string csv_file(const OptimizeOpts& o, const SearchPart& part) {
+  return part.parts > 1 ? fmt::format("{}.{}", o.csv, part.index) : o.csv;
+}
+
+// Every candidate's line goes here (--csv), its header written; none without --csv.
+std::unique_ptr<std::ofstream> open_csv(const OptimizeOpts& o, const SearchPart& part) {
+  if (o.csv.empty()) return nullptr;
+  const auto file = csv_file(o, part);
+  if (auto dir = std::filesystem::path(file).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
+  auto csv = std::make_unique<std::ofstream>(file);
+  if (!*csv) fail_input("command line", "--csv", fmt::format("cannot write {}", file));
+  *csv << csv_header();
+  return csv;
+}
+
+std::vector<std::string> template_names(const SearchSpace& space) {
+  std::vector<std::string> names;
+  for (const auto& t : space.templates) names.push_back(t.name);
+  return names;
+}
+
+// The search's best judged under the draws: those that keep the limits at the confidence asked, by
+// their P50 (distinct alternatives unless --variants), at most --top; none refused with why (no_plan).
+std::vector<Judged> ranked_plans(const OptimizeOpts& o, const SearchSpace& space, const SearchResult& result, const ProfileDraws& draws,
+                                 const MachineProfile& machine, const Constraints& limits, Objective objective) {
+  const auto judged = judge(space, result.best, draws, machine, o.confidence, objective);
+  std::vector<Judged> ranked;
+  for (const auto& j : judged)
+    if (violation_at(j, limits) <= 1) ranked.push_back(j);
+  if (ranked.empty()) no_plan(space, result, judged, limits, o.confidence, machine);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Judged& a, const Judged& b) { return a.objective_p50 < b.objective_p50; });
+  if (!o.variants) ranked = distinct_alternatives(ranked);
+  if (ranked.size() > o.top) ranked.resize(o.top);
+  return ranked;
+}
+
+// How many candidates the search saw, and why those it set aside were.
+void print_search_counts(const SearchSpace& space, const MachineProfile& machine, const SearchCounts& n, double search_s, int ranks,
+                         int threads) {
+  fmt::print(
+      "optimize {} on {}: {} candidates in {:.2f} s ({} ranks x {} threads): {} predicted, {} do not fit memory, {} exceed the "
+      "dataset, {} above the batch limit, {} GPU counts not placeable, {} never reach the target, {} break the limits\n",
+      fmt::join(template_names(space), ", "), machine.name, n.evaluated + n.no_memory + n.too_few_samples + n.beyond_batch + n.bad_gpus,
+      search_s, ranks, threads, n.evaluated, n.no_memory, n.too_few_samples, n.beyond_batch, n.bad_gpus, n.not_reached, n.violating);
+}
+
+// --out: the chosen plan, named for what was chosen, and the command that reproduces its P50.
+void write_chosen_plan(const OptimizeOpts& o, const SearchSpace& space, const Judged& chosen, const MachineProfile& machine) {
+  Plan best = plan_of(space, chosen.c);
+  best.name = describe(space, chosen.c, machine);
+  write_output(o.out, plan_to_yaml(best), "plan file");
+  fmt::print("wrote the chosen plan to {}: mrplan predict {} --samples {} --seed {} reproduces its P50 {:.1f} s, {:.2f} GPU-hours\n", o.out,
+             o.out, o.samples, o.seed, chosen.spread.time_to_target_s.p50, chosen.spread.gpu_hours.p50);
+}
+
 void optimize(const OptimizeOpts& o) {
   auto templates = search_templates(o.plan, o.methods.empty() ? std::vector<Method>{} : parse_methods(o.methods), o.pretrained);
   if (!o.machine.empty())
@@ -240,11 +307,7 @@ void optimize(const OptimizeOpts& o) {
   space.max_global_batch = batch_cap(o, machine, workload, cap_note);
   const auto objective = objective_from_string(o.minimize);
   if (!objective) fail_input("command line", "--minimize", fmt::format("'{}': expected time, gpu-hours or node-hours", o.minimize));
-  Constraints limits;
-  if (!o.deadline.empty()) limits.deadline_s = parse_duration_s(o.deadline, "--deadline");
-  if (!o.budget.empty()) parse_budget(o.budget, limits);
-  if (!(o.confidence > 0 && o.confidence < 1)) fail_input("command line", "--confidence", "expected a probability between 0 and 1, e.g. 0.9");
-  if (o.top < 1) fail_input("command line", "--top", "expected 1 or more");
+  const Constraints limits = limits_from(o);
   SearchPart part = launch_part();
 #ifdef MRPLAN_HAVE_EXEC
   std::unique_ptr<Communicator> comm;
@@ -253,14 +316,7 @@ void optimize(const OptimizeOpts& o) {
   if (part.parts > 1) fail_input("command line", "launcher", "this build has no MPI (configured without the execution backend): run one process");
 #endif
   const bool root = part.index == 0;
-  std::unique_ptr<std::ofstream> csv;
-  if (!o.csv.empty()) {
-    const auto file = part.parts > 1 ? fmt::format("{}.{}", o.csv, part.index) : o.csv;
-    if (auto dir = std::filesystem::path(file).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-    csv = std::make_unique<std::ofstream>(file);
-    if (!*csv) fail_input("command line", "--csv", fmt::format("cannot write {}", file));
-    *csv << csv_header();
-  }
+  auto csv = open_csv(o, part);
   // judged under the draws (the rest never held); wide enough for distinct alternatives among batch variants
   const size_t keep = std::max<size_t>(o.top * 20, 200);
   size_t csv_lines = 0;
@@ -280,26 +336,10 @@ void optimize(const OptimizeOpts& o) {
 #endif
   const double search_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!root) return;
-  const auto& n = result.counts;
-  fmt::print("optimize {} on {}: {} candidates in {:.2f} s ({} ranks x {} threads): {} predicted, {} do not fit memory, {} exceed the "
-             "dataset, {} above the batch limit, {} GPU counts not placeable, {} never reach the target, {} break the limits\n",
-             fmt::join([&] {
-               std::vector<std::string> v;
-               for (const auto& t : space.templates) v.push_back(t.name);
-               return v;
-             }(), ", "),
-             machine.name, n.evaluated + n.no_memory + n.too_few_samples + n.beyond_batch + n.bad_gpus, search_s, part.parts, o.threads,
-             n.evaluated, n.no_memory, n.too_few_samples, n.beyond_batch, n.bad_gpus, n.not_reached, n.violating);
+  print_search_counts(space, machine, result.counts, search_s, part.parts, o.threads);
   if (!cap_note.empty()) fmt::print("note: {}\n", cap_note);
   const auto draws = draw_profiles(machine, workload, o.samples, o.seed);
-  auto judged = judge(space, result.best, draws, machine, o.confidence, *objective);
-  std::vector<Judged> ranked;
-  for (const auto& j : judged)
-    if (violation_at(j, limits) <= 1) ranked.push_back(j);
-  if (ranked.empty()) no_plan(space, result, judged, limits, o.confidence, machine);
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Judged& a, const Judged& b) { return a.objective_p50 < b.objective_p50; });
-  if (!o.variants) ranked = distinct_alternatives(ranked);
-  if (ranked.size() > o.top) ranked.resize(o.top);
+  const auto ranked = ranked_plans(o, space, result, draws, machine, limits, *objective);
   fmt::print("best {} {}by {} (P50 over {} draws, seed {}; limits at P{}; \"tie\": within #1's P90):\n", ranked.size(),
              o.variants ? "" : "methods, fusion counts and GPU counts ", to_string(*objective), draws.profiles.size(), o.seed,
              std::lround(o.confidence * 100));
@@ -310,25 +350,17 @@ void optimize(const OptimizeOpts& o) {
   for (const auto& w : simulate(plan_of(space, winner), machine).warnings) fmt::print("warning (chosen plan): {}\n", w);
   if (const auto why = spread_by_source(plan_of(space, winner), machine, workload, o.samples, o.seed, ranked.front().spread); !why.empty())
     fmt::print("spread (chosen plan): {}\n", why);
-  if (!o.out.empty()) {
-    Plan best = plan_of(space, winner);
-    best.name = describe(space, winner, machine);
-    write_output(o.out, plan_to_yaml(best), "plan file");
-    fmt::print("wrote the chosen plan to {}: mrplan predict {} --samples {} --seed {} reproduces its P50 {:.1f} s, {:.2f} GPU-hours\n", o.out,
-               o.out, o.samples, o.seed, ranked.front().spread.time_to_target_s.p50, ranked.front().spread.gpu_hours.p50);
-  }
+  if (!o.out.empty()) write_chosen_plan(o, space, ranked.front(), machine);
   if (!o.plot.empty()) {
-    std::vector<std::string> names;
-    for (const auto& t : space.templates) names.push_back(t.name);
     if (auto dir = std::filesystem::path(o.plot).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-    if (run_gnuplot(front_plot_script(result.front, names, &winner, limits, "time vs GPU-hours on " + machine.name, o.plot), o.plot))
+    if (run_gnuplot(front_plot_script(result.front, template_names(space), &winner, limits, "time vs GPU-hours on " + machine.name, o.plot),
+                    o.plot))
       fmt::print("wrote {}\n", o.plot);
   }
   if (csv) {  // every candidate is a line: say how big that is (millions of lines for a wide search)
     csv->flush();
-    const auto file = part.parts > 1 ? fmt::format("{}.{}", o.csv, part.index) : o.csv;
     fmt::print("wrote every candidate to {}{}: {} lines, {:.1f} MB{}\n", o.csv, part.parts > 1 ? ".<rank>" : "", csv_lines + 1,
-               std::filesystem::file_size(file) / 1e6, part.parts > 1 ? " (this rank's)" : "");
+               std::filesystem::file_size(csv_file(o, part)) / 1e6, part.parts > 1 ? " (this rank's)" : "");
   }
 }
 

@@ -198,14 +198,28 @@ namespace {
 
 double width(const Quantiles& q) { return q.p10 > 0 ? q.p90 / q.p10 : 0; }
 
-// The fits that widen the band most, each drawn alone (a correlated block as one: its two keys
-// joined by '+', or its first and how many more), those above 1.05, widest first, three at most;
-// and the widest one's keys that one GPU count held near other machines' fits (their spread, not
-// its runs'), where they make most of its width.
+// The fits that widen the band most, each drawn alone (a correlated block as one, block_label), those above 1.05, widest first, three at
+// most; and the widest one's keys that one GPU count held near other machines' fits (their spread, not its runs'), where they make most of
+// its width.
 struct WidestFits {
   std::string text;  // " (most: a+b 2.1, c 1.3)"
   std::vector<std::string> held;
 };
+// Whether `key` is another workload's own (its warm-up, its learning curve): a block fitted to
+// several workloads' runs is named to a plan of one by a key that plan reads.
+bool another_workloads(const std::string& key, const std::string& workload) {
+  for (const std::string prefix : {"compute.warmup_s.", "convergence."})
+    if (key.starts_with(prefix)) return !key.substr(prefix.size()).starts_with(workload + (prefix == "convergence." ? "." : ""));
+  return false;
+}
+
+// A correlated block's name: its two keys joined by '+', or its first the plan reads and how many more.
+std::string block_label(const std::vector<std::string>& keys, const std::string& workload) {
+  if (keys.size() <= 2) return fmt::format("{}", fmt::join(keys, "+"));
+  const auto named = std::find_if(keys.begin(), keys.end(), [&](const std::string& k) { return !another_workloads(k, workload); });
+  return fmt::format("{} and the {} fitted with it", named == keys.end() ? keys.front() : *named, keys.size() - 1);
+}
+
 WidestFits widest_fits(const Plan& plan, const MachineProfile& m, const std::string& workload, size_t n, uint64_t seed) {
   std::vector<std::vector<std::string>> units;
   for (const auto& c : m.correlations) units.push_back(c.keys);
@@ -221,12 +235,7 @@ WidestFits widest_fits(const Plan& plan, const MachineProfile& m, const std::str
   if (w.size() > 3) w.resize(3);
   WidestFits out;
   std::vector<std::string> parts;
-  for (const auto& [x, i] : w) {
-    const auto& u = units[i];
-    parts.push_back(fmt::format(
-        "{} {:.2f}",
-        u.size() > 2 ? fmt::format("{} and the {} fitted with it", u.front(), u.size() - 1) : fmt::format("{}", fmt::join(u, "+")), x));
-  }
+  for (const auto& [x, i] : w) parts.push_back(fmt::format("{} {:.2f}", block_label(units[i], workload), x));
   if (!w.empty()) {
     const auto& top = units[w.front().second];
     std::vector<std::string> held;

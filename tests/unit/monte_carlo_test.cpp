@@ -127,6 +127,13 @@ TEST(MonteCarlo, AWidthFromAValueHeldNearOtherMachinesFitsNamesWhatMeasuresIt) {
   const auto block = line_of(beside);
   EXPECT_NE(block.find("(most: compute.kernel_overhead_us+comm.call_overhead_us "), std::string::npos) << block;
   EXPECT_TRUE(block.ends_with("; the widest: fitted parameters")) << block;
+  // a block fitted to two workloads' runs is named by a key this plan reads, not another workload's warm-up
+  beside.compute.warmup_s["deepcam"] = 2;
+  record_fit(beside, {"compute.warmup_s.deepcam", 2, 1, "calibrate records: r.json"});
+  beside.correlations.back().keys.insert(beside.correlations.back().keys.begin(), "compute.warmup_s.deepcam");
+  beside.correlations.back().matrix = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const auto three = line_of(beside);
+  EXPECT_NE(three.find("(most: compute.kernel_overhead_us and the 2 fitted with it "), std::string::npos) << three;
   // the same width from the machine's own runs: nothing to add
   m.fitted.front().source = "calibrate records: r.json";
   const auto own = line_of(m);
