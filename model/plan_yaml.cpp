@@ -283,6 +283,73 @@ Stage read_stage(const YamlFields& f, size_t index) {
   return s;
 }
 
+// target: the metric, its value and goal (a known metric's goal is its own), precise batch norm.
+void read_target(YamlFields t, Plan& p) {
+  const std::string& file = p.source_file;
+  t.only({"metric", "value", "goal", "precise_bn_batches"});
+  p.target_metric = t.text("metric");
+  p.target_value = t.number("value");
+  const auto known = known_metric(p.target_metric);
+  if (!known && p.target_metric.rfind("eval_", 0) != 0)
+    fail_input(file, "target.metric",
+               fmt::format("'{}' is no metric mrplan knows: expected {} (or an MLPerf log's eval_* key)", printable(p.target_metric),
+                           known_metric_list()));
+  const auto goal = t.text("goal", known && known->maximize ? "maximize" : "minimize");
+  if (goal != "minimize" && goal != "maximize") fail_input(file, "target.goal", "expected minimize or maximize");
+  p.maximize = goal == "maximize";
+  if (known && known->maximize != p.maximize)
+    fail_input(file, "target.goal",
+               fmt::format("{}, but {} is {}: its goal is {}", goal, p.target_metric, known->maximize ? "a score" : "an error",
+                           known->maximize ? "maximize" : "minimize"));
+  if (!p.maximize && p.target_value < 0)  // errors and losses are >= 0
+    fail_input(file, "target.value", fmt::format("{} is below 0: a minimised {} can never reach it", p.target_value, p.target_metric));
+  p.precise_bn_batches = t.int32("precise_bn_batches", 0);
+  if (p.precise_bn_batches < 0) fail_input(file, "target.precise_bn_batches", "must be >= 0 (0: the running averages)");
+}
+
+// comm: the gradient buckets and overlap, who pools batch-norm statistics, the allreduce library.
+void read_comm(YamlFields c, Plan& p) {
+  const std::string& file = p.source_file;
+  c.only({"bucket_mb", "overlap", "batchnorm_group", "batchnorm_samples", "framework"});
+  p.bucket_bytes = c.positive("bucket_mb", 25.0) * 1e6;
+  p.overlap_comm = c.boolean("overlap", true);
+  p.batchnorm_group = c.int32("batchnorm_group", 1);
+  if (p.batchnorm_group < 1) fail_input(file, c.key_path("batchnorm_group"), "must be >= 1 (1: each rank its own batch-norm statistics)");
+  p.batchnorm_samples = c.int32("batchnorm_samples", 0);
+  if (p.batchnorm_samples < 0)
+    fail_input(file, c.key_path("batchnorm_samples"), "must be >= 0 (0: batchnorm_group alone sets who pools batch-norm statistics)");
+  const auto framework = c.text("framework", "ddp");
+  if (!comm_framework_from_string(framework))
+    fail_input(file, c.key_path("framework"), fmt::format("unknown framework '{}' (expected ddp or horovod)", framework));
+  p.framework = *comm_framework_from_string(framework);
+}
+
+// io: staging (where, beside the first epoch or before), the loader's copy and workers, the codec and where it decodes.
+void read_io(YamlFields io, Plan& p) {
+  const std::string& file = p.source_file;
+  io.only(
+      {"staging", "staging_async", "staging_oversampling", "staged_to_nvme", "h2d_overlapped", "persistent_workers", "codec", "decoder"});
+  const auto staging = io.text("staging", io.boolean("staged_to_nvme", false) ? "nvme" : "none");  // staged_to_nvme: before staging
+  if (!staging_from_string(staging))
+    fail_input(file, io.key_path("staging"),
+               fmt::format("unknown staging '{}' (expected none, nvme, host_memory, device_memory or nearest)", staging));
+  p.staging = *staging_from_string(staging);
+  p.staging_async = io.boolean("staging_async", false);
+  if (p.staging_async && p.staging == Staging::none)
+    fail_input(file, io.key_path("staging_async"),
+               "true needs a tier to stage to: set staging (nvme, host_memory, device_memory or nearest)");
+  p.staging_oversampling = io.int32("staging_oversampling", 1);
+  if (p.staging_oversampling < 1)
+    fail_input(file, io.key_path("staging_oversampling"),
+               fmt::format("must be >= 1 (the shares a node stages), got {}", p.staging_oversampling));
+  p.h2d_overlapped = io.boolean("h2d_overlapped", true);
+  p.persistent_workers = io.boolean("persistent_workers", true);
+  p.codec = codec_from_name(io.text("codec", "raw"), fmt::format("{}: {}", file, io.key_path("codec")));
+  p.codec_named = io.has("codec");
+  p.decoder = decoder_place_from_name(io.text("decoder", "host"), fmt::format("{}: {}", file, io.key_path("decoder")));
+  check_data_path(p, file);
+}
+
 Plan read_plan(const YAML::Node& root, const std::string& file) {
   YamlFields f(root, file, "");
   f.only({"name", "workload", "workload_options", "machine", "scaling", "method", "precision", "steps", "software", "dataset", "target", "comm", "io",
@@ -319,62 +386,9 @@ Plan read_plan(const YAML::Node& root, const std::string& file) {
   if (p.train_samples < 1) fail_input(file, "dataset.train_samples", "must be >= 1");
   p.validation_samples = d.integer("validation_samples", 0);
   if (p.validation_samples < 0) fail_input(file, "dataset.validation_samples", "must be >= 0");
-  auto t = f.child("target");
-  t.only({"metric", "value", "goal", "precise_bn_batches"});
-  p.target_metric = t.text("metric");
-  p.target_value = t.number("value");
-  const auto known = known_metric(p.target_metric);
-  if (!known && p.target_metric.rfind("eval_", 0) != 0)
-    fail_input(file, "target.metric", fmt::format("'{}' is no metric mrplan knows: expected {} (or an MLPerf log's eval_* key)",
-                                                  printable(p.target_metric), known_metric_list()));
-  const auto goal = t.text("goal", known && known->maximize ? "maximize" : "minimize");
-  if (goal != "minimize" && goal != "maximize") fail_input(file, "target.goal", "expected minimize or maximize");
-  p.maximize = goal == "maximize";
-  if (known && known->maximize != p.maximize)
-    fail_input(file, "target.goal", fmt::format("{}, but {} is {}: its goal is {}", goal, p.target_metric,
-                                                known->maximize ? "a score" : "an error", known->maximize ? "maximize" : "minimize"));
-  if (!p.maximize && p.target_value < 0)  // errors and losses are >= 0
-    fail_input(file, "target.value", fmt::format("{} is below 0: a minimised {} can never reach it", p.target_value, p.target_metric));
-  p.precise_bn_batches = t.int32("precise_bn_batches", 0);
-  if (p.precise_bn_batches < 0) fail_input(file, "target.precise_bn_batches", "must be >= 0 (0: the running averages)");
-  if (f.has("comm")) {
-    auto c = f.child("comm");
-    c.only({"bucket_mb", "overlap", "batchnorm_group", "batchnorm_samples", "framework"});
-    p.bucket_bytes = c.positive("bucket_mb", 25.0) * 1e6;
-    p.overlap_comm = c.boolean("overlap", true);
-    p.batchnorm_group = c.int32("batchnorm_group", 1);
-    if (p.batchnorm_group < 1)
-      fail_input(file, c.key_path("batchnorm_group"), "must be >= 1 (1: each rank its own batch-norm statistics)");
-    p.batchnorm_samples = c.int32("batchnorm_samples", 0);
-    if (p.batchnorm_samples < 0)
-      fail_input(file, c.key_path("batchnorm_samples"), "must be >= 0 (0: batchnorm_group alone sets who pools batch-norm statistics)");
-    const auto framework = c.text("framework", "ddp");
-    if (!comm_framework_from_string(framework))
-      fail_input(file, c.key_path("framework"), fmt::format("unknown framework '{}' (expected ddp or horovod)", framework));
-    p.framework = *comm_framework_from_string(framework);
-  }
-  if (f.has("io")) {
-    auto io = f.child("io");
-    io.only({"staging", "staging_async", "staging_oversampling", "staged_to_nvme", "h2d_overlapped", "persistent_workers", "codec",
-             "decoder"});
-    const auto staging = io.text("staging", io.boolean("staged_to_nvme", false) ? "nvme" : "none");  // staged_to_nvme: before staging
-    if (!staging_from_string(staging))
-      fail_input(file, io.key_path("staging"), fmt::format("unknown staging '{}' (expected none, nvme, host_memory, device_memory or nearest)", staging));
-    p.staging = *staging_from_string(staging);
-    p.staging_async = io.boolean("staging_async", false);
-    if (p.staging_async && p.staging == Staging::none)
-      fail_input(file, io.key_path("staging_async"), "true needs a tier to stage to: set staging (nvme, host_memory, device_memory or nearest)");
-    p.staging_oversampling = io.int32("staging_oversampling", 1);
-    if (p.staging_oversampling < 1)
-      fail_input(file, io.key_path("staging_oversampling"),
-                 fmt::format("must be >= 1 (the shares a node stages), got {}", p.staging_oversampling));
-    p.h2d_overlapped = io.boolean("h2d_overlapped", true);
-    p.persistent_workers = io.boolean("persistent_workers", true);
-    p.codec = codec_from_name(io.text("codec", "raw"), fmt::format("{}: {}", file, io.key_path("codec")));
-    p.codec_named = io.has("codec");
-    p.decoder = decoder_place_from_name(io.text("decoder", "host"), fmt::format("{}: {}", file, io.key_path("decoder")));
-    check_data_path(p, file);
-  }
+  read_target(f.child("target"), p);
+  if (f.has("comm")) read_comm(f.child("comm"), p);
+  if (f.has("io")) read_io(f.child("io"), p);
   if (f.has("data")) {
     auto d = f.child("data");
     d.only({"dir"});
