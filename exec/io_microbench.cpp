@@ -129,19 +129,20 @@ CodecMeasurement measure_deflate(const IoBenchOptions& o, const DataLayout& layo
 
 }  // namespace
 
-IoMeasurements measure_io(const IoBenchOptions& o, const std::function<void(const std::string&)>& progress) {
-  const auto layout = layout_for(o.workload);
-  const auto files = list_h5_files(o.data_dir);
-  require_layout(files.front(), o.workload, "--workload");
-  IoMeasurements m;
-  m.tier_name = "local disk under " + o.data_dir;
+namespace {
+
+using Progress = std::function<void(const std::string&)>;
+
+// Cold reads of each file (dropped from the page cache first) at two sizes: rows of the first axis,
+// samples in a batched file and image rows in a one-sample file, so both layouts give reads of two
+// sizes from one file. Also a sample's bytes on disk (`bytes_per_sample`).
+std::vector<ColdRead> time_cold_reads(const IoBenchOptions& o, const DataLayout& layout, const std::vector<std::string>& files,
+                                      const Progress& progress, double& bytes_per_sample) {
+  std::vector<ColdRead> out;
   std::vector<float> buf;
-  double disk_bytes_per_sample = 0;
   const size_t n_files = std::min<size_t>(files.size(), static_cast<size_t>(std::max(0, o.max_files)));
   for (size_t i = 0; i < n_files; ++i) {
     const auto& f = files[i];
-    // Rows of the first axis: samples in a batched file, image rows in a one-sample file, so both
-    // layouts give reads of two sizes from one file.
     uint64_t rows = 0, per_row = 1, rows_per_sample = 1;
     {
       H5File h(f, H5File::Mode::read);
@@ -151,7 +152,7 @@ IoMeasurements measure_io(const IoBenchOptions& o, const std::function<void(cons
       if (layout.per_sample_files) rows_per_sample = rows;
     }
     const double bytes_per_row = static_cast<double>(std::filesystem::file_size(f)) / static_cast<double>(rows);
-    disk_bytes_per_sample = bytes_per_row * static_cast<double>(rows_per_sample);
+    bytes_per_sample = bytes_per_row * static_cast<double>(rows_per_sample);
     const uint64_t big = layout.per_sample_files ? rows : std::min<uint64_t>(rows, 32);
     for (uint64_t n : {uint64_t{1}, big}) {
       buf.resize(n * per_row);
@@ -164,18 +165,16 @@ IoMeasurements measure_io(const IoBenchOptions& o, const std::function<void(cons
         h.read_rows(layout.data, 0, n, buf.data());
         ti = since(t0);
       }
-      m.cold.push_back({bytes_per_row * static_cast<double>(n), median(t)});
+      out.push_back({bytes_per_row * static_cast<double>(n), median(t)});
     }
     if (progress) progress(fmt::format("cold reads: {}/{} files", i + 1, n_files));
   }
+  return out;
+}
 
-  const SampleStore probe(o.data_dir, layout);
-  const int64_t n = std::min<int64_t>(o.warm_samples, probe.size());
-  const auto& shape = probe.sample_shape();
-  int64_t per_sample = 1;
-  for (auto v : shape) per_sample *= v;
+// The page cache alone: the files' bytes read back whole, by 1..max_threads readers.
+std::vector<WarmRate> time_warm_reads(const IoBenchOptions& o, const std::vector<std::string>& files, const Progress& progress) {
   const int max_threads = o.max_threads > 0 ? o.max_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // the page cache alone: the files' bytes read back whole, by 1..max_threads readers
   double file_bytes = 0;
   for (const auto& f : files) file_bytes += static_cast<double>(std::filesystem::file_size(f));
   auto read_files = [&](int threads) {
@@ -192,38 +191,65 @@ IoMeasurements measure_io(const IoBenchOptions& o, const std::function<void(cons
     for (auto& th : pool) th.join();
   };
   read_files(1);  // now every file is in the page cache
+  std::vector<WarmRate> out;
   for (int t = 1; t <= max_threads; ++t) {
     const auto t0 = std::chrono::steady_clock::now();
     read_files(t);
-    m.warm.push_back({t, file_bytes / since(t0)});
+    out.push_back({t, file_bytes / since(t0)});
     if (progress) progress(fmt::format("warm reads: {} thread(s)", t));
   }
-  // the loader's reader over the same cached bytes: what it does beyond them is the raw path's work
-  {
-    const SampleStore store(o.data_dir, layout);
-    std::vector<float> x(static_cast<size_t>(per_sample)), y(static_cast<size_t>(store.label_size()));
-    for (int64_t id = 0; id < n; ++id) store.read(id, x.data(), y.data());  // its samples cached too
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int64_t id = 0; id < n; ++id) store.read(id, x.data(), y.data());
-    m.reader_bytes_per_s = disk_bytes_per_sample * static_cast<double>(n) / since(t0);
-  }
+  return out;
+}
 
+// The loader's reader over the same cached bytes (its samples cached too): what it does beyond them
+// is the raw path's work, as a rate of the samples' bytes on disk.
+double time_reader(const IoBenchOptions& o, const DataLayout& layout, double bytes_per_sample) {
+  const SampleStore store(o.data_dir, layout);
+  const int64_t n = std::min<int64_t>(o.warm_samples, store.size());
+  int64_t per_sample = 1;
+  for (auto v : store.sample_shape()) per_sample *= v;
+  std::vector<float> x(static_cast<size_t>(per_sample)), y(static_cast<size_t>(store.label_size()));
+  for (int64_t id = 0; id < n; ++id) store.read(id, x.data(), y.data());
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int64_t id = 0; id < n; ++id) store.read(id, x.data(), y.data());
+  return bytes_per_sample * static_cast<double>(n) / since(t0);
+}
+
+// The host's preprocessing of a batch of 32 (the layout's reference: log1p or min-max) and a copy of
+// it (the CPU stand-in for host-to-device), each the best of five.
+void time_decode_and_copy(const IoBenchOptions& o, const DataLayout& layout, double bytes_per_sample, IoMeasurements& m) {
   std::vector<int64_t> bshape{32};
-  bshape.insert(bshape.end(), shape.begin(), shape.end());
+  const SampleStore probe(o.data_dir, layout);
+  for (auto v : probe.sample_shape()) bshape.push_back(v);
   auto batch = torch::rand(bshape) * 10;
   double decode = 1e30, copy = 1e30;
   for (int r = 0; r < 5; ++r) {
     auto b = batch.clone();
     auto t0 = std::chrono::steady_clock::now();
-    if (layout.normalise == Normalise::log1p) b.log1p_();  // the preprocessing the layout's reference does
+    if (layout.normalise == Normalise::log1p) b.log1p_();
     else if (layout.normalise == Normalise::min_max) b.sub_(0.5).mul_(2.0);
     decode = std::min(decode, since(t0));
     t0 = std::chrono::steady_clock::now();
     auto c = b.clone();
     copy = std::min(copy, since(t0));
   }
-  m.decode_bytes_per_s = disk_bytes_per_sample * 32 / decode;
+  m.decode_bytes_per_s = bytes_per_sample * 32 / decode;
   m.copy_bytes_per_s = 4.0 * static_cast<double>(batch.numel()) / copy;
+}
+
+}  // namespace
+
+IoMeasurements measure_io(const IoBenchOptions& o, const Progress& progress) {
+  const auto layout = layout_for(o.workload);
+  const auto files = list_h5_files(o.data_dir);
+  require_layout(files.front(), o.workload, "--workload");
+  IoMeasurements m;
+  m.tier_name = "local disk under " + o.data_dir;
+  double bytes_per_sample = 0;
+  m.cold = time_cold_reads(o, layout, files, progress, bytes_per_sample);
+  m.warm = time_warm_reads(o, files, progress);
+  m.reader_bytes_per_s = time_reader(o, layout, bytes_per_sample);
+  time_decode_and_copy(o, layout, bytes_per_sample, m);
   for (Codec c : o.codecs) {
     m.codecs.push_back(c == Codec::deflate ? measure_deflate(o, layout, files.front()) : measure_codec(o, layout, files.front(), c));
     if (progress) progress(fmt::format("codec {}", codec_name(c)));
