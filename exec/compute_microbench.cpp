@@ -220,35 +220,42 @@ WorkloadVariant parse_workload_variant(const std::string& text) {
   return v;
 }
 
-ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::function<void(int, int)>& progress) {
-  const auto dev = bench_device(o);
-  struct Net {  // one per workload and resolution, with its optimizer
-    SpecNet net;
-    std::unique_ptr<torch::optim::Optimizer> opt;
-  };
-  struct Config {  // one per batch on a Net
-    size_t net = 0;
-    LayerTable table;
-    torch::Tensor x, y;
-    std::string context;
-    std::vector<std::vector<OpTiming>> ops;  // per round
-    std::vector<StepSplit> steps;            // two per round
-    std::vector<double> inference_s;         // one per round
-  };
+namespace {
+
+struct BenchNet {  // one per workload and resolution, with its optimizer
+  SpecNet net;
+  std::unique_ptr<torch::optim::Optimizer> opt;
+};
+struct BenchConfig {  // one per batch on a BenchNet
+  size_t net = 0;
+  LayerTable table;
+  torch::Tensor x, y;
+  std::string context;
+  std::vector<std::vector<OpTiming>> ops;  // per round
+  std::vector<StepSplit> steps;            // two per round
+  std::vector<double> inference_s;         // one per round
+};
+struct BenchSet {
+  std::vector<BenchNet> nets;
+  std::vector<BenchConfig> configs;
   std::vector<FirstSteps> first_steps;  // one per configuration, in their order
-  std::vector<Net> nets;
-  std::vector<Config> configs;
+};
+
+// Every workload at every resolution, its optimizer's state allocated by a first step on real
+// gradients, and every batch on it with its input and target; each configuration's first steps
+// timed as a fresh process takes them.
+BenchSet build_bench_set(const ComputeBenchOptions& o, const torch::Device& dev) {
+  BenchSet set;
   for (const auto& w : o.workloads) {
     const auto spec = builtin_workload(w.name, w.options);
     for (int res : o.resolutions) {
       const auto spatial = coarsened_spatial(spec, res);
       const int64_t up = spec.coarse_upsamples_output ? res : 1;
-      for (int b : o.batches) first_steps.push_back(time_first_steps(o, dev, spec, spatial, up, b));
+      for (int b : o.batches) set.first_steps.push_back(time_first_steps(o, dev, spec, spatial, up, b));
       SpecNet net(spec, spatial, up);
       net->to(dev);
       net->train();
       auto input = [&](int64_t b) { return random_input(spec, spatial, b, dev); };
-      // the optimizer, its state allocated by a first step on real gradients
       try {
         net->forward(input(o.batches.back())).sum().backward();
       } catch (const c10::Error& e) {
@@ -256,31 +263,34 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
       }
       auto opt = make_optimizer(o.optimizer, net->parameters(), 1e-4);
       opt->step();
-      nets.push_back({net, std::move(opt)});
+      set.nets.push_back({net, std::move(opt)});
       for (int b : o.batches) {
-        Config c{nets.size() - 1, resolve(spec, spatial, b, 4.0, up), input(b), {},
-                 config_context(spec, spatial, b), {}, {}, {}};
+        BenchConfig c{set.nets.size() - 1, resolve(spec, spatial, b, 4.0, up), input(b), {}, config_context(spec, spatial, b), {}, {}, {}};
         try {
           c.y = torch::zeros_like(net->forward(c.x)).detach();
         } catch (const c10::Error& e) {
           cannot_train(c.context, e);
         }
-        configs.push_back(std::move(c));
+        set.configs.push_back(std::move(c));
       }
     }
   }
-  // Round-robin: each round times every configuration once, so a slow spell of the machine (a
-  // VM's neighbours, for seconds at a time) lands on every configuration instead of skewing the
-  // few timed during it; the medians over rounds then drop it.
-  ComputeTimings out;
+  return set;
+}
+
+// Round-robin: each round times every configuration once, so a slow spell of the machine (a VM's
+// neighbours, for seconds at a time) lands on every configuration instead of skewing the few timed
+// during it; the medians over rounds then drop it. Rounds go on past --repeats to --min-seconds.
+void time_rounds(const ComputeBenchOptions& o, const torch::Device& dev, BenchSet& set, const std::function<void(int, int)>& progress,
+                 ComputeTimings& out) {
   const Stopwatch clock;
-  const int per_round = static_cast<int>(configs.size());
+  const int per_round = static_cast<int>(set.configs.size());
   int rounds = std::max(1, o.repeats), done = 0;
   for (int r = 0; r < rounds; ++r) {
     const int warmups = r == 0 ? 1 : 0;
     const double round_start_s = clock.seconds();
-    for (auto& c : configs) {
-      auto& n = nets[c.net];
+    for (auto& c : set.configs) {
+      auto& n = set.nets[c.net];
       try {
         c.ops.push_back(n.net->time_ops(c.x, 1, warmups));
       } catch (const c10::Error& e) {
@@ -300,24 +310,39 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
     if (r + 1 == rounds)
       rounds += extra_rounds(clock.seconds(), o.min_seconds, out.round_s.empty() ? clock.seconds() : median(out.round_s));
   }
-  for (size_t ci = 0; ci < configs.size(); ++ci) {
-    const auto& c = configs[ci];
+}
+
+// Each layer's median over the rounds, and each configuration's typical whole step (the medians),
+// its first steps, its inference and its captured step.
+void add_medians(const ComputeBenchOptions& o, const torch::Device& dev, BenchSet& set, ComputeTimings& out) {
+  for (size_t ci = 0; ci < set.configs.size(); ++ci) {
+    const auto& c = set.configs[ci];
     for (size_t i = 0; i < c.table.layers.size(); ++i) {
       std::vector<double> fwd, bwd;
       for (const auto& round : c.ops) fwd.push_back(round.at(i).fwd_s), bwd.push_back(round.at(i).bwd_s);
       out.ops.push_back({c.table.layers[i], median(fwd), median(bwd), c.context});
     }
-    // the whole steps' median: the typical step
     std::vector<double> step, fwd, bwd, optim;
     for (const auto& t : c.steps) {
       fwd.push_back(t.forward_s), bwd.push_back(t.backward_s), optim.push_back(t.optimizer_s);
       step.push_back(t.forward_s + t.backward_s + t.optimizer_s);
     }
+    const auto& first = set.first_steps.at(ci);
     out.whole_steps.push_back({c.context, o.optimizer, c.table.total_params(), median(step), back_to_back_spread(step), median(fwd),
-                               median(bwd), median(optim), c.table.total_param_tensors(), first_steps.at(ci).seconds,
-                               first_steps.at(ci).touched_bytes, first_steps.at(ci).activation_bytes, median(c.inference_s)});
-    out.whole_steps.back().captured_s = timed_captured_step_s(dev, nets[c.net].net, c.x, c.y, std::max(5, o.repeats));
+                               median(bwd), median(optim), c.table.total_param_tensors(), first.seconds, first.touched_bytes,
+                               first.activation_bytes, median(c.inference_s)});
+    out.whole_steps.back().captured_s = timed_captured_step_s(dev, set.nets[c.net].net, c.x, c.y, std::max(5, o.repeats));
   }
+}
+
+}  // namespace
+
+ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::function<void(int, int)>& progress) {
+  const auto dev = bench_device(o);
+  BenchSet set = build_bench_set(o, dev);
+  ComputeTimings out;
+  time_rounds(o, dev, set, progress, out);
+  add_medians(o, dev, set, out);
   return out;
 }
 
