@@ -63,25 +63,83 @@ bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
 
 }  // namespace
 
-ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector<OptimizerTiming>& steps, const ComputeParams& peaks) {
+namespace {
+
+// The ops the model prices (not a view), each with positive, finite times, and the families they
+// fall in (math: efficiencies; memory: bandwidth); InputError naming what cannot be fitted.
+struct UsableOps {
+  std::vector<const OpTimingSample*> used;
+  std::set<std::string> math, memory;
+};
+UsableOps usable_ops(const std::vector<OpTimingSample>& ops, const std::vector<OptimizerTiming>& steps, const ComputeParams& peaks) {
   if (!finite_positive(peaks.peak_fp32_flops) || !finite_positive(peaks.mem_bandwidth_Bps))
     fail_input("", "compute timings", "the measured peak FLOP/s and copy bandwidth must be positive");
-  std::set<std::string> math, memory;
-  std::vector<const OpTimingSample*> used;
+  UsableOps out;
   for (const auto& s : ops) {
     if (s.layer.kind == OpKind::flatten) continue;  // a view: the model gives it no time
     if (!finite_positive(s.fwd_s) || !(s.bwd_s >= 0) || !std::isfinite(s.bwd_s))
       fail_input("", "compute timings", fmt::format("op {} ({}): times must be positive and finite", s.layer.name, s.context));
     const auto f = layer_family(s.layer);
-    (is_math_family(f) ? math : memory).insert(f);
-    used.push_back(&s);
+    (is_math_family(f) ? out.math : out.memory).insert(f);
+    out.used.push_back(&s);
   }
-  if (math.empty()) fail_input("", "compute timings", "no convolution or linear op was timed: nothing to fit efficiencies to");
+  if (out.math.empty()) fail_input("", "compute timings", "no convolution or linear op was timed: nothing to fit efficiencies to");
   if (steps.empty()) fail_input("", "compute timings", "no optimizer step was timed: the memory efficiency cannot be fitted");
   for (const auto& s : steps)
     if (!finite_positive(s.seconds) || s.params < 1)
       fail_input("", "compute timings", fmt::format("optimizer step ({}): time and parameter count must be positive", s.context));
-  const auto slots = slots_for(math, memory);
+  return out;
+}
+
+// Each slot's standard error, by the delta method from its log's: se(exp(u)) = exp(u) se(u).
+void keep_std_errors(ComputeFit& fit, const std::vector<Slot>& slots, const FitResult& f) {
+  using W = Slot::What;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    const double se = std::exp(f.params(k)) * f.std_errors(k);
+    const auto& key = slots[i].key;
+    switch (slots[i].what) {
+      case W::efficiency:
+        fit.efficiency_std_error[key] = se;
+        break;
+      case W::half_work:
+        fit.half_work_std_error_flops_by_family[key] = se;
+        break;
+      case W::mem_efficiency:
+        fit.mem_efficiency_by_kind_std_error[key] = se;
+        break;
+      case W::backward:
+        fit.backward_efficiency_std_error[key] = se;
+        break;
+      case W::overhead:
+        fit.kernel_overhead_std_error_s = se;
+        break;
+      case W::optimizer_mem:
+        fit.mem_efficiency_std_error = se;
+        break;
+    }
+  }
+}
+
+// Each timing's relative residual and the fit's R^2 in logs, from the scaled residuals `r`.
+void add_goodness(ComputeFit& fit, const std::vector<double>& obs, const std::vector<double>& scale, const Eigen::VectorXd& r) {
+  double mean_log = 0, ss_tot = 0, ss_res = 0;
+  for (double o : obs) mean_log += std::log(o) / static_cast<double>(obs.size());
+  for (size_t i = 0; i < obs.size(); ++i) {
+    const double model = obs[i] + r(static_cast<Eigen::Index>(i)) * scale[i];
+    fit.relative_residuals.push_back((model - obs[i]) / obs[i]);
+    ss_tot += std::pow(std::log(obs[i]) - mean_log, 2);
+    ss_res += std::pow(std::log(std::max(model, 1e-30)) - std::log(obs[i]), 2);
+  }
+  fit.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
+}
+
+}  // namespace
+
+ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector<OptimizerTiming>& steps, const ComputeParams& peaks) {
+  const UsableOps usable = usable_ops(ops, steps, peaks);
+  const auto& used = usable.used;
+  const auto slots = slots_for(usable.math, usable.memory);
   const auto n_params = static_cast<Eigen::Index>(slots.size());
 
   // Each op's error is weighed by its share of its configuration's step (sum over its ops), with
@@ -130,29 +188,8 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
 
   ComputeFit fit;
   fit.compute = params_from(f.params, slots, peaks);
-  for (size_t i = 0; i < slots.size(); ++i) {
-    const auto k = static_cast<Eigen::Index>(i);
-    const double se = std::exp(f.params(k)) * f.std_errors(k);  // delta method: se(exp(u)) = exp(u) se(u)
-    const auto& key = slots[i].key;
-    switch (slots[i].what) {
-      case W::efficiency: fit.efficiency_std_error[key] = se; break;
-      case W::half_work: fit.half_work_std_error_flops_by_family[key] = se; break;
-      case W::mem_efficiency: fit.mem_efficiency_by_kind_std_error[key] = se; break;
-      case W::backward: fit.backward_efficiency_std_error[key] = se; break;
-      case W::overhead: fit.kernel_overhead_std_error_s = se; break;
-      case W::optimizer_mem: fit.mem_efficiency_std_error = se; break;
-    }
-  }
-  const Eigen::VectorXd r = residuals(f.params);
-  double mean_log = 0, ss_tot = 0, ss_res = 0;
-  for (double o : obs) mean_log += std::log(o) / static_cast<double>(obs.size());
-  for (size_t i = 0; i < obs.size(); ++i) {
-    const double model = obs[i] + r(static_cast<Eigen::Index>(i)) * scale[i];
-    fit.relative_residuals.push_back((model - obs[i]) / obs[i]);
-    ss_tot += std::pow(std::log(obs[i]) - mean_log, 2);
-    ss_res += std::pow(std::log(std::max(model, 1e-30)) - std::log(obs[i]), 2);
-  }
-  fit.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
+  keep_std_errors(fit, slots, f);
+  add_goodness(fit, obs, scale, residuals(f.params));
   return fit;
 }
 
