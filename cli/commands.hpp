@@ -11,7 +11,8 @@ void register_sweep(CLI::App& app);
 void register_optimize(CLI::App& app);
 void register_show(CLI::App& app);   // plan, profile, workload
 void register_study(CLI::App& app);
-void register_validate(CLI::App& app);  // validate, ingest-mllog
+void register_validate(CLI::App& app);
+void register_ingest_mllog(CLI::App& app);
 void register_data(CLI::App& app);  // datagen, coarsen (exec builds only)
 void register_run(CLI::App& app);   // run (exec builds only)
 void register_calibrate(CLI::App& app);

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   mrplan::register_show(app);
   mrplan::register_study(app);
   mrplan::register_validate(app);
+  mrplan::register_ingest_mllog(app);
   mrplan::register_jobscript(app);
 #ifdef MRPLAN_HAVE_EXEC
   mrplan::register_data(app);
