@@ -19,25 +19,30 @@ constexpr double kCorrCells = 3;  // background smoothing: a Gaussian of height 
 
 double uniform(std::mt19937_64& rng, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
 
-}  // namespace
+// A grid's anomalies per channel (in units of its spread, channel-last) and labels, with the one
+// random stream every part of a sample draws from in turn.
+struct Canvas {
+  int H, W;
+  std::vector<float>& anom;
+  int16_t* labels;
+  std::mt19937_64& rng;
+  void add(size_t p, int c, double v) { anom[p * kClimateChannels + c] += static_cast<float>(v); }
+};
 
-void ClimateFieldGenerator::sample(uint64_t seed, float* data, int16_t* labels) const {
-  const int H = height_, W = width_;
+// Background: unit-variance Gaussian random fields, white noise smoothed by a Gaussian kernel
+// (amplitude exp(-k^2 / 2 k0^2) in Fourier space) through FFTW: weather-scale blobs larger
+// than the vortices.
+std::vector<std::vector<double>> latent_fields(int H, int W, const RealFft& fft, std::mt19937_64& rng,
+                                               std::normal_distribution<double>& gauss) {
   const size_t npix = static_cast<size_t>(H) * W, nx = W / 2 + 1;
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> gauss(0.0, 1.0);
-
-  // Background: unit-variance Gaussian random fields, white noise smoothed by a Gaussian kernel
-  // (amplitude exp(-k^2 / 2 k0^2) in Fourier space) through FFTW: weather-scale blobs larger
-  // than the vortices.
   std::vector<std::vector<double>> latent(kLatent, std::vector<double>(npix));
-  auto work = fft_.workspace();
+  auto work = fft.workspace();
   double* field = work.real;
   RealFft::Complex* modes = work.spectrum;
   const double k0 = kCorrCells / H;  // in cycles per pixel
   for (int l = 0; l < kLatent; ++l) {
     for (size_t i = 0; i < npix; ++i) field[i] = gauss(rng);
-    fft_.forward(work);
+    fft.forward(work);
     for (int i = 0; i < H; ++i)
       for (size_t j = 0; j < nx; ++j) {
         const double fy = (i <= H / 2 ? i : i - H) / double(H), fx = double(j) / W;
@@ -45,7 +50,7 @@ void ClimateFieldGenerator::sample(uint64_t seed, float* data, int16_t* labels) 
         modes[i * nx + j][0] *= a;
         modes[i * nx + j][1] *= a;
       }
-    fft_.backward(work);
+    fft.backward(work);
     double mean = 0, var = 0;
     for (size_t i = 0; i < npix; ++i) mean += field[i];
     mean /= npix;
@@ -54,16 +59,14 @@ void ClimateFieldGenerator::sample(uint64_t seed, float* data, int16_t* labels) 
     for (size_t i = 0; i < npix; ++i) latent[l][i] = (field[i] - mean) / sd;
   }
 
-  // anomaly per channel in units of its spread: each channel mixes two latent fields plus noise
-  std::vector<float> anom(npix * kClimateChannels);
-  for (size_t p = 0; p < npix; ++p)
-    for (int c = 0; c < kClimateChannels; ++c)
-      anom[p * kClimateChannels + c] =
-          static_cast<float>(0.8 * latent[c % kLatent][p] + 0.55 * latent[(c + 1) % kLatent][p] + 0.15 * gauss(rng));
-  std::fill(labels, labels + npix, int16_t{0});
-  auto add = [&](size_t p, int c, double v) { anom[p * kClimateChannels + c] += static_cast<float>(v); };
+  return latent;
+}
 
-  // Filaments first: a curved band of moisture and along-band wind, tapering at both ends.
+// Filaments first: a curved band of moisture and along-band wind, tapering at both ends.
+void add_filaments(Canvas& c) {
+  const int H = c.H, W = c.W;
+  auto& rng = c.rng;
+  auto* labels = c.labels;
   const int n_fil = std::poisson_distribution<int>(1.5)(rng);
   for (int f = 0; f < n_fil; ++f) {
     const double x0 = uniform(rng, 0, W), y0 = uniform(rng, 0, H), len = uniform(rng, 0.35, 0.7) * W;
@@ -89,20 +92,26 @@ void ClimateFieldGenerator::sample(uint64_t seed, float* data, int16_t* labels) 
           if (d2 < best) best = d2, at = s;
         }
         const double taper = std::sqrt(std::sin(M_PI * (at + 0.5) / kPts));
-        const double g = std::exp(-best / (2 * half * half)) * taper;
-        if (g < 0.02) continue;
+        const double w = std::exp(-best / (2 * half * half)) * taper;
+        if (w < 0.02) continue;
         const size_t p = static_cast<size_t>(y) * W + x;
-        add(p, TMQ, 1.5 * amp * g);
-        add(p, QREFHT, amp * g);
-        add(p, PRECT, 0.5 * amp * g);
-        add(p, U850, amp * g * std::cos(dir[at]));
-        add(p, V850, amp * g * std::sin(dir[at]));
-        if (g > 0.25) labels[p] = 2;
+        c.add(p, TMQ, 1.5 * amp * w);
+        c.add(p, QREFHT, amp * w);
+        c.add(p, PRECT, 0.5 * amp * w);
+        c.add(p, U850, amp * w * std::cos(dir[at]));
+        c.add(p, V850, amp * w * std::sin(dir[at]));
+        if (w > 0.25) labels[p] = 2;
       }
   }
-  // Vortices on top: a deep pressure low, a warm moist core and tangential wind
-  // v(d) = a (d/r) exp((1 - d^2/r^2)/2), peaking at d = r; they turn the other way south of the
-  // middle row, as cyclones do across the equator.
+}
+
+// Vortices on top: a deep pressure low, a warm moist core and tangential wind
+// v(d) = a (d/r) exp((1 - d^2/r^2)/2), peaking at d = r; they turn the other way south of the
+// middle row, as cyclones do across the equator.
+void add_vortices(Canvas& c) {
+  const int H = c.H, W = c.W;
+  auto& rng = c.rng;
+  auto* labels = c.labels;
   const int n_vort = std::poisson_distribution<int>(2.0)(rng);
   for (int v = 0; v < n_vort; ++v) {
     const double cx = uniform(rng, 0, W), cy = uniform(rng, 0, H), r = uniform(rng, 0.03, 0.06) * H;
@@ -115,20 +124,40 @@ void ClimateFieldGenerator::sample(uint64_t seed, float* data, int16_t* labels) 
         const double vt = amp * (d / r) * std::exp(0.5 * (1 - d2 / (r * r)));
         const double ux = d > 1e-9 ? -dy / d : 0, uy = d > 1e-9 ? dx / d : 0;
         const size_t p = static_cast<size_t>(y) * W + x;
-        add(p, PS, -2 * amp * g);
-        add(p, PSL, -2 * amp * g);
-        add(p, Z1000, -amp * g);
-        add(p, TMQ, amp * g);
-        add(p, PRECT, 2 * amp * g);
-        add(p, T200, 0.5 * amp * g);
-        add(p, T500, 0.5 * amp * g);
-        add(p, U850, spin * vt * ux);
-        add(p, V850, spin * vt * uy);
-        add(p, UBOT, 0.7 * spin * vt * ux);
-        add(p, VBOT, 0.7 * spin * vt * uy);
+        c.add(p, PS, -2 * amp * g);
+        c.add(p, PSL, -2 * amp * g);
+        c.add(p, Z1000, -amp * g);
+        c.add(p, TMQ, amp * g);
+        c.add(p, PRECT, 2 * amp * g);
+        c.add(p, T200, 0.5 * amp * g);
+        c.add(p, T500, 0.5 * amp * g);
+        c.add(p, U850, spin * vt * ux);
+        c.add(p, V850, spin * vt * uy);
+        c.add(p, UBOT, 0.7 * spin * vt * ux);
+        c.add(p, VBOT, 0.7 * spin * vt * uy);
         if (g > 0.25) labels[p] = 1;
       }
   }
+}
+
+}  // namespace
+
+void ClimateFieldGenerator::sample(uint64_t seed, float* data, int16_t* labels) const {
+  const int H = height_, W = width_;
+  const size_t npix = static_cast<size_t>(H) * W;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  const auto latent = latent_fields(H, W, fft_, rng, gauss);
+  // anomaly per channel in units of its spread: each channel mixes two latent fields plus noise
+  std::vector<float> anom(npix * kClimateChannels);
+  for (size_t p = 0; p < npix; ++p)
+    for (int c = 0; c < kClimateChannels; ++c)
+      anom[p * kClimateChannels + c] =
+          static_cast<float>(0.8 * latent[c % kLatent][p] + 0.55 * latent[(c + 1) % kLatent][p] + 0.15 * gauss(rng));
+  std::fill(labels, labels + npix, int16_t{0});
+  Canvas canvas{H, W, anom, labels, rng};
+  add_filaments(canvas);
+  add_vortices(canvas);
   for (size_t p = 0; p < npix; ++p)
     for (int c = 0; c < kClimateChannels; ++c)
       data[p * kClimateChannels + c] = static_cast<float>(kMean[c] + kSpread[c] * anom[p * kClimateChannels + c]);
