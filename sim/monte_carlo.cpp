@@ -205,18 +205,21 @@ struct WidestFits {
   std::string text;  // " (most: a+b 2.1, c 1.3)"
   std::vector<std::string> held;
 };
-// Whether `key` is another workload's own (its warm-up, its learning curve): a block fitted to
-// several workloads' runs is named to a plan of one by a key that plan reads.
-bool another_workloads(const std::string& key, const std::string& workload) {
-  for (const std::string prefix : {"compute.warmup_s.", "convergence."})
-    if (key.starts_with(prefix)) return !key.substr(prefix.size()).starts_with(workload + (prefix == "convergence." ? "." : ""));
-  return false;
+// Whether the plan's time to target moves with `key` (doubled, or 1 where it is 0).
+bool plan_reads(const Plan& plan, const MachineProfile& m, const std::string& key, double time_s) {
+  MachineProfile moved = m;
+  const double v = parameter_value(moved, key);
+  set_parameter(moved, key, v != 0 ? 2 * v : 1.0);
+  return std::abs(simulate(plan, moved).totals.time_to_target_s - time_s) > 1e-9 * std::max(1.0, time_s);
 }
 
-// A correlated block's name: its two keys joined by '+', or its first the plan reads and how many more.
-std::string block_label(const std::vector<std::string>& keys, const std::string& workload) {
+// A correlated block's name: its two keys joined by '+', or the first of its keys the plan reads and
+// how many more (a block fitted to several workloads' runs holds keys the plan never reads: another
+// workload's warm-up, another family's efficiency).
+std::string block_label(const Plan& plan, const MachineProfile& m, const std::vector<std::string>& keys) {
   if (keys.size() <= 2) return fmt::format("{}", fmt::join(keys, "+"));
-  const auto named = std::find_if(keys.begin(), keys.end(), [&](const std::string& k) { return !another_workloads(k, workload); });
+  const double time_s = simulate(plan, m).totals.time_to_target_s;
+  const auto named = std::find_if(keys.begin(), keys.end(), [&](const std::string& k) { return plan_reads(plan, m, k, time_s); });
   return fmt::format("{} and the {} fitted with it", named == keys.end() ? keys.front() : *named, keys.size() - 1);
 }
 
@@ -235,7 +238,7 @@ WidestFits widest_fits(const Plan& plan, const MachineProfile& m, const std::str
   if (w.size() > 3) w.resize(3);
   WidestFits out;
   std::vector<std::string> parts;
-  for (const auto& [x, i] : w) parts.push_back(fmt::format("{} {:.2f}", block_label(units[i], workload), x));
+  for (const auto& [x, i] : w) parts.push_back(fmt::format("{} {:.2f}", block_label(plan, m, units[i]), x));
   if (!w.empty()) {
     const auto& top = units[w.front().second];
     std::vector<std::string> held;

@@ -130,7 +130,8 @@ TEST(MonteCarlo, AWidthFromAValueHeldNearOtherMachinesFitsNamesWhatMeasuresIt) {
   // a block fitted to two workloads' runs is named by a key this plan reads, not another workload's warm-up
   beside.compute.warmup_s["deepcam"] = 2;
   record_fit(beside, {"compute.warmup_s.deepcam", 2, 1, "calibrate records: r.json"});
-  beside.correlations.back().keys.insert(beside.correlations.back().keys.begin(), "compute.warmup_s.deepcam");
+  auto& keys = beside.correlations.back().keys;
+  keys.insert(keys.begin(), "compute.warmup_s.deepcam");
   beside.correlations.back().matrix = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   const auto three = line_of(beside);
   EXPECT_NE(three.find("(most: compute.kernel_overhead_us and the 2 fitted with it "), std::string::npos) << three;
