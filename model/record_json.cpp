@@ -237,6 +237,65 @@ ModelRecord model_record_from_json(const std::string& text, const std::string& f
   return read_model(R, j, j, "", "");
 }
 
+namespace {
+
+// target: its metric and value; its goal where written (records before it held losses and errors).
+void read_target(const Reader& R, const json& tgt, Record& r) {
+  r.target_metric = R.str(tgt, "metric", "target");
+  r.target_value = R.num(tgt, "value", "target");
+  if (tgt.contains("goal")) {
+    const auto goal = R.str(tgt, "goal", "target");
+    if (goal != "minimize" && goal != "maximize") R.fail("target.goal", fmt::format("'{}': expected minimize or maximize", goal));
+    r.target_maximize = goal == "maximize";
+  }
+}
+
+RecordTotals read_totals(const Reader& R, const json& t) {
+  RecordTotals out;
+  out.time_to_target_s = R.time(t, "time_to_target_s", "totals");
+  out.gpu_hours = R.time(t, "gpu_hours", "totals");
+  out.io_s = R.time(t, "io_s", "totals");
+  out.comm_s = R.time(t, "comm_s", "totals");
+  out.compute_s = R.time(t, "compute_s", "totals");
+  out.epochs = R.time(t, "epochs", "totals");
+  if (auto it = t.find("reached_target"); it != t.end() && it->is_boolean()) out.reached_target = *it;
+  return out;
+}
+
+// spread: P10 <= P50 <= P90 of the time to target and GPU-hours, the draws and the seed.
+RecordSpread read_spread(const Reader& R, const json& s) {
+  auto q = [&](const char* key) {
+    const auto& x = R.at(s, key, "spread");
+    const auto path = fmt::format("spread.{}", key);
+    Quantiles out{R.time(x, "p10", path), R.time(x, "p50", path), R.time(x, "p90", path)};
+    if (!(out.p10 <= out.p50 && out.p50 <= out.p90)) R.fail(path, "expected p10 <= p50 <= p90");
+    return out;
+  };
+  RecordSpread sp;
+  sp.time_to_target_s = q("time_to_target_s");
+  sp.gpu_hours = q("gpu_hours");
+  sp.samples = static_cast<int>(R.time(s, "samples", "spread"));
+  sp.reached = static_cast<int>(R.time(s, "reached", "spread"));
+  if (auto it = s.find("seed"); it != s.end() && it->is_number_unsigned()) sp.seed = *it;
+  return sp;
+}
+
+// An object of key: text (provenance, log_keys), where the record has one.
+std::map<std::string, std::string> text_map(const Reader& R, const json& j, const std::string& key, const char* not_object,
+                                            const char* not_text) {
+  std::map<std::string, std::string> out;
+  const auto it = j.find(key);
+  if (it == j.end()) return out;
+  if (!it->is_object()) R.fail(key, not_object);
+  for (const auto& [k, v] : it->items()) {
+    if (!v.is_string()) R.fail(key + "." + k, not_text);
+    out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace
+
 Record record_from_json(const std::string& text, const std::string& file) {
   const json j = parse(text, file);
   Reader R{file};
@@ -256,64 +315,22 @@ Record record_from_json(const std::string& text, const std::string& file) {
   const auto m = method_from_string(method);
   if (!m) R.fail("method", fmt::format("'{}': expected {}", method, method_names()));
   r.method = *m;
-  const auto& tgt = R.at(j, "target", "");
-  r.target_metric = R.str(tgt, "metric", "target");
-  r.target_value = R.num(tgt, "value", "target");
-  if (tgt.contains("goal")) {  // records written before it existed held losses and errors
-    const auto goal = R.str(tgt, "goal", "target");
-    if (goal != "minimize" && goal != "maximize") R.fail("target.goal", fmt::format("'{}': expected minimize or maximize", goal));
-    r.target_maximize = goal == "maximize";
-  }
+  read_target(R, R.at(j, "target", ""), r);
   const auto& stages = R.at(j, "stages", "");
   if (!stages.is_array()) R.fail("stages", "expected a list");
   for (size_t i = 0; i < stages.size(); ++i) r.stages.push_back(read_stage(R, stages[i], fmt::format("stages[{}]", i), schema1));
-  const auto& t = R.at(j, "totals", "");
-  r.totals.time_to_target_s = R.time(t, "time_to_target_s", "totals");
-  r.totals.gpu_hours = R.time(t, "gpu_hours", "totals");
-  r.totals.io_s = R.time(t, "io_s", "totals");
-  r.totals.comm_s = R.time(t, "comm_s", "totals");
-  r.totals.compute_s = R.time(t, "compute_s", "totals");
-  r.totals.epochs = R.time(t, "epochs", "totals");
-  if (auto it = t.find("reached_target"); it != t.end() && it->is_boolean()) r.totals.reached_target = *it;
+  r.totals = read_totals(R, R.at(j, "totals", ""));
   if (auto it = j.find("warnings"); it != j.end() && it->is_array())
     for (const auto& w : *it) r.warnings.push_back(w.get<std::string>());
   if (auto it = j.find("plan_spec"); it != j.end() && it->is_string()) r.plan_spec = *it;
-  if (j.contains("spread")) {
-    const auto& s = R.at(j, "spread", "");
-    auto q = [&](const char* key) {
-      const auto& x = R.at(s, key, "spread");
-      const auto path = fmt::format("spread.{}", key);
-      Quantiles out{R.time(x, "p10", path), R.time(x, "p50", path), R.time(x, "p90", path)};
-      if (!(out.p10 <= out.p50 && out.p50 <= out.p90)) R.fail(path, "expected p10 <= p50 <= p90");
-      return out;
-    };
-    RecordSpread sp;
-    sp.time_to_target_s = q("time_to_target_s");
-    sp.gpu_hours = q("gpu_hours");
-    sp.samples = static_cast<int>(R.time(s, "samples", "spread"));
-    sp.reached = static_cast<int>(R.time(s, "reached", "spread"));
-    if (auto it = s.find("seed"); it != s.end() && it->is_number_unsigned()) sp.seed = *it;
-    r.spread = sp;
-  }
+  if (j.contains("spread")) r.spread = read_spread(R, R.at(j, "spread", ""));
   r.device_matmul_flops_per_s = R.optnum(j, "device_matmul_flops_per_s", "");
   if (r.device_matmul_flops_per_s && !(*r.device_matmul_flops_per_s > 0))
     R.fail("device_matmul_flops_per_s", "expected a rate > 0");
   r.staging_s = R.optnum(j, "staging_s", "");
   if (r.staging_s && !(*r.staging_s >= 0)) R.fail("staging_s", "expected a time >= 0");
-  if (auto it = j.find("provenance"); it != j.end()) {
-    if (!it->is_object()) R.fail("provenance", "expected an object of key: text");
-    for (const auto& [k, v] : it->items()) {
-      if (!v.is_string()) R.fail("provenance." + k, "expected text");
-      r.provenance[k] = v.get<std::string>();
-    }
-  }
-  if (auto it = j.find("log_keys"); it != j.end()) {
-    if (!it->is_object()) R.fail("log_keys", "expected an object of key: JSON text");
-    for (const auto& [k, v] : it->items()) {
-      if (!v.is_string()) R.fail("log_keys." + k, "expected the value's JSON text as a string");
-      r.log_keys[k] = v.get<std::string>();
-    }
-  }
+  r.provenance = text_map(R, j, "provenance", "expected an object of key: text", "expected text");
+  r.log_keys = text_map(R, j, "log_keys", "expected an object of key: JSON text", "expected the value's JSON text as a string");
   return r;
 }
 
