@@ -45,8 +45,6 @@
 #include "model/plan_yaml.hpp"
 #include "model/record_header.hpp"
 #include "model/sync_batchnorm.hpp"
-#include "model/text_file.hpp"
-#include "model/time_to_target.hpp"
 
 namespace mrplan {
 
@@ -114,10 +112,6 @@ SpecNet fuse(const RunContext& ctx, size_t si, size_t mine, SpecNetImpl& model) 
   check_same_on_every_rank(*fused, ctx.world, fmt::format("the model fused at the end of stage '{}'", st.name));
   return fused;
 }
-
-}  // namespace
-
-namespace {
 
 // What a stage's end hands on, for the run's output (only rank 0 prints).
 std::string stage_end_line(const Plan& plan, size_t si, const StageRecord& sr) {
