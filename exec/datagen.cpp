@@ -184,6 +184,82 @@ DatagenReport generate_dataset(const DatagenOptions& o) {
   return rep;
 }
 
+namespace {
+
+// The data's dimensions with a sample axis first (a one-sample file gets one), checked against the
+// layout's spatial axes and the factor; InputError naming the file.
+std::vector<uint64_t> coarsenable_dims(const H5File& in, const std::string& path, const DataLayout& L, int factor) {
+  auto d = in.dims(L.data);
+  const int k = L.spatial_axes;
+  if (L.per_sample_files) d.insert(d.begin(), 1);  // one sample, no sample axis on disk
+  if (d.size() != static_cast<size_t>(k + 2))
+    fail_input(path, L.data,
+               fmt::format("expected ({}{} spatial axes, C), got {} axes", L.per_sample_files ? "" : "n, ", k,
+                           d.size() - (L.per_sample_files ? 1 : 0)));
+  for (int a = 1; a <= k; ++a)
+    if (d[a] % factor) fail_input(path, L.data, fmt::format("factor {} does not divide axis {} of size {}", factor, a, d[a]));
+  return d;
+}
+
+// One sample's every input voxel (row-major over the spatial axes of `d`, channels last) added,
+// times `scale`, into its block of `dst`.
+void add_blocks(const std::vector<uint64_t>& d, int k, uint64_t f, const float* src, float* dst, float scale) {
+  const uint64_t C = d.back();
+  uint64_t voxels = 1;
+  for (int a = 1; a <= k; ++a) voxels *= d[a];
+  for (uint64_t v = 0; v < voxels; ++v) {
+    uint64_t rest = v, target = 0, stride = 1;
+    for (int a = k; a >= 1; --a) {
+      const uint64_t idx = rest % d[a];
+      rest /= d[a];
+      target += (idx / f) * stride;
+      stride *= d[a] / f;
+    }
+    for (uint64_t c = 0; c < C; ++c) dst[target * C + c] += src[v * C + c] * scale;
+  }
+}
+
+// One file coarsened into `out_path`: the data by blocks (summed counts stay integers), the labels
+// unchanged: per-sample values, or per-pixel masks the coarse model predicts at full resolution
+// through its final upsample (MRT III-B).
+void coarsen_file(const std::string& path, const std::string& out_path, const CoarsenOptions& o, CoarsenOp op) {
+  const DataLayout L = layout_for(o.workload);
+  H5File in(path, H5File::Mode::read);
+  const auto d = coarsenable_dims(in, path, L, o.factor);
+  const int k = L.spatial_axes;
+  const uint64_t n = d[0], C = d.back(), f = static_cast<uint64_t>(o.factor);
+  std::vector<uint64_t> out_dims{n};
+  uint64_t in_sample = C, out_sample = C;
+  for (int a = 1; a <= k; ++a) out_dims.push_back(d[a] / f), in_sample *= d[a], out_sample *= d[a] / f;
+  out_dims.push_back(C);
+  if (L.per_sample_files) out_dims.erase(out_dims.begin());
+  std::vector<float> buf(in_sample), out(n * out_sample, 0.f);
+  const float scale = op == CoarsenOp::mean ? 1.f / static_cast<float>(std::pow(o.factor, k)) : 1.f;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (L.per_sample_files) buf = in.read_all(L.data);
+    else in.read_rows(L.data, i, 1, buf.data());
+    add_blocks(d, k, f, buf.data(), &out[i * out_sample], scale);
+  }
+  const auto ld = in.dims(L.labels);
+  const auto labels = in.read_all(L.labels);
+  H5File h5(out_path, H5File::Mode::create);
+  if (op == CoarsenOp::sum && !in.is_float(L.data)) {
+    std::vector<int16_t> ints(out.size());
+    for (size_t i = 0; i < out.size(); ++i) ints[i] = static_cast<int16_t>(std::min(out[i], 32767.f));
+    h5.write(L.data, out_dims, ints.data());
+  } else {
+    h5.write(L.data, out_dims, out.data());
+  }
+  if (in.is_float(L.labels)) {
+    h5.write(L.labels, std::vector<uint64_t>(ld.begin(), ld.end()), labels.data());
+  } else {
+    const std::vector<int16_t> ints(labels.begin(), labels.end());
+    h5.write(L.labels, std::vector<uint64_t>(ld.begin(), ld.end()), ints.data());
+  }
+}
+
+}  // namespace
+
 CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
   if (o.factor < 2) fail_input("command line", "--factor", "must be >= 2");
   const CoarsenOp op = o.op.value_or(layout_for(o.workload).coarsen);
@@ -197,60 +273,8 @@ CoarsenReport coarsen_dataset(const CoarsenOptions& o) {
   ProgressBar bar("coarsen", static_cast<int64_t>(files.size()), o.progress);
   parallel_for(static_cast<int64_t>(files.size()), thread_count(o.threads), [&](int64_t fi) {
     const auto& path = files[fi];
-    const DataLayout L = layout_for(o.workload);
-    H5File in(path, H5File::Mode::read);
-    auto d = in.dims(L.data);
-    const int k = L.spatial_axes;
-    if (L.per_sample_files) d.insert(d.begin(), 1);  // one sample, no sample axis on disk
-    if (d.size() != static_cast<size_t>(k + 2))
-      fail_input(path, L.data, fmt::format("expected ({}{} spatial axes, C), got {} axes", L.per_sample_files ? "" : "n, ", k,
-                                           d.size() - (L.per_sample_files ? 1 : 0)));
-    for (int a = 1; a <= k; ++a)
-      if (d[a] % o.factor)
-        fail_input(path, L.data, fmt::format("factor {} does not divide axis {} of size {}", o.factor, a, d[a]));
-    const uint64_t n = d[0], C = d.back(), f = static_cast<uint64_t>(o.factor);
-    std::vector<uint64_t> out_dims{n};
-    uint64_t in_sample = C, out_sample = C;
-    for (int a = 1; a <= k; ++a) out_dims.push_back(d[a] / f), in_sample *= d[a], out_sample *= d[a] / f;
-    out_dims.push_back(C);
-    if (L.per_sample_files) out_dims.erase(out_dims.begin());
-    std::vector<float> buf(in_sample), out(n * out_sample, 0.f);
-    const float scale = op == CoarsenOp::mean ? 1.f / static_cast<float>(std::pow(o.factor, k)) : 1.f;
-    for (uint64_t i = 0; i < n; ++i) {
-      if (L.per_sample_files) buf = in.read_all(L.data);
-      else in.read_rows(L.data, i, 1, buf.data());
-      float* dst = &out[i * out_sample];
-      for (uint64_t v = 0; v < in_sample / C; ++v) {  // every input voxel, row-major over the spatial axes
-        uint64_t rest = v, target = 0, stride = 1;
-        for (int a = k; a >= 1; --a) {
-          const uint64_t idx = rest % d[a];
-          rest /= d[a];
-          target += (idx / f) * stride;
-          stride *= d[a] / f;
-        }
-        for (uint64_t c = 0; c < C; ++c) dst[target * C + c] += buf[v * C + c] * scale;
-      }
-    }
-    // labels unchanged: per-sample values, or per-pixel masks the coarse model predicts at full
-    // resolution through its final upsample (MRT III-B)
-    const auto ld = in.dims(L.labels);
-    const auto labels = in.read_all(L.labels);
     const auto out_path = (std::filesystem::path(o.out_dir) / std::filesystem::path(path).filename()).string();
-    H5File h5(out_path, H5File::Mode::create);
-    const bool keep_int = op == CoarsenOp::sum && !in.is_float(L.data);
-    if (keep_int) {
-      std::vector<int16_t> ints(out.size());
-      for (size_t k = 0; k < out.size(); ++k) ints[k] = static_cast<int16_t>(std::min(out[k], 32767.f));
-      h5.write(L.data, out_dims, ints.data());
-    } else {
-      h5.write(L.data, out_dims, out.data());
-    }
-    if (in.is_float(L.labels)) {
-      h5.write(L.labels, std::vector<uint64_t>(ld.begin(), ld.end()), labels.data());
-    } else {
-      const std::vector<int16_t> ints(labels.begin(), labels.end());
-      h5.write(L.labels, std::vector<uint64_t>(ld.begin(), ld.end()), ints.data());
-    }
+    coarsen_file(path, out_path, o, op);
     std::lock_guard<std::mutex> lock(mu);
     rep.bytes_read += static_cast<double>(std::filesystem::file_size(path));
     rep.bytes_written += static_cast<double>(std::filesystem::file_size(out_path));
