@@ -563,6 +563,50 @@ void keep_staging_fit(RecordsFit& out, MachineProfile& fitted, const StagingFit&
     out.observations.push_back({staging[i].file, "staging_s", staging[i].measured_s, st.before_s[i], st.after_s[i]});
 }
 
+// What one GPU count leaves unfitted where no prior gave it, said: the wait for the slowest rank, a
+// validation pass's fixed part.
+void note_unfitted_code_parameters(const Problem& pb, const MachineProfile& profile, RecordsFit& out) {
+  const bool validates = std::any_of(pb.obs.begin(), pb.obs.end(), [](const Observation& o) { return o.kind == Observation::Kind::eval; });
+  auto has = [&](std::string_view tail) {
+    return std::any_of(pb.cands.begin(), pb.cands.end(), [&](const Candidate& c) { return c.key.ends_with(tail); });
+  };
+  if (!has("step_time_cv") && profile.compute.step_time_cv == 0 && profile.node_sharing.step_time_cv == 0)
+    out.notes.push_back(
+        "compute.step_time_cv (the wait for the slowest rank, which grows with the ranks) is not fitted: the runs train at "
+        "one GPU count; runs at another pin it, or --priors-from gives it from machines fitted at two");
+  if (validates && !has("eval_pass_ms"))
+    out.notes.push_back(
+        "compute.eval_pass_ms (a validation pass's part that does not shrink with its samples) is not fitted: the runs "
+        "validate one share of the held-out samples a GPU; runs at another GPU count pin it");
+}
+
+// Each candidate the fit moved, with its standard error (`sd`: its log's, or in its unit) and its
+// source; one left at its prior is listed as such.
+void keep_fitted_values(const Problem& pb, const Eigen::VectorXd& theta, const Eigen::VectorXd& sd, MachineProfile& fitted,
+                        const std::string& source, const std::optional<std::string>& code, RecordsFit& out) {
+  const auto& priors = out.priors;
+  for (size_t k = 0; k < pb.cands.size(); ++k) {
+    const auto& key = pb.cands[k].key;
+    const double value = parameter_value(fitted, key);
+    const Candidate& cand = pb.cands[k];
+    // one GPU count moves it only within the other machines' spread: kept with that source, and not
+    // a value to pass on (code_priors)
+    const CodePrior* held = priors && cand.starts.empty() ? priors->of(key) : nullptr;
+    if (std::abs(theta[k]) < 0.01 && cand.starts.empty() && !held) {
+      out.at_prior.push_back(key);
+      continue;
+    }
+    // the data narrow it less than twofold: a bound they set, not a value they pin (kept, and said,
+    // in the profile too)
+    const bool bounded = sd[k] > 0.5 * (cand.prior_sd > 0 ? 1.0 : cand.prior_sigma > 0 ? cand.prior_sigma : kPriorSigma);
+    if (bounded) out.bounded.push_back(key);
+    const std::string own = bounded ? source + " (bounded, not pinned)" : source;
+    const bool passed_on = is_code_parameter(key) && !cand.one_count;
+    const double std_error = cand.prior_sd > 0 ? cand.prior_sd * sd[k] : value * sd[k];
+    out.fitted.push_back({key, value, std_error, held ? held_source(*held, source) : passed_on ? code_source(own, code) : own});
+  }
+}
+
 }  // namespace
 
 RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& records,
@@ -589,42 +633,12 @@ RecordsFit fit_records(MachineProfile& profile, const std::vector<NamedRecord>& 
   add_first_read_starts(pb);
   pb.measured.resize(pb.obs.size());
   for (size_t i = 0; i < pb.obs.size(); ++i) pb.measured[i] = pb.obs[i].measured;
-  const bool validates = std::any_of(pb.obs.begin(), pb.obs.end(), [](const Observation& o) { return o.kind == Observation::Kind::eval; });
-  auto has = [&](std::string_view tail) {
-    return std::any_of(pb.cands.begin(), pb.cands.end(), [&](const Candidate& c) { return c.key.ends_with(tail); });
-  };
-  if (!has("step_time_cv") && profile.compute.step_time_cv == 0 && profile.node_sharing.step_time_cv == 0)
-    out.notes.push_back("compute.step_time_cv (the wait for the slowest rank, which grows with the ranks) is not fitted: the runs train at "
-                        "one GPU count; runs at another pin it, or --priors-from gives it from machines fitted at two");
-  if (validates && !has("eval_pass_ms"))
-    out.notes.push_back("compute.eval_pass_ms (a validation pass's part that does not shrink with its samples) is not fitted: the runs "
-                        "validate one share of the held-out samples a GPU; runs at another GPU count pin it");
-  const size_t n = pb.cands.size();
+  note_unfitted_code_parameters(pb, profile, out);
   const Eigen::VectorXd prior_pred = predict(profile, records, pb.plans, pb.obs);
   const Eigen::VectorXd theta = fit_from_each_start(pb);
   const Eigen::MatrixXd cov = posterior_covariance(pb, theta);
-  const Eigen::VectorXd sd = cov.diagonal().cwiseSqrt();
   MachineProfile fitted = pb.at(theta);
-  for (size_t k = 0; k < n; ++k) {
-    const auto& key = pb.cands[k].key;
-    const double value = parameter_value(fitted, key);
-    const Candidate& cand = pb.cands[k];
-    // one GPU count moves it only within the other machines' spread: kept with that source, and not
-    // a value to pass on (code_priors)
-    const CodePrior* held = priors && cand.starts.empty() ? priors->of(key) : nullptr;
-    if (std::abs(theta[k]) < 0.01 && cand.starts.empty() && !held) {
-      out.at_prior.push_back(key);
-      continue;
-    }
-    // the data narrow it less than twofold: a bound they set, not a value they pin (kept, and said,
-    // in the profile too)
-    const bool bounded = sd[k] > 0.5 * (cand.prior_sd > 0 ? 1.0 : cand.prior_sigma > 0 ? cand.prior_sigma : kPriorSigma);
-    if (bounded) out.bounded.push_back(key);
-    const std::string own = bounded ? source + " (bounded, not pinned)" : source;
-    const bool passed_on = is_code_parameter(key) && !cand.one_count;
-    const double std_error = cand.prior_sd > 0 ? cand.prior_sd * sd[k] : value * sd[k];
-    out.fitted.push_back({key, value, std_error, held ? held_source(*held, source) : passed_on ? code_source(own, code) : own});
-  }
+  keep_fitted_values(pb, theta, cov.diagonal().cwiseSqrt(), fitted, source, code, out);
   for (const auto& f : out.fitted) record_fit(fitted, f);
   keep_joint_block(out, fitted, pb, theta, cov);
   if (staging_fit) keep_staging_fit(out, fitted, *staging_fit, staging);
