@@ -140,6 +140,21 @@ void load_pretrained(RunContext& ctx, const ModelRun& run, SpecNetImpl& model) {
   initialise_from(*from, model, fmt::format("the pretrained model {}", file));
 }
 
+// What stage `si` hands on: the model fused across the ranks (MRMF: the fusion's time, the mean
+// over the ranks, in the stage's record and the log), else the model this rank trained.
+SpecNet hand_on(RunContext& ctx, size_t si, size_t mine, SpecNet model, StageRecord& sr) {
+  const Stage& st = ctx.plan.stages[si];
+  if (st.handoff.kind != Handoff::Kind::fuse) return model;
+  const auto t0 = std::chrono::steady_clock::now();
+  SpecNet fused = fuse(ctx, si, mine, *model);
+  double fusion_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ctx.world.allreduce_sum(&fusion_s, 1);
+  sr.fusion_s = fusion_s / ctx.ranks;
+  finish_stage(sr);
+  ctx.log.point(kFusionKey, fmt::format("{}", sr.fusion_s), fmt::format("{{\"stage\": \"{}\"}}", st.name));
+  return fused;
+}
+
 // One stage on every rank: each group of ranks trains its model (continuing from `resume_from`
 // where it checkpointed one), the models' records gathered, then the hand-off saved with the run's
 // state. Returns false when --stop-after ended the run.
@@ -188,17 +203,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
     state.record.stages.push_back(sr);
     return false;
   }
-  if (st.handoff.kind == Handoff::Kind::fuse) {
-    const auto t0 = std::chrono::steady_clock::now();
-    handed = fuse(ctx, si, j, *model);
-    double fusion_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    world.allreduce_sum(&fusion_s, 1);
-    sr.fusion_s = fusion_s / ctx.ranks;
-    finish_stage(sr);
-    ctx.log.point(kFusionKey, fmt::format("{}", sr.fusion_s), fmt::format("{{\"stage\": \"{}\"}}", st.name));
-  } else {
-    handed = model;
-  }
+  handed = hand_on(ctx, si, j, model, sr);
   if (concurrent) {
     part_log = MlLog("", false);  // closed before rank 0 reads it
     world.barrier();
