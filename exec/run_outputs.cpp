@@ -16,6 +16,20 @@ namespace mrplan {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// MLPerf HPC's run_stop, with its status: once per run (success or aborted).
+void log_run_stop(MlLog& log, bool reached) {
+  log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", reached ? "success" : "aborted"));
+}
+
+bool has_run_stop(MlLog& log) {
+  const auto& times = log.times();
+  return std::any_of(times.begin(), times.end(), [](const LoggedTime& t) { return t.key == "run_stop"; });
+}
+
+}  // namespace
+
 void add_totals(const Plan& plan, Record& r, bool killed) {
   const bool reached =
       !killed && r.stages.size() == plan.stages.size() && r.stages.back().single().stop_reason == StopReason::target_reached;
@@ -38,8 +52,7 @@ void print_summary(const Record& r) {
 void write_run_outputs(const fs::path& out, MlLog& log, Record& r, const std::string* final_model) {
   // exactly once per run, resumed or not (MLPerf HPC rules: success or aborted); a stop as if
   // killed writes none, so that the resumed run's is the one
-  if (final_model)
-    log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
+  if (final_model) log_run_stop(log, r.totals.reached_target);
   r.totals.time_to_target_s = trained_time_s(log.times());  // as ingest-mllog reads it from the log (model/time_to_target)
   if (final_model) write_atomically(out / "model.pt", *final_model);
   write_atomically(out / "record.json", record_to_json(r));
@@ -50,12 +63,11 @@ void write_run_outputs(const fs::path& out, MlLog& log, Record& r, const std::st
 
 void finish_outputs(const fs::path& out, Record& r, const std::string& final_model_bytes) {
   MlLog log((out / "mllog.txt").string(), true);
-  const auto& times = log.times();
-  if (std::none_of(times.begin(), times.end(), [](const LoggedTime& t) { return t.key == "run_stop"; })) {
+  if (!has_run_stop(log)) {
     log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", r.stages.size() + 1));  // the wait since the kill is not trained
-    log.event("run_stop", "INTERVAL_END", "null", fmt::format("{{\"status\": \"{}\"}}", r.totals.reached_target ? "success" : "aborted"));
+    log_run_stop(log, r.totals.reached_target);
   }
-  r.totals.time_to_target_s = trained_time_s(times);
+  r.totals.time_to_target_s = trained_time_s(log.times());
   std::vector<std::string> rewritten;
   const auto model = out / "model.pt", record = out / "record.json";
   if (!fs::exists(model) || read_text_file(model.string(), "the final model") != final_model_bytes) {
@@ -81,9 +93,7 @@ void finish_outputs(const fs::path& out, Record& r, const std::string& final_mod
 void end_log_aborted(const fs::path& mllog) {
   if (!fs::exists(mllog)) return;
   MlLog log(mllog.string(), true);
-  const auto& times = log.times();
-  if (std::any_of(times.begin(), times.end(), [](const LoggedTime& t) { return t.key == "run_stop"; })) return;
-  log.event("run_stop", "INTERVAL_END", "null", "{\"status\": \"aborted\"}");
+  if (!has_run_stop(log)) log_run_stop(log, false);
 }
 
 }  // namespace mrplan

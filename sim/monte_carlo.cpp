@@ -216,9 +216,9 @@ bool plan_reads(const Plan& plan, const MachineProfile& m, const std::string& ke
 // A correlated block's name: its two keys joined by '+', or the first of its keys the plan reads and
 // how many more (a block fitted to several workloads' runs holds keys the plan never reads: another
 // workload's warm-up, another family's efficiency).
-std::string block_label(const Plan& plan, const MachineProfile& m, const std::vector<std::string>& keys) {
+// `time_s`: the plan's time to target on `m`.
+std::string block_label(const Plan& plan, const MachineProfile& m, double time_s, const std::vector<std::string>& keys) {
   if (keys.size() <= 2) return fmt::format("{}", fmt::join(keys, "+"));
-  const double time_s = simulate(plan, m).totals.time_to_target_s;
   const auto named = std::find_if(keys.begin(), keys.end(), [&](const std::string& k) { return plan_reads(plan, m, k, time_s); });
   return fmt::format("{} and the {} fitted with it", named == keys.end() ? keys.front() : *named, keys.size() - 1);
 }
@@ -238,7 +238,8 @@ WidestFits widest_fits(const Plan& plan, const MachineProfile& m, const std::str
   if (w.size() > 3) w.resize(3);
   WidestFits out;
   std::vector<std::string> parts;
-  for (const auto& [x, i] : w) parts.push_back(fmt::format("{} {:.2f}", block_label(plan, m, units[i]), x));
+  const double time_s = w.empty() ? 0 : simulate(plan, m).totals.time_to_target_s;
+  for (const auto& [x, i] : w) parts.push_back(fmt::format("{} {:.2f}", block_label(plan, m, time_s, units[i]), x));
   if (!w.empty()) {
     const auto& top = units[w.front().second];
     std::vector<std::string> held;
