@@ -42,9 +42,9 @@ void switch_curve_plot(const std::string& app, int gpus, const std::string& dir,
   std::string data = "$d << EOD\n", rule;
   double base = 0;
   for (const auto& p : pts) {
-    if (p.method == "mrt") data += fmt::format("{} {}\n", *p.switch_epoch * ipe, p.time_to_target_s);
-    if (p.method == "mrt-rule") rule = fmt::format("{} {}\n", *p.switch_epoch * ipe, p.time_to_target_s);
-    if (p.method == "baseline") base = p.time_to_target_s;
+    if (p.role == SweepRole::forced) data += fmt::format("{} {}\n", *p.switch_epoch * ipe, p.time_to_target_s);
+    if (p.role == SweepRole::rule) rule = fmt::format("{} {}\n", *p.switch_epoch * ipe, p.time_to_target_s);
+    if (p.role == SweepRole::compared) base = p.time_to_target_s;
   }
   data += "EOD\n$r << EOD\n" + rule + "EOD\n";
   const auto png = (std::filesystem::path(dir) / (fig + ".png")).string();

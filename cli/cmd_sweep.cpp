@@ -29,16 +29,17 @@ namespace mrplan {
 namespace {
 
 // Per GPU count (and MRMF split): the baseline, the switch rule's point and the best forced point.
-void print_summary(const std::vector<SweepPoint>& pts, const std::string& method) {
+void print_summary(const std::vector<SweepPoint>& pts, Method plan_method) {
   using Key = std::pair<int, double>;
   std::map<int, const SweepPoint*> base;
   std::map<Key, const SweepPoint*> rule, best;
   for (const auto& p : pts) {
     const Key k{p.gpus, p.split.value_or(0.0)};
-    if (p.method == "baseline") base[p.gpus] = &p;
-    if (p.method == method + "-rule") rule[k] = &p;
-    if (p.method == method && p.reached_target && (!best[k] || p.time_to_target_s < best[k]->time_to_target_s)) best[k] = &p;
+    if (p.role == SweepRole::compared) base[p.gpus] = &p;
+    if (p.role == SweepRole::rule) rule[k] = &p;
+    if (p.role == SweepRole::forced && p.reached_target && (!best[k] || p.time_to_target_s < best[k]->time_to_target_s)) best[k] = &p;
   }
+  const std::string method = to_string(plan_method);
   const bool splits = std::any_of(pts.begin(), pts.end(), [](const SweepPoint& p) { return p.split.has_value(); });
   std::vector<std::string> head{"gpus", "baseline_s", method + "@rule_s", "P10-P90 (rule)", "rule switch", "speedup", "best switch", "best_s",
                                 "GPU-h (rule)", "fits"};
@@ -118,7 +119,7 @@ void register_sweep(CLI::App& app) {
       add_sweep_spread(pts, plan, draws, spec, o->threads);
       notes = draws.notes;
     }
-    print_summary(pts, to_string(plan.method));
+    print_summary(pts, plan.method);
     for (const auto& n : notes) fmt::print("note: {}\n", n);
     for (int g : spec.gpus)  // where the prediction is out of its depth, at each GPU count swept
       for (const auto& w : simulate(plan_at_gpus(plan, g), machine).warnings)

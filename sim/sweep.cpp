@@ -52,10 +52,10 @@ std::vector<double> parse_range(const std::string& text, const std::string& what
 
 namespace {
 
-SweepPoint point_from(const PreparedPlan& pp, const std::vector<ModelEpochs>& ep, const std::string& method, int gpus) {
+SweepPoint point_from(const PreparedPlan& pp, const std::vector<ModelEpochs>& ep, SweepRole role, int gpus) {
   const auto t = totals(pp, ep);
   SweepPoint s;
-  s.method = method;
+  s.method = pp.plan.method, s.role = role;
   s.gpus = gpus;
   s.dense_epochs = ep.back().epochs;  // every method ends with one model at its target
   if (method_row(pp.plan.method).has_switch) {
@@ -96,7 +96,6 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
   const bool staged = method_row(plan.method).has_switch;
   // a method beside its baseline (transfer learning: no switch, but a baseline to set it beside)
   const bool compared = staged || plan.method != method_row(plan.method).compared_against;
-  const std::string method = to_string(plan.method);
   // MRMF: the fusion stages' GPU split is an axis too (the plan's own when none is given)
   std::vector<std::optional<double>> splits{std::nullopt};
   if (has_fusion_stage(plan) && !spec.low_fractions.empty()) splits.assign(spec.low_fractions.begin(), spec.low_fractions.end());
@@ -127,13 +126,13 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
         const auto& pp = prepared[c];
         const int g = configs[c].gpus;
         if (!compared) {
-          out[k] = point_from(pp, model_epochs(pp), "baseline", g);
+          out[k] = point_from(pp, model_epochs(pp), SweepRole::compared, g);
         } else if (j == 0) {
-          out[k] = point_from(baselines[c], model_epochs(baselines[c]), "baseline", g);
+          out[k] = point_from(baselines[c], model_epochs(baselines[c]), SweepRole::compared, g);
         } else if (j == 1) {
-          out[k] = point_from(pp, model_epochs(pp), method + "-rule", g);
+          out[k] = point_from(pp, model_epochs(pp), SweepRole::rule, g);
         } else {
-          out[k] = point_from(pp, model_epochs(pp, spec.switch_epochs[j - 2]), method, g);
+          out[k] = point_from(pp, model_epochs(pp, spec.switch_epochs[j - 2]), SweepRole::forced, g);
         }
         out[k].split = configs[c].split;
         const size_t d = ++done;
@@ -154,6 +153,10 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
   return out;
 }
 
+std::string sweep_label(const SweepPoint& p) {
+  return p.role == SweepRole::rule ? fmt::format("{}-rule", to_string(p.method)) : to_string(p.method);
+}
+
 std::string sweep_csv(const std::vector<SweepPoint>& pts) {
   std::string s =
       "method,gpus,switch_epoch,coarse_epochs,dense_epochs,time_to_target_s,io_s,comm_s,compute_s,gpu_hours,"
@@ -162,9 +165,9 @@ std::string sweep_csv(const std::vector<SweepPoint>& pts) {
     return x ? fmt::format("{:.6g},{:.6g},{:.6g}", x->p10, x->p50, x->p90) : std::string(",,");
   };
   for (const auto& p : pts)
-    s += fmt::format("{},{},{},{:.4g},{:.4g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{}\n", p.method, p.gpus,
-                     p.switch_epoch ? fmt::format("{:.4g}", *p.switch_epoch) : "", p.coarse_epochs, p.dense_epochs,
-                     p.time_to_target_s, p.io_s, p.comm_s, p.compute_s, p.gpu_hours, p.reached_target, p.fits_memory,
+    s += fmt::format("{},{},{},{:.4g},{:.4g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{}\n", sweep_label(p), p.gpus,
+                     p.switch_epoch ? fmt::format("{:.4g}", *p.switch_epoch) : "", p.coarse_epochs, p.dense_epochs, p.time_to_target_s,
+                     p.io_s, p.comm_s, p.compute_s, p.gpu_hours, p.reached_target, p.fits_memory,
                      p.split ? fmt::format("{:.4g}", *p.split) : "", q(p.time_spread), q(p.gpu_hours_spread));
   return s;
 }

@@ -21,8 +21,13 @@ struct SweepSpec {
                                       // model; empty: the plan's own split
 };
 
+// What a sweep point is: the plan the method is compared against, the plan with its own stops (its
+// switch rule's choice), or the plan with a switch forced where the sweep puts it.
+enum class SweepRole { compared, rule, forced };
+
 struct SweepPoint {
-  std::string method;                 // baseline | mrt | mrmf (a forced switch) | METHOD-rule (the plan's own stops: its switch rule's choice)
+  Method method = Method::baseline;  // the compared plan's own method for SweepRole::compared
+  SweepRole role = SweepRole::compared;
   int gpus = 0;
   std::optional<double> split;        // MRMF: the fusion stages' low_gpu_fraction, where swept
   std::optional<double> switch_epoch;
@@ -43,6 +48,8 @@ using Progress = std::function<void(size_t done, size_t total)>;
 std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machine, const SweepSpec& spec,
                                   unsigned threads, const Progress& progress = {});
 
+// The CSV's method column: METHOD, METHOD-rule (the rule's point) or the compared plan's method.
+std::string sweep_label(const SweepPoint& p);
 std::string sweep_csv(const std::vector<SweepPoint>& points);
 
 }  // namespace mrplan

@@ -13,6 +13,11 @@ grep -q '"source": "predicted"' "$tmp/r.json" || fail "predict --json wrote no r
 head -1 "$tmp/s.csv" | grep -q "^method,gpus,switch_epoch,coarse_epochs,dense_epochs,time_to_target_s,io_s,comm_s,compute_s,gpu_hours" \
   || fail "sweep CSV header"
 [[ $(wc -l < "$tmp/s.csv") -eq 17 ]] || fail "sweep CSV should have 16 rows"
+# a plan without a switch (a baseline alone; transfer beside its baseline) plots time to target against the GPUs
+for p in cosmoflow-baseline cosmoflow-transfer; do
+  "$MRPLAN" sweep "$p@summit" --gpus 16,32 --samples 0 --plot "$tmp/$p.png" > /dev/null 2> "$tmp/$p.err"
+  [[ -s "$tmp/$p.png" ]] && ! grep -q "warning" "$tmp/$p.err" || fail "$p sweep plot: $(cat "$tmp/$p.err")"
+done
 
 "$MRPLAN" plan deepcam-mrt@cori-gpu > "$tmp/plan.yaml"
 "$MRPLAN" profile perlmutter > "$tmp/profile.yaml"

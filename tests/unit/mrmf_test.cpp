@@ -227,11 +227,11 @@ TEST(MrmfSimulator, SweepMovesTheFusionStageAndTheSplit) {
   ASSERT_EQ(pts.size(), 2u * (2 + 2));
   int rule = 0;
   for (const auto& p : pts) {
-    if (p.method == "mrmf-rule" && p.split == 0.5) {
+    if (p.role == SweepRole::rule && p.split == 0.5) {
       EXPECT_NEAR(p.time_to_target_s, simulate(plan, m).totals.time_to_target_s, 1e-9 * p.time_to_target_s);
       ++rule;
     }
-    if (p.method == "mrmf" && p.switch_epoch) {
+    if (p.role == SweepRole::forced && p.switch_epoch) {
       const Plan at = plan_with_split(plan, *p.split);
       EXPECT_NEAR(p.time_to_target_s, totals(prepare(at, m), model_epochs(prepare(at, m), *p.switch_epoch)).time_s, 1e-9);
     }

@@ -8,6 +8,7 @@
 
 #include "calibrate/calibrated_builtins.hpp"
 #include "cli/optimize_args.hpp"
+#include "cli/sweep_plot.hpp"
 #include "model/compute_cost.hpp"
 #include "model/learning_curve.hpp"
 #include "model/method_table.hpp"
@@ -341,10 +342,14 @@ TEST(TransferLearning, ASweepSetsItBesideItsBaseline) {
   const auto pts = run_sweep(builtin_plan("cosmoflow-transfer@summit"), m, spec, 1);
   ASSERT_EQ(pts.size(), 4u);
   for (size_t i = 0; i < pts.size(); i += 2) {
-    EXPECT_EQ(pts[i].method, "baseline");
-    EXPECT_EQ(pts[i + 1].method, "transfer-rule");
+    EXPECT_EQ(sweep_label(pts[i]), "baseline");
+    EXPECT_EQ(sweep_label(pts[i + 1]), "transfer-rule");
     EXPECT_EQ(pts[i].gpus, pts[i + 1].gpus);
     EXPECT_LT(pts[i + 1].time_to_target_s, pts[i].time_to_target_s);  // the head start saves epochs
     EXPECT_DOUBLE_EQ(pts[i].time_to_target_s, simulate(plan_at_gpus(builtin_plan("cosmoflow-baseline@summit"), pts[i].gpus), m).totals.time_to_target_s);
   }
+  // the plot names the method by its row (it named every method that is not MRMF "MRT")
+  const auto plot = sweep_plot_script(pts, "transfer", "transfer.png");
+  EXPECT_NE(plot.find("'transfer learning (switch rule)'"), std::string::npos);
+  EXPECT_EQ(plot.find("MRT"), std::string::npos);
 }

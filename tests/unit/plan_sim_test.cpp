@@ -496,7 +496,7 @@ TEST(Sweep, RulePointEqualsPredictAndForcedPointsVary) {
   const auto r = simulate(p, m);
   bool seen = false;
   for (const auto& x : pts)
-    if (x.method == "mrt-rule" && x.gpus == 32) {
+    if (x.role == SweepRole::rule && x.gpus == 32) {
       EXPECT_NEAR(x.time_to_target_s, r.totals.time_to_target_s, 1e-9 * x.time_to_target_s);
       seen = true;
     }
