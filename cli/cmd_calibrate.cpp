@@ -6,8 +6,9 @@
 
 #include "calibrate/allreduce_fit.hpp"
 #include "cli/commands.hpp"
-#include "cli/progress_line.hpp"
+#include "cli/inputs.hpp"
 #include "cli/profile_file.hpp"
+#include "cli/progress_line.hpp"
 #include "exec/allreduce_microbench.hpp"
 #include "model/profile_yaml.hpp"
 
@@ -18,14 +19,14 @@ namespace {
 struct AllreduceArgs {
   std::string profile = "out/local-profile.yaml";
   std::string csv;
-  std::string device = "cpu";
+  DeviceKind device = DeviceKind::cpu;
   AllreduceBenchOptions bench;
 };
 
 void calibrate_allreduce(const AllreduceArgs& a) {
   auto mpi = make_mpi_communicator();
   std::unique_ptr<Communicator> nccl;
-  if (a.device == "cuda") nccl = make_nccl_communicator(*mpi, mpi->local_rank());
+  if (a.device == DeviceKind::cuda) nccl = make_nccl_communicator(*mpi, mpi->local_rank());
   Communicator& comm = nccl ? *nccl : *mpi;
   const bool root = mpi->rank() == 0;
   if (mpi->size() < 2 && root)
@@ -68,9 +69,7 @@ void register_calibrate(CLI::App& app) {
   auto a = std::make_shared<AllreduceArgs>();
   ar->add_option("--profile", a->profile, "profile YAML to update (created if missing)")->capture_default_str();
   ar->add_option("--csv", a->csv, "write the timings here");
-  ar->add_option("--device", a->device, "cpu (MPI on host memory) or cuda (NCCL, GPU = node-local rank)")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
+  add_device_option(ar, a->device, "cpu (MPI on host memory) or cuda (NCCL, GPU = node-local rank)");
   ar->add_option("--min-bytes", a->bench.min_bytes, "smallest message")->capture_default_str();
   ar->add_option("--max-bytes", a->bench.max_bytes, "largest message")->capture_default_str();
   ar->add_option("--repeats", a->bench.repeats, "timed repeats per size (after warm-up)")->capture_default_str();

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
+#include "cli/inputs.hpp"
 #include "model/errors.hpp"
 
 namespace mrplan {
@@ -20,7 +21,7 @@ struct AllArgs {
   std::vector<int> batches{2, 4, 8};
   int ranks = 2;
   int threads = 1;
-  std::string device = "cpu";
+  DeviceKind device = DeviceKind::cpu;
   std::string launcher = "mpirun -np {n}";  // how this site starts n ranks: {n} is the count
   double max_bytes = 64e6;
   double compute_seconds = 0, sharing_seconds = 0;
@@ -48,17 +49,19 @@ void calibrate_all(const AllArgs& a) {
   const auto png = std::filesystem::path(a.profile).replace_extension("").string() + "-roofline.png";
   if (!a.data.empty() && !std::filesystem::is_directory(a.data)) fail_input(a.data, "--data", "not a folder");
   if (a.ranks > 1)
-    step("allreduce", fmt::format("{} '{}' calibrate allreduce --profile '{}' --max-bytes {} --device {}", launch(a.launcher, a.ranks), self,
-                                  a.profile, a.max_bytes, a.device));
+    step("allreduce", fmt::format("{} '{}' calibrate allreduce --profile '{}' --max-bytes {} --device {}", launch(a.launcher, a.ranks),
+                                  self, a.profile, a.max_bytes, to_string(a.device)));
   else
     fmt::print("== allreduce: skipped (one rank per node has nothing to reduce); the profile keeps its network section\n");
-  step("compute", fmt::format("'{}' calibrate compute --profile '{}' --workload {} --batches {} --threads {} --devices-per-node {} --device {} "
-                              "--min-seconds {} --plot '{}'",
-                              self, a.profile, fmt::join(a.workloads, ","), fmt::join(a.batches, ","), a.threads, a.ranks, a.device,
-                              a.compute_seconds, png));
+  step("compute",
+       fmt::format("'{}' calibrate compute --profile '{}' --workload {} --batches {} --threads {} --devices-per-node {} --device {} "
+                   "--min-seconds {} --plot '{}'",
+                   self, a.profile, fmt::join(a.workloads, ","), fmt::join(a.batches, ","), a.threads, a.ranks, to_string(a.device),
+                   a.compute_seconds, png));
   if (a.ranks > 1)
     step("node sharing", fmt::format("{} '{}' calibrate sharing --profile '{}' --workload {} --threads {} --device {} --min-seconds {}",
-                                     launch(a.launcher, a.ranks), self, a.profile, fmt::join(a.workloads, ","), a.threads, a.device, a.sharing_seconds));
+                                     launch(a.launcher, a.ranks), self, a.profile, fmt::join(a.workloads, ","), a.threads,
+                                     to_string(a.device), a.sharing_seconds));
   else
     fmt::print("== node sharing: skipped (one rank per node shares nothing)\n");
   const std::string first = a.workloads.front().substr(0, a.workloads.front().find(':'));
@@ -85,7 +88,7 @@ void register_calibrate_all(CLI::App& cal) {
       ->capture_default_str();
   c->add_option("--ranks", a->ranks, "ranks per node the runs will use")->check(CLI::PositiveNumber)->capture_default_str();
   c->add_option("--threads", a->threads, "intra-op threads per rank the runs will use")->capture_default_str();
-  c->add_option("--device", a->device, "cpu or cuda (NCCL allreduce, GPU compute)")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  add_device_option(c, a->device, "cpu or cuda (NCCL allreduce, GPU compute)");
   c->add_option("--compute-seconds", a->compute_seconds, "the compute step times rounds for at least this long (its --min-seconds)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

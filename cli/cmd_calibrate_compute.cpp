@@ -180,9 +180,9 @@ void calibrate_compute(ComputeArgs a) {
   if (!a.csv.empty()) write_samples_csv(a.csv, samples);
   if (!a.steps_csv.empty()) write_steps_csv(a.steps_csv, timings.whole_steps);
   if (!a.plot.empty()) roofline_plot(samples, fit.compute, a.plot);
-  const auto source = fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}, {} rounds", samples.size(),
-                                  fmt::join(a.workloads, " and "), fmt::join(a.bench.resolutions, "/"), fmt::join(a.bench.batches, "/"),
-                                  a.bench.threads, a.bench.device, timings.round_s.size() + 1);
+  const auto source = fmt::format("calibrate compute: {} ops of {}, resolutions {}, batches {}, {} thread(s), {}, {} rounds",
+                                  samples.size(), fmt::join(a.workloads, " and "), fmt::join(a.bench.resolutions, "/"),
+                                  fmt::join(a.bench.batches, "/"), a.bench.threads, to_string(a.bench.device), timings.round_s.size() + 1);
   update_profile(a.profile, a.devices_per_node, [&](MachineProfile& p) {
     apply_compute_fit(p, fit, source);
     apply_first_touch_fit(p, first_touch, source);
@@ -207,7 +207,7 @@ void register_calibrate_compute(CLI::App& cal) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   add_optimizer_option(c, a->bench.optimizer, "optimizer whose step is timed");
-  c->add_option("--device", a->bench.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  add_device_option(c, a->bench.device, "cpu or cuda");
   c->add_option("--devices-per-node", a->devices_per_node, "ranks per node, for a new profile")->capture_default_str();
   c->add_option("--csv", a->csv, "write every op timing here");
   c->add_option("--steps-csv", a->steps_csv, "write every whole step's median and phases here");

@@ -25,7 +25,7 @@ void calibrate_sharing(SharingArgs a) {
   for (const auto& w : a.workloads) a.bench.workloads.push_back(parse_workload_variant(w));
   auto mpi = make_mpi_communicator();
   std::unique_ptr<Communicator> nccl;
-  if (a.bench.device == "cuda") nccl = make_nccl_communicator(*mpi, mpi->local_rank());
+  if (a.bench.device == DeviceKind::cuda) nccl = make_nccl_communicator(*mpi, mpi->local_rank());
   const bool root = mpi->rank() == 0;
   if (mpi->size() < 2) {
     if (root) fmt::print("note: one rank shares its node with nobody; launch as many ranks as the node has devices (mpirun -np, srun -n, jsrun, flux run) for a fit\n");
@@ -36,7 +36,7 @@ void calibrate_sharing(SharingArgs a) {
   });
   if (!root) return;
   fmt::print("a step's compute alone and with {} ranks stepping at once ({}, gradients averaged over {})\n", mpi->size(),
-             a.bench.device, nccl ? "NCCL" : "MPI");
+             to_string(a.bench.device), nccl ? "NCCL" : "MPI");
   const auto fit = fit_node_sharing(timings);
   fmt::print("{:<36} {:>10} {:>10} {:>12} {:>10} {:>7} {:>8} {:>10}\n", "configuration", "alone_ms", "shared_ms", "allreduce_ms", "model_ms",
              "error", "wait_ms", "model_ms");
@@ -50,9 +50,9 @@ void calibrate_sharing(SharingArgs a) {
              fit.comm_steal, fit.comm_steal_std_error);
   fmt::print("wait after backward = allreduce + wait for the slowest rank, step time spread cv {:.3f} (+- {:.3f})\n", fit.step_time_cv,
              fit.step_time_cv_std_error);
-  const auto source = fmt::format("calibrate sharing: {} configurations of {}, batches {}, {} ranks, {} thread(s), {}, {} rounds", timings.size(),
-                                  fmt::join(a.workloads, " and "), fmt::join(a.bench.batches, "/"), mpi->size(), a.bench.threads,
-                                  a.bench.device, timings.empty() ? 0 : timings.front().rounds);
+  const auto source = fmt::format("calibrate sharing: {} configurations of {}, batches {}, {} ranks, {} thread(s), {}, {} rounds",
+                                  timings.size(), fmt::join(a.workloads, " and "), fmt::join(a.bench.batches, "/"), mpi->size(),
+                                  a.bench.threads, to_string(a.bench.device), timings.empty() ? 0 : timings.front().rounds);
   update_profile(a.profile, mpi->size(), [&](MachineProfile& p) { apply_node_sharing_fit(p, fit, source); });
 }
 
@@ -74,9 +74,7 @@ void register_calibrate_sharing(CLI::App& cal) {
                 "...and more rounds until this long has passed: ten rounds take seconds, and the fit then swings with the machine's drift")
       ->capture_default_str();
   add_optimizer_option(c, a->bench.optimizer, "optimizer whose step is timed");
-  c->add_option("--device", a->bench.device, "cpu (MPI) or cuda (NCCL, GPU = node-local rank)")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
+  add_device_option(c, a->bench.device, "cpu (MPI) or cuda (NCCL, GPU = node-local rank)");
   c->callback([a] { calibrate_sharing(*a); });
 }
 

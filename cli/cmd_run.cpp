@@ -42,16 +42,18 @@ void register_run(CLI::App& app) {
       ->check(CLI::Range(1.0, 1e7))
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "intra-op threads per rank (default: cores / ranks)")->check(CLI::Range(1, 4096));
-  cmd->add_option("--device", o->device, "cpu, cuda (one GPU per rank, gradients over NCCL) or auto")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
-      ->capture_default_str();
-  cmd->add_option("--comm", o->comm,
-                  "what averages gradients between a model's ranks on GPUs: nccl, or mpi (copied through host memory: for ranks "
-                  "sharing one GPU, which NCCL refuses); auto: nccl on GPUs, mpi on CPUs")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, TensorComm>{{"auto", TensorComm::automatic}, {"nccl", TensorComm::nccl},
-                                                                            {"mpi", TensorComm::mpi}}))
-      ->option_text("auto|nccl|mpi")
-      ->default_str("auto");
+  add_device_option(cmd, o->device, "cpu, cuda (one GPU per rank, gradients over NCCL) or auto", true);
+  cmd->add_option_function<std::string>(
+         "--comm",
+         [o](const std::string& name) {
+           const std::map<std::string, TensorComm> comms{
+               {"auto", TensorComm::automatic}, {"nccl", TensorComm::nccl}, {"mpi", TensorComm::mpi}};
+           if (!comms.count(name)) fail_input("command line", "--comm", fmt::format("'{}' is not a communicator: auto, nccl or mpi", name));
+           o->comm = comms.at(name);
+         },
+         "what averages gradients between a model's ranks on GPUs: nccl, or mpi (copied through host memory: for ranks "
+         "sharing one GPU, which NCCL refuses); auto: nccl on GPUs, mpi on CPUs")
+      ->option_text("auto|nccl|mpi (default auto)");
   cmd->add_option("--seed", o->seed, "seed for initialisation and data order")->capture_default_str();
   cmd->add_option("--profile", o->profile_file, "profile of this machine (calibrate all): the run prints the time it predicts, to set beside the one measured");
   cmd->add_option("--stop-after", o->stop_after_epochs, "stop after this many epochs, as if killed (for resume tests)");

@@ -58,6 +58,19 @@ void add_keep_option(CLI::App* cmd, std::string& keep, const std::string& help) 
   cmd->add_option("--keep", keep, help + " (default: the plan's scaling)")->check(CLI::IsMember({"global", "local"}));
 }
 
+void add_device_option(CLI::App* cmd, DeviceKind& device, const std::string& help, bool with_auto) {
+  const std::string names = with_auto ? "cpu, cuda or auto" : "cpu or cuda";
+  cmd->add_option_function<std::string>(
+         "--device",
+         [&device, with_auto, names](const std::string& name) {
+           for (const DeviceKind d : {DeviceKind::cpu, DeviceKind::cuda, DeviceKind::automatic})
+             if (name == to_string(d) && (with_auto || d != DeviceKind::automatic)) return void(device = d);
+           fail_input("command line", "--device", fmt::format("'{}' is not a device: {}", name, names));
+         },
+         help)
+      ->option_text(fmt::format("{} (default {})", with_auto ? "cpu|cuda|auto" : "cpu|cuda", to_string(device)));
+}
+
 Plan with_keep(Plan plan, const std::string& keep) {
   if (keep.empty()) return plan;
   plan.scaling = keep == "global" ? Scaling::strong : Scaling::weak;

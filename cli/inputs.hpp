@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "exec/device_kind.hpp"
 #include "model/machine_profile.hpp"
 #include "model/plan.hpp"
 
@@ -26,6 +27,8 @@ void add_plan_edit_options(CLI::App* cmd, PlanEdits& edits, bool local_batch = t
 Plan edited(const Plan& plan, const PlanEdits& edits);
 // --keep global|local: what moving to another GPU count keeps; left out, the plan's `scaling`.
 void add_keep_option(CLI::App* cmd, std::string& keep, const std::string& help);
+// --device cpu|cuda, and auto where `with_auto` (run: the GPUs where LibTorch sees one)
+void add_device_option(CLI::App* cmd, DeviceKind& device, const std::string& help, bool with_auto = false);
 // --optimizer, read by the optimizer table's names (model/optimizers)
 void add_optimizer_option(CLI::App* cmd, Optimizer& optimizer, const std::string& help);
 Plan with_keep(Plan plan, const std::string& keep);

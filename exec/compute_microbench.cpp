@@ -29,8 +29,7 @@ namespace {
 torch::Device bench_device(const ComputeBenchOptions& o, int gpu = 0) {
   keep_large_allocations_mapped();
   set_intra_op_threads(std::max(1, o.threads));
-  if (o.device == "cpu") return torch::Device(torch::kCPU);
-  if (o.device != "cuda") fail_input("", "--device", fmt::format("'{}' is not a device (cpu, cuda)", o.device));
+  if (o.device != DeviceKind::cuda) return torch::Device(torch::kCPU);
   if (!torch::cuda::is_available()) fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(gpu));
 }

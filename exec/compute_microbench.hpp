@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "model/microbench_samples.hpp"
+#include "exec/device_kind.hpp"
 #include "model/builtin_workloads.hpp"
+#include "model/microbench_samples.hpp"
 
 namespace mrplan {
 
@@ -30,7 +31,7 @@ struct ComputeBenchOptions {
   // ...and more rounds until this long has passed: a VM's speed wanders over minutes, so a
   // calibration spread over several of them sees its typical speed rather than one spell's
   double min_seconds = 0;
-  std::string device = "cpu";  // cpu | cuda
+  DeviceKind device = DeviceKind::cpu;
   Optimizer optimizer = Optimizer::adam;  // its step is timed per resolution
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/device_kind.hpp"
 #include "model/plan.hpp"
 #include "model/record.hpp"
 
@@ -24,7 +25,7 @@ struct RunOptions {
   int keep_checkpoints = 2;        // generations kept per checkpoint folder
   double watchdog_s = 300;         // no progress on a rank for this long (at least) ends the job
   int threads = 0;          // intra-op threads per rank; 0: cores / ranks
-  std::string device = "auto";  // cpu | cuda | auto (cuda where LibTorch sees a GPU)
+  DeviceKind device = DeviceKind::automatic;
   TensorComm comm = TensorComm::automatic;
   uint64_t seed = 1;
   bool quiet = false;

@@ -31,12 +31,10 @@ std::string resolve_pretrained(const Plan& plan, const Pretrained& pre) {
   return p.string();
 }
 
-torch::Device pick_device(const std::string& want, TensorComm tensor_comm, Communicator& comm) {
-  if (want != "auto" && want != "cpu" && want != "cuda")
-    fail_input("", "--device", fmt::format("'{}' is not a device (cpu, cuda, auto)", want));
+torch::Device pick_device(DeviceKind want, TensorComm tensor_comm, Communicator& comm) {
   const bool gpu = torch::cuda::is_available();
-  if (want == "cuda" && !gpu) fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
-  if (want == "cpu" || !gpu) {
+  if (want == DeviceKind::cuda && !gpu) fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
+  if (want == DeviceKind::cpu || !gpu) {
     if (tensor_comm == TensorComm::nccl) fail_input("", "--comm", "nccl reduces GPU memory, and this run trains on the CPUs: use --comm mpi or auto");
     return torch::Device(torch::kCPU);
   }

@@ -51,7 +51,7 @@ std::string resolve_data_dir(const Plan& plan, const RunOptions& options);
 std::string resolve_pretrained(const Plan& plan, const Pretrained& p);
 // One GPU per rank (the node-local rank picks it) when asked for or, on auto, when there is one;
 // ranks share a node's GPUs round robin only with --comm mpi. Collective where several ranks run on GPUs.
-torch::Device pick_device(const std::string& want, TensorComm tensor_comm, Communicator& comm);
+torch::Device pick_device(DeviceKind want, TensorComm tensor_comm, Communicator& comm);
 // `run --capture`: refused unless this build has captured steps, the run is on a GPU and the plan
 // passes check_capture_plan (exec/captured_step).
 void check_capture(const Plan& plan, const torch::Device& device);

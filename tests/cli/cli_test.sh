@@ -57,6 +57,9 @@ expect_error() {  # expect_error "message fragment" args...
 expect_error "file not found" predict /nonexistent.yaml
 "$MRPLAN" plan cosmoflow-mrt@summit | sed -E 's/gpus: [0-9]+/gpus: 1/g' > "$tmp/one-rank.yaml"
 expect_error "--comm: nccl reduces GPU memory, and this run trains on the CPUs" run "$tmp/one-rank.yaml" --comm nccl --device cpu --out "$tmp/x"
+expect_error "--device: 'gpu' is not a device: cpu, cuda or auto" run "$tmp/one-rank.yaml" --device gpu --out "$tmp/x"
+expect_error "--comm: 'gloo' is not a communicator: auto, nccl or mpi" run "$tmp/one-rank.yaml" --comm gloo --out "$tmp/x"
+expect_error "--device: 'auto' is not a device: cpu or cuda" calibrate compute --device auto
 expect_error "--capture: this mrplan-exec was built against a LibTorch without CUDA graphs" run "$tmp/one-rank.yaml" --capture --device cpu --out "$tmp/x"
 expect_error "neither a plan file nor a built-in plan" predict resnet@summit
 expect_error "builtin:cosmoflow-mrt@frontier: machine: unknown built-in machine 'frontier'" plan cosmoflow-mrt@frontier
