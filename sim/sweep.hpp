@@ -26,7 +26,7 @@ struct SweepSpec {
 enum class SweepRole { compared, rule, forced };
 
 struct SweepPoint {
-  Method method = Method::baseline;  // the compared plan's own method for SweepRole::compared
+  Method method{};  // the plan's; for SweepRole::compared, the compared plan's (its method row's compared_against)
   SweepRole role = SweepRole::compared;
   int gpus = 0;
   std::optional<double> split;        // MRMF: the fusion stages' low_gpu_fraction, where swept
