@@ -55,6 +55,24 @@ TEST(SystemJson, PublicDescriptionsNameTheirParts) {
   EXPECT_DOUBLE_EQ(*horeka.nvme_TB, 0.98);  // "980Gb"
 }
 
+// Parts as vendors' tools and other submitters spell them (nvidia-smi's names; "+" and "(R)" in
+// Intel's; a link's speed run into its name) are the catalogue's aliases.
+TEST(SystemJson, VendorsSpellingsNameTheCataloguesParts) {
+  const auto d = from_text(R"({"accelerator_model_name": "NVIDIA A100-SXM-80GB", "accelerators_per_node": "8",
+    "host_networking": "8x NDR400", "accelerator_interconnect": "NVSwitch",
+    "host_processor_model_name": "Intel(R) Xeon(R) Platinum 8480+", "host_processors_per_node": 2, "host_memory_capacity": "2 TB"})");
+  EXPECT_EQ(d.request.gpu, "A100-SXM4-80GB");
+  EXPECT_EQ(d.request.node_network, "8x NDR");
+  EXPECT_EQ(d.request.cpu, "2x Xeon-8480C");
+  EXPECT_EQ(from_text(R"({"accelerator_model_name": "NVIDIA H100-SXM-80GB"})").request.gpu, "H100-SXM5-80GB");
+  EXPECT_EQ(from_text(R"({"accelerator_model_name": "NVIDIA H100 PCIe"})").request.gpu, "H100-PCIE-80GB");
+  EXPECT_EQ(from_text(R"({"accelerator_model_name": "MI250X", "accelerator_interconnect": "Infinity Fabric"})").request.intra,
+            "InfinityFabric");
+  EXPECT_EQ(from_text(R"({"accelerator_model_name": "MI250X", "host_networking": "Slingshot11", "host_network_card_count": 4})")
+                .request.node_network,
+            "4x Slingshot-11");
+}
+
 TEST(SystemJson, WhatADescriptionDoesNotSayIsLeftWithItsReason) {
   const auto juwels = read("v2.0/HelmholtzAI", "juwelsbooster_gpu_n2048_pytorch1.13");
   EXPECT_TRUE(juwels.request.intra.empty());
