@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "calibrate/calibrated_builtins.hpp"
 #include "calibrate/compose_profile.hpp"
 #include "model/profile_yaml.hpp"
 #include "tests/support/error_of.hpp"
@@ -27,10 +28,10 @@ ComposeRequest perlmutter_like() {
 
 TEST(HardwareCatalogue, EveryEntryHasASourceAndItsHostLinkExists) {
   const auto& c = builtin_catalogue();
-  for (const char* g : {"P100-SXM2-16GB", "V100-SXM2-16GB", "V100-SXM2-32GB", "A100-PCIE-40GB", "A100-SXM4-40GB", "A100-PCIE-80GB",
-                        "A100-SXM4-80GB", "H100-SXM5-80GB", "H200-SXM-141GB", "GH200-96GB", "MI250X"}) {
-    EXPECT_FALSE(c.gpu(g).source.empty()) << g;
-    EXPECT_NO_THROW(c.link(c.gpu(g).host_link)) << g;
+  for (const auto& [g, spec] : c.gpus) {
+    EXPECT_FALSE(spec.source.empty()) << g;
+    EXPECT_NO_THROW(c.link(spec.host_link)) << g;
+    EXPECT_NO_THROW(calibrated_builtin_profile(spec.fits_from)) << g;
   }
   for (const char* l : {"EDR", "HDR100", "HDR200", "NDR", "Slingshot-10", "Slingshot-11", "Aries", "NVLink2", "NVLink3", "NVLink4",
                         "NVSwitch", "PCIe3", "PCIe4", "PCIe5"})
@@ -66,11 +67,12 @@ TEST(ComposeProfile, HardwareFromThePartsFitsFromThePrior) {
   EXPECT_DOUBLE_EQ(back.comm.inter_node.bandwidth_Bps, p.comm.inter_node.bandwidth_Bps);
 }
 
-// An H100 fills after the same time as the A100 the fits came from: its saturation work grows with
-// its fp32 peak, and the fitted list says so.
+// A GPU of another peak fills after the same time as the A100 the fits came from (an MI250X takes
+// Perlmutter's): its saturation work grows with its fp32 peak, and the fitted list says so.
 TEST(ComposeProfile, SaturationMovesWithThePeak) {
   auto r = perlmutter_like();
-  r.gpu = "H100-SXM5-80GB";
+  r.gpu = "MI250X";
+  r.intra = "InfinityFabric";
   const auto p = compose_profile(r, builtin_catalogue());
   const auto a100 = compose_profile(perlmutter_like(), builtin_catalogue());
   const double ratio = p.compute.peak_fp32_flops / a100.compute.peak_fp32_flops;
@@ -79,6 +81,20 @@ TEST(ComposeProfile, SaturationMovesWithThePeak) {
   ASSERT_NE(f, p.fitted.end());
   EXPECT_NEAR(f->value, p.compute.half_work_flops / 1e9, 1e-9);
   EXPECT_NE(f->source.find("moved to this GPU's fp32 peak"), std::string::npos) << f->source;
+}
+
+// A Hopper GPU takes the GPU's fits from the machine fitted to its own H100 runs, not an A100's.
+TEST(ComposeProfile, AHopperGpuTakesTheH100MachinesFits) {
+  auto r = perlmutter_like();
+  r.gpu = "H100-SXM5-80GB";
+  r.intra = "NVSwitch3";
+  const auto p = compose_profile(r, builtin_catalogue());
+  const auto& eos = calibrated_builtin_profile("eos");
+  EXPECT_DOUBLE_EQ(p.compute.efficiency.at("conv3d"), eos.compute.efficiency.at("conv3d"));
+  const auto f =
+      std::find_if(p.fitted.begin(), p.fitted.end(), [](const FittedParameter& x) { return x.key == "compute.efficiency.conv3d"; });
+  ASSERT_NE(f, p.fitted.end());
+  EXPECT_TRUE(f->source.starts_with("lent by eos (fitted to its MLPerf HPC logs)")) << f->source;
 }
 
 TEST(ComposeProfile, BadPartsNameWhatIsKnown) {
