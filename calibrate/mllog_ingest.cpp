@@ -277,6 +277,9 @@ int gpus_of(const LogFacts& f, const MllogOptions& o, const std::string& file, s
     warnings.push_back(fmt::format("one instance of a weak-scaling run: {} GPUs from --gpus; the log's {} are the whole system's", *o.gpus, *g));
     return *o.gpus;
   }
+  if (!g && !o.gpus && f.per_node && *f.per_node == 0)
+    fail_input(file, "accelerators_per_node",
+               "0: a CPU-only system, and mrplan models training on GPUs (pass --gpus N to count its ranks as GPUs anyway)");
   if (!g && !o.gpus)
     fail_input(file, "number_of_nodes",
                "the log gives neither number_of_nodes with accelerators_per_node nor number_of_ranks: pass --gpus N");

@@ -238,6 +238,10 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
       line("run_start", 1) + line("epoch_start", 2, "null", R"({"epoch_num": 1})") + line("epoch_stop", 3, "null", R"({"epoch_num": 1})");
   EXPECT_NE(error_of([&] { record_from_mllog(no_size, "d.log"); }).find("d.log: number_of_nodes: the log gives neither"),
             std::string::npos);
+  EXPECT_NE(error_of([&] {
+              record_from_mllog(line("number_of_nodes", 1, "16") + line("accelerators_per_node", 1, "0") + no_size, "cpu.log");
+            }).find("cpu.log: accelerators_per_node: 0: a CPU-only system, and mrplan models training on GPUs"),
+            std::string::npos);
   EXPECT_EQ(record_from_mllog(no_size, "d.log", MllogOptions{.machine = "", .gpus = 12, .precision = {}, .framework = {}, .software = {}}).stages[0].gpus, 12);
   EXPECT_FALSE(plan_from_yaml_text(record_from_mllog(line("disable_comm_overlap", 1, "\"true\"") + base, "g.log").plan_spec).overlap_comm);
   EXPECT_DOUBLE_EQ(plan_from_yaml_text(record_from_mllog(base, "k.log").plan_spec).bucket_bytes, 25e6);  // DDP's default
