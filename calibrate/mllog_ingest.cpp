@@ -430,7 +430,13 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
     finish_stage(s);
     r.stages.push_back(std::move(s));
   }
-  if (r.stages.empty()) fail_input(file, "epoch_start", "the log has no epoch: nothing to measure");
+  const bool timed = std::any_of(r.stages.begin(), r.stages.end(), [](const StageRecord& s) {
+    return std::any_of(s.models.begin(), s.models.end(), [](const ModelRecord& m) { return !m.per_epoch.empty(); });
+  });
+  if (!timed && f.log_keys.count("block_start"))  // MLPerf Training's blocks of epochs, which no HPC benchmark logs
+    fail_input(file, "epoch_start",
+               "the log marks blocks (block_start/block_stop), not epochs: mrplan reads MLPerf HPC's epoch_start/epoch_stop");
+  if (!timed) fail_input(file, "epoch_start", "the log has no whole epoch (an epoch_start with its epoch_stop): nothing to measure");
   r.method = method_of_shape(concurrent, r.stages.size());
   if (auto it = f.log_keys.find(kMethodKey); it != f.log_keys.end())  // mrplan's own log says it (transfer learning has the baseline's shape)
     if (const auto v = nlohmann::json::parse(it->second, nullptr, false); v.is_string())

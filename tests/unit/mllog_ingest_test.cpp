@@ -238,6 +238,17 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
       line("run_start", 1) + line("epoch_start", 2, "null", R"({"epoch_num": 1})") + line("epoch_stop", 3, "null", R"({"epoch_num": 1})");
   EXPECT_NE(error_of([&] { record_from_mllog(no_size, "d.log"); }).find("d.log: number_of_nodes: the log gives neither"),
             std::string::npos);
+  // a log whose epochs never close, or are MLPerf Training's blocks, has nothing to measure
+  std::string blocks = base;
+  for (const std::string key : {"epoch_start", "epoch_stop"})
+    blocks.replace(blocks.find(key), key.size(), key == "epoch_start" ? "block_start" : "block_stop");
+  EXPECT_NE(error_of([&] { record_from_mllog(blocks, "b.log"); }).find("b.log: epoch_start: the log marks blocks (block_start/block_stop)"),
+            std::string::npos);
+  const std::string open_epoch = line("run_start", 1) + line("epoch_start", 2, "null", R"({"epoch_num": 1})") + line("run_stop", 3);
+  EXPECT_NE(error_of([&] {
+              record_from_mllog(line("number_of_nodes", 1, "2") + line("accelerators_per_node", 1, "4") + open_epoch, "o.log");
+            }).find("o.log: epoch_start: the log has no whole epoch"),
+            std::string::npos);
   EXPECT_NE(error_of([&] {
               record_from_mllog(line("number_of_nodes", 1, "16") + line("accelerators_per_node", 1, "0") + no_size, "cpu.log");
             }).find("cpu.log: accelerators_per_node: 0: a CPU-only system, and mrplan models training on GPUs"),
@@ -255,7 +266,7 @@ TEST(MllogIngest, ContradictionsAreRefusedWithTheirLine) {
             std::string::npos);
   EXPECT_NE(error_of([&] {
               record_from_mllog(line("run_start", 1), "e.log", MllogOptions{.machine = "", .gpus = 1, .precision = {}, .framework = {}, .software = {}});
-            }).find("e.log: epoch_start: the log has no epoch"),
+            }).find("e.log: epoch_start: the log has no whole epoch"),
             std::string::npos);
 }
 
