@@ -394,6 +394,73 @@ void add_plan_spec(Record& r, const LogFacts& f, const BenchmarkFacts& b, const 
   r.plan_spec = plan_to_yaml(p);
 }
 
+// The log's stages, each of its models in the plan's order where the log says it (log order
+// otherwise); `concurrent`: whether a stage trains several models at once. A log without one whole
+// epoch is refused.
+std::vector<StageRecord> stages_of(const LogFacts& f, int gpus, const std::string& metric, const std::string& file, bool& concurrent) {
+  std::vector<std::vector<const ModelMarks*>> stages;  // models grouped by stage, in log order
+  for (const auto& m : f.models) {
+    if (stages.empty() || stages.back().front()->stage != m.stage) stages.emplace_back();
+    stages.back().push_back(&m);
+  }
+  for (auto& ms : stages)
+    std::stable_sort(ms.begin(), ms.end(), [](const ModelMarks* a, const ModelMarks* b) { return a->index.value_or(0) < b->index.value_or(0); });
+  std::vector<StageRecord> out;
+  bool timed = false;
+  for (const auto& ms : stages) {
+    StageRecord s;
+    s.name = ms.front()->stage;
+    if (auto it = f.fusion_s.find(s.name); it != f.fusion_s.end()) s.fusion_s = it->second;
+    concurrent = concurrent || ms.size() > 1;
+    for (const auto* m : ms) {  // a model whose GPUs the log does not say: an even share of the job's
+      s.models.push_back(model_from_marks(*m, gpus / static_cast<int>(ms.size()), metric, file));
+      s.models.back().stop_reason = &ms != &stages.back() ? StopReason::logged
+                                    : f.status == "success"     ? StopReason::run_success
+                                    : f.status == "aborted"     ? StopReason::run_aborted
+                                                                : StopReason::unknown;
+      timed = timed || !s.models.back().per_epoch.empty();
+    }
+    finish_stage(s);
+    out.push_back(std::move(s));
+  }
+  if (!timed && f.log_keys.count("block_start"))  // MLPerf Training's blocks of epochs, which no HPC benchmark logs
+    fail_input(file, "epoch_start",
+               "the log marks blocks (block_start/block_stop), not epochs: mrplan reads MLPerf HPC's epoch_start/epoch_stop");
+  if (!timed) fail_input(file, "epoch_start", "the log has no whole epoch (an epoch_start with its epoch_stop): nothing to measure");
+  return out;
+}
+
+// A one-stage run's global batch, and its models' local batch where the log does not say it.
+void take_global_batch(Record& r, const LogFacts& f, int gpus) {
+  if (r.stages.size() != 1 || !f.global_batch) return;
+  auto& s = r.stages[0];
+  s.global_batch = static_cast<int>(*f.global_batch);
+  const int64_t per_step = static_cast<int64_t>(gpus) * f.accumulation.value_or(1);
+  if (*f.global_batch % per_step != 0)
+    r.warnings.push_back(fmt::format("global batch {} is not a multiple of {} GPUs x {} accumulation steps: local batch rounded down",
+                                     *f.global_batch, gpus, f.accumulation.value_or(1)));
+  for (auto& m : s.models)
+    if (m.local_batch <= 1) m.local_batch = static_cast<int>(std::max<int64_t>(1, *f.global_batch / per_step));
+}
+
+// The log's own run time, from run_start to run_stop, which includes what lies between its epochs,
+// and its staging.
+void take_run_time(Record& r, const LogFacts& f, int gpus) {
+  if (f.staging_start && f.staging_stop) r.staging_s = (*f.staging_stop - *f.staging_start) / 1000.0;
+  if (!f.run_stop) return r.warnings.push_back("no run_stop event: the run did not finish");
+  r.totals.time_to_target_s = trained_time_s(f.times);
+  // mrplan's time to target counts the copy, as its plans price it; MLPerf HPC v3.0 logs stage
+  // before run_start, outside the timed region (v1.0 and v2.0 stage inside it)
+  if (r.staging_s && f.run_start && *f.staging_stop <= *f.run_start) {
+    r.totals.time_to_target_s += *r.staging_s;
+    r.warnings.push_back(
+        fmt::format("staging ({:.1f} s) is logged before run_start, outside MLPerf's timed region: added to the time to "
+                    "target, which counts it as the plan prices it",
+                    *r.staging_s));
+  }
+  r.totals.gpu_hours = r.totals.time_to_target_s * gpus / 3600.0;
+}
+
 }  // namespace
 
 Record record_from_mllog(const std::string& text, const std::string& file, const MllogOptions& options) {
@@ -403,71 +470,20 @@ Record record_from_mllog(const std::string& text, const std::string& file, const
   r.plan = file;
   r.machine = !options.machine.empty() ? options.machine : !f.platform.empty() ? f.platform : "mllog";
   const auto* bench = benchmark_facts(f.benchmark);
-  r.workload = bench && *bench->plan_family ? (std::string(bench->plan_family) == "cosmoflow" ? "cosmoflow-mlperf" : bench->plan_family) : f.benchmark;
+  r.workload = bench && *bench->plan_family ? (std::string(bench->plan_family) == "cosmoflow" ? "cosmoflow-mlperf" : bench->plan_family)
+                                            : f.benchmark;
   std::tie(r.target_metric, r.target_maximize) = metric_of(f);
   r.log_keys = f.log_keys;
   const int gpus = gpus_of(f, options, file, r.warnings);
-  std::vector<std::vector<const ModelMarks*>> stages;  // models grouped by stage, in log order
-  for (const auto& m : f.models) {
-    if (stages.empty() || stages.back().front()->stage != m.stage) stages.emplace_back();
-    stages.back().push_back(&m);
-  }
-  for (auto& ms : stages)  // the plan's order where the log says it; log order otherwise
-    std::stable_sort(ms.begin(), ms.end(), [](const ModelMarks* a, const ModelMarks* b) { return a->index.value_or(0) < b->index.value_or(0); });
   bool concurrent = false;
-  for (const auto& ms : stages) {
-    StageRecord s;
-    s.name = ms.front()->stage;
-    if (auto it = f.fusion_s.find(s.name); it != f.fusion_s.end()) s.fusion_s = it->second;
-    concurrent = concurrent || ms.size() > 1;
-    for (const auto* m : ms) {  // a model whose GPUs the log does not say: an even share of the job's
-      s.models.push_back(model_from_marks(*m, gpus / static_cast<int>(ms.size()), r.target_metric, file));
-      s.models.back().stop_reason = &ms != &stages.back() ? StopReason::logged
-                                    : f.status == "success"     ? StopReason::run_success
-                                    : f.status == "aborted"     ? StopReason::run_aborted
-                                                                : StopReason::unknown;
-    }
-    finish_stage(s);
-    r.stages.push_back(std::move(s));
-  }
-  const bool timed = std::any_of(r.stages.begin(), r.stages.end(), [](const StageRecord& s) {
-    return std::any_of(s.models.begin(), s.models.end(), [](const ModelRecord& m) { return !m.per_epoch.empty(); });
-  });
-  if (!timed && f.log_keys.count("block_start"))  // MLPerf Training's blocks of epochs, which no HPC benchmark logs
-    fail_input(file, "epoch_start",
-               "the log marks blocks (block_start/block_stop), not epochs: mrplan reads MLPerf HPC's epoch_start/epoch_stop");
-  if (!timed) fail_input(file, "epoch_start", "the log has no whole epoch (an epoch_start with its epoch_stop): nothing to measure");
+  r.stages = stages_of(f, gpus, r.target_metric, file, concurrent);
   r.method = method_of_shape(concurrent, r.stages.size());
   if (auto it = f.log_keys.find(kMethodKey); it != f.log_keys.end())  // mrplan's own log says it (transfer learning has the baseline's shape)
     if (const auto v = nlohmann::json::parse(it->second, nullptr, false); v.is_string())
       if (const auto named = method_from_string(v.get<std::string>())) r.method = *named;
-  if (r.stages.size() == 1 && f.global_batch) {
-    auto& s = r.stages[0];
-    s.global_batch = static_cast<int>(*f.global_batch);
-    const int64_t per_step = static_cast<int64_t>(gpus) * f.accumulation.value_or(1);
-    if (*f.global_batch % per_step != 0)
-      r.warnings.push_back(fmt::format("global batch {} is not a multiple of {} GPUs x {} accumulation steps: local batch rounded down",
-                                       *f.global_batch, gpus, f.accumulation.value_or(1)));
-    for (auto& m : s.models)
-      if (m.local_batch <= 1) m.local_batch = static_cast<int>(std::max<int64_t>(1, *f.global_batch / per_step));
-  }
+  take_global_batch(r, f, gpus);
   r.totals = run_totals(r.stages, f.status == "success");
-  if (f.staging_start && f.staging_stop) r.staging_s = (*f.staging_stop - *f.staging_start) / 1000.0;
-  // the log's own run time, from run_start to run_stop, includes what lies between its epochs
-  if (f.run_stop) {
-    r.totals.time_to_target_s = trained_time_s(f.times);
-    // mrplan's time to target counts the copy, as its plans price it; MLPerf HPC v3.0 logs stage
-    // before run_start, outside the timed region (v1.0 and v2.0 stage inside it)
-    if (r.staging_s && f.run_start && *f.staging_stop <= *f.run_start) {
-      r.totals.time_to_target_s += *r.staging_s;
-      r.warnings.push_back(fmt::format("staging ({:.1f} s) is logged before run_start, outside MLPerf's timed region: added to the time to "
-                                       "target, which counts it as the plan prices it",
-                                       *r.staging_s));
-    }
-    r.totals.gpu_hours = r.totals.time_to_target_s * gpus / 3600.0;
-  } else {
-    r.warnings.push_back("no run_stop event: the run did not finish");
-  }
+  take_run_time(r, f, gpus);
   if (bench && *bench->plan_family && r.stages.size() == 1 && r.stages[0].models.size() == 1) add_plan_spec(r, f, *bench, file, options);
   else if (!f.benchmark.empty() && (!bench || !*bench->plan_family))
     r.warnings.push_back(fmt::format("mrplan has no workload for benchmark '{}': the record carries no plan to re-predict", f.benchmark));
