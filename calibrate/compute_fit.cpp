@@ -223,9 +223,11 @@ FitResult fit_phase(const Eigen::MatrixXd& A, const Eigen::VectorXd& y, const st
 
 }  // namespace
 
-void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps) {
-  fit.step_factor_ratios.clear();
-  if (steps.empty()) return;
+namespace {
+
+// The optimizer phase less the overhead on params · B_opt / mem_bw (its coefficient is 1 / eff_mem)
+// and the tensor count.
+void fit_optimizer_phase(ComputeFit& fit, const std::vector<WholeStepTiming>& steps) {
   const auto n = static_cast<Eigen::Index>(steps.size());
   Eigen::MatrixXd O(n, 2);
   Eigen::VectorXd opt(n);
@@ -237,12 +239,22 @@ void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
     O(i, 1) = static_cast<double>(st.param_tensors);
     opt(i) = st.optimizer_s - fit.compute.kernel_overhead_s;
   }
-  const auto o = fit_phase(O, opt, "optimizer");  // o.params(0) = 1 / mem_efficiency
+  const auto o = fit_phase(O, opt, "optimizer");
   fit.compute.mem_efficiency = 1.0 / o.params(0);
   fit.mem_efficiency_std_error = o.std_errors(0) / (o.params(0) * o.params(0));  // delta method
   fit.compute.optimizer_tensor_s = o.params(1);
   fit.optimizer_tensor_std_error_s = o.std_errors(1);
-  // the ops as modelled with the optimizer's memory efficiency (the default of unfitted kinds)
+}
+
+// Each whole step's forward and backward phase beside its regressors: the sum of its ops as
+// modelled (with the optimizer's memory efficiency, the default of unfitted kinds), the parameter
+// sweep and the op count.
+struct PhaseRows {
+  Eigen::MatrixXd F, B;
+  Eigen::VectorXd fwd, bwd;
+};
+
+PhaseRows phase_rows(const ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps) {
   std::map<std::string, LayerTime> modelled_ops;
   std::map<std::string, double> op_count;
   for (const auto& s : ops) {
@@ -250,8 +262,8 @@ void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
     modelled_ops[s.context].fwd_s += t.fwd_s, modelled_ops[s.context].bwd_s += t.bwd_s;
     op_count[s.context] += 1;
   }
-  Eigen::MatrixXd F(n, 3), B(n, 3);
-  Eigen::VectorXd fwd(n), bwd(n);
+  const auto n = static_cast<Eigen::Index>(steps.size());
+  PhaseRows r{Eigen::MatrixXd(n, 3), Eigen::MatrixXd(n, 3), Eigen::VectorXd(n), Eigen::VectorXd(n)};
   const double s_per_byte = 1.0 / (fit.compute.mem_bandwidth_Bps * fit.compute.mem_efficiency);
   for (Eigen::Index i = 0; i < n; ++i) {
     const auto& st = steps[static_cast<size_t>(i)];
@@ -262,16 +274,14 @@ void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
       if (!finite_positive(v))
         fail_input("", "whole steps", fmt::format("'{}': step and phase times must be positive and finite", st.context));
     const double sweep_s = static_cast<double>(st.params) * s_per_byte;
-    F(i, 0) = it->second.fwd_s, F(i, 1) = sweep_s, F(i, 2) = op_count.at(st.context), fwd(i) = st.forward_s;
-    B(i, 0) = it->second.bwd_s, B(i, 1) = sweep_s, B(i, 2) = op_count.at(st.context), bwd(i) = st.backward_s;
+    r.F(i, 0) = it->second.fwd_s, r.F(i, 1) = sweep_s, r.F(i, 2) = op_count.at(st.context), r.fwd(i) = st.forward_s;
+    r.B(i, 0) = it->second.bwd_s, r.B(i, 1) = sweep_s, r.B(i, 2) = op_count.at(st.context), r.bwd(i) = st.backward_s;
   }
-  const auto f = fit_phase(F, fwd, "forward");
-  const auto g = fit_phase(B, bwd, "backward");
-  fit.compute.step_forward = {f.params(0), f.params(1), f.params(2)};
-  fit.step_forward_std_error = {f.std_errors(0), f.std_errors(1), f.std_errors(2)};
-  fit.compute.step_backward = {g.params(0), g.params(1), g.params(2)};
-  fit.step_backward_std_error = {g.std_errors(0), g.std_errors(1), g.std_errors(2)};
-  for (Eigen::Index i = 0; i < n; ++i) fit.step_factor_ratios.push_back(((F.row(i) * f.params)(0) + (B.row(i) * g.params)(0)) / (fwd(i) + bwd(i)));
+  return r;
+}
+
+// The step-to-step spread: the median over configurations, with the median's standard error.
+void fit_step_spread(ComputeFit& fit, const std::vector<WholeStepTiming>& steps) {
   std::vector<double> spreads;
   for (const auto& st : steps) spreads.push_back(st.spread);
   const size_t m = spreads.size();
@@ -279,20 +289,43 @@ void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, co
   double var = 0;
   for (double v : spreads) var += (v - fit.compute.step_time_cv) * (v - fit.compute.step_time_cv) / std::max<double>(1, m - 1);
   fit.step_time_cv_std_error = 1.2533 * std::sqrt(var / m);  // the median's standard error under normality
-  // inference = k * forward phase as fitted, through the origin in relative error (weights 1/t^2)
+}
+
+// inference = k * forward phase as fitted (`forward`: each step's), through the origin in relative
+// error (weights 1/t^2), over the steps whose inference forward was timed.
+void fit_inference_factor(ComputeFit& fit, const std::vector<WholeStepTiming>& steps, const Eigen::VectorXd& forward) {
   std::vector<double> phase, measured;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const auto& st = steps[static_cast<size_t>(i)];
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const auto& st = steps[i];
     if (st.inference_s == 0) continue;  // not timed
     if (!finite_positive(st.inference_s))
       fail_input("", "whole steps", fmt::format("'{}': the inference forward must be positive and finite", st.context));
-    phase.push_back((F.row(i) * f.params)(0)), measured.push_back(st.inference_s);
+    phase.push_back(forward(static_cast<Eigen::Index>(i))), measured.push_back(st.inference_s);
   }
   if (measured.empty()) return;
   const Eigen::VectorXd t = Eigen::Map<const Eigen::VectorXd>(measured.data(), static_cast<Eigen::Index>(measured.size()));
   const auto h = weighted_linear_least_squares(Eigen::Map<const Eigen::MatrixXd>(phase.data(), t.size(), 1), t, t.array().square().inverse());
   fit.compute.inference_factor = h.params(0);
   fit.inference_factor_std_error = h.std_errors(0);
+}
+
+}  // namespace
+
+void fit_step_phases(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps) {
+  fit.step_factor_ratios.clear();
+  if (steps.empty()) return;
+  fit_optimizer_phase(fit, steps);
+  const auto r = phase_rows(fit, ops, steps);
+  const auto f = fit_phase(r.F, r.fwd, "forward");
+  const auto g = fit_phase(r.B, r.bwd, "backward");
+  fit.compute.step_forward = {f.params(0), f.params(1), f.params(2)};
+  fit.step_forward_std_error = {f.std_errors(0), f.std_errors(1), f.std_errors(2)};
+  fit.compute.step_backward = {g.params(0), g.params(1), g.params(2)};
+  fit.step_backward_std_error = {g.std_errors(0), g.std_errors(1), g.std_errors(2)};
+  const Eigen::VectorXd forward = r.F * f.params, backward = r.B * g.params;
+  for (Eigen::Index i = 0; i < forward.size(); ++i) fit.step_factor_ratios.push_back((forward(i) + backward(i)) / (r.fwd(i) + r.bwd(i)));
+  fit_step_spread(fit, steps);
+  fit_inference_factor(fit, steps, forward);
 }
 
 void fit_captured_steps(ComputeFit& fit, const std::vector<OpTimingSample>& ops, const std::vector<WholeStepTiming>& steps) {
