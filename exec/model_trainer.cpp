@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "exec/captured_step.hpp"
 #include "exec/fault_injection.hpp"
@@ -273,6 +274,63 @@ ModelRecord start_model_record(const RunContext& ctx, const ModelJob& job, const
   return m;
 }
 
+namespace {
+
+struct EpochOutcome {
+  double val_metric = 0;
+  bool window_switch = false;  // the switch rule fired at a window of iterations inside the epoch
+};
+
+// One epoch's training, then validation on each rank's share of the held-out samples (batch norm
+// recomputed first over `bn_ids`), logged and printed; a non-finite validation metric ends the run.
+EpochOutcome train_and_validate(ModelStage& ms, SpecNetImpl& model, torch::optim::Optimizer& opt, ModelProgress& prog,
+                                const Checkpointer& checkpoints, const std::vector<int64_t>& bn_ids) {
+  const auto t_epoch = Clock::now();
+  ms.job.log.event("epoch_start", "INTERVAL_START", "null", ms.meta(prog.total_epochs + 1));
+  const EpochTimes t = train_epoch(ms, model, opt, prog, checkpoints);
+  double sums[2] = {t.loss_sum, static_cast<double>(t.iterations)};  // epoch means over the group's ranks
+  ms.job.group.allreduce_sum(sums, 2);
+  const double train_loss = sums[0] / std::max(1.0, sums[1]);
+  const auto t_eval = Clock::now();
+  ms.job.log.event("eval_start", "INTERVAL_START", "null", ms.meta(prog.total_epochs + 1));
+  const double val_metric = validate(ms.ctx, ms.job, model, ms.store, ms.mr, bn_ids, ms.batches);
+  ms.job.log.event("eval_stop", "INTERVAL_END", "null", ms.meta(prog.total_epochs + 1));
+  const double eval_s = since(t_eval);
+  const EpochRecord& er = add_epoch(prog, t, ms.iters, train_loss, val_metric, since(t_epoch), eval_s);
+  log_epoch_end(ms, prog.total_epochs, val_metric);
+  if (ms.job.group.rank() == 0 && !ms.ctx.options.quiet) print_epoch(ms, prog, er, t);
+  if (!std::isfinite(val_metric))  // never checkpointed: the last good checkpoint stays the last finite one
+    throw NonFiniteLoss(fmt::format("stage '{}' epoch {}: the validation metric is {}; the last good checkpoint: {}", ms.tag, prog.epoch,
+                                    val_metric, checkpoints.last_good()));
+  return {val_metric, t.window_switch};
+}
+
+// After an epoch: the model's stop rule ends it, or --stop-after kills the run after a checkpoint;
+// the plan's periodic checkpoints. None: train on.
+std::optional<ModelEnd> after_epoch(ModelStage& ms, SpecNetImpl& model, torch::optim::Optimizer& opt, ModelProgress& prog,
+                                    const Checkpointer& checkpoints, const EpochOutcome& o) {
+  const Plan& plan = ms.ctx.plan;
+  ModelRecord& rec = prog.record;
+  const auto why = stop_after_epoch(ms.mr.stop, plan, {prog.epoch, rec.iterations, &prog.losses, o.val_metric}, o.window_switch);
+  if (why == StopReason::switch_rule) rec.switch_epoch = prog.epoch;
+  if (why != StopReason::none) {
+    rec.stop_reason = why;
+    // the stage's end checkpoints what it hands on; until then a stopped model of a concurrent
+    // stage keeps its own, so that a resume does not train it again
+    if (ms.st.models.size() > 1) checkpoints.save_model(ms.job.stage, ms.job.model, model, opt, prog, ms.job.group);
+    return ModelEnd::stopped;
+  }
+  const bool killed = ms.ctx.options.stop_after_epochs > 0 && prog.total_epochs >= ms.ctx.options.stop_after_epochs;
+  const bool periodic = plan.checkpoint_every > 0 && prog.total_epochs % plan.checkpoint_every == 0;
+  if (periodic || killed) checkpoints.save_model(ms.job.stage, ms.job.model, model, opt, prog, ms.job.group);
+  ms.job.group.barrier();
+  if (periodic || killed) ms.ctx.watchdog->set_last_checkpoint(checkpoints.last_good());
+  if (killed) return ModelEnd::killed;
+  return std::nullopt;
+}
+
+}  // namespace
+
 ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, torch::optim::Optimizer& opt, ModelProgress& prog,
                      const Checkpointer& checkpoints) {
   const auto& plan = ctx.plan;
@@ -315,40 +373,8 @@ ModelEnd train_model(RunContext& ctx, const ModelJob& job, SpecNetImpl& model, t
       if (job.group.rank() == 0 && !ctx.options.quiet)
         fmt::print("{}: layers through '{}' train from epoch {} on\n", ms.tag, mr.pretrained->freeze_through, prog.epoch + 1);
     }
-    const auto t_epoch = Clock::now();
-    job.log.event("epoch_start", "INTERVAL_START", "null", ms.meta(prog.total_epochs + 1));
-    const EpochTimes t = train_epoch(ms, model, opt, prog, checkpoints);
-    // epoch means over the group's ranks, then validation on each rank's share of the held-out samples
-    double sums[2] = {t.loss_sum, static_cast<double>(t.iterations)};
-    job.group.allreduce_sum(sums, 2);
-    const double train_loss = sums[0] / std::max(1.0, sums[1]);
-    const auto t_eval = Clock::now();
-    job.log.event("eval_start", "INTERVAL_START", "null", ms.meta(prog.total_epochs + 1));
-    const double val_metric = validate(ctx, job, model, store, mr, bn_ids, batches);
-    job.log.event("eval_stop", "INTERVAL_END", "null", ms.meta(prog.total_epochs + 1));
-    const double eval_s = since(t_eval);
-    const EpochRecord& er = add_epoch(prog, t, ms.iters, train_loss, val_metric, since(t_epoch), eval_s);
-    log_epoch_end(ms, prog.total_epochs, val_metric);
-    if (rank == 0 && !ctx.options.quiet) print_epoch(ms, prog, er, t);
-    if (!std::isfinite(val_metric))  // never checkpointed: the last good checkpoint stays the last finite one
-      throw NonFiniteLoss(fmt::format("stage '{}' epoch {}: the validation metric is {}; the last good checkpoint: {}", ms.tag, prog.epoch,
-                                      val_metric, checkpoints.last_good()));
-    ModelRecord& rec = prog.record;
-    const auto why = stop_after_epoch(mr.stop, plan, {prog.epoch, rec.iterations, &prog.losses, val_metric}, t.window_switch);
-    if (why == StopReason::switch_rule) rec.switch_epoch = prog.epoch;
-    if (why != StopReason::none) {
-      rec.stop_reason = why;
-      // the stage's end checkpoints what it hands on; until then a stopped model of a concurrent
-      // stage keeps its own, so that a resume does not train it again
-      if (st.models.size() > 1) checkpoints.save_model(job.stage, job.model, model, opt, prog, job.group);
-      return ModelEnd::stopped;
-    }
-    const bool killed = ctx.options.stop_after_epochs > 0 && prog.total_epochs >= ctx.options.stop_after_epochs;
-    const bool periodic = plan.checkpoint_every > 0 && prog.total_epochs % plan.checkpoint_every == 0;
-    if (periodic || killed) checkpoints.save_model(job.stage, job.model, model, opt, prog, job.group);
-    job.group.barrier();
-    if (periodic || killed) ctx.watchdog->set_last_checkpoint(checkpoints.last_good());
-    if (killed) return ModelEnd::killed;
+    const EpochOutcome o = train_and_validate(ms, model, opt, prog, checkpoints, bn_ids);
+    if (const auto end = after_epoch(ms, model, opt, prog, checkpoints, o)) return *end;
   }
 }
 
