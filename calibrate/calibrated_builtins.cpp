@@ -77,8 +77,8 @@ bool fits_its_own_gpu(const MachineProfile& p) {
 // The machine among the first `upto` of data/mlperf_fits.yaml, fitted to its own logs, most like
 // `p`: the same peaks, then the nearest memory bandwidth, then the first listed; without a GPU of the
 // same peaks, the generation nearest in tensor-core peak, where it is nearer than the V100 whose MRT
-// paper fits `p` carries (an H100 takes an A100's, as `profile compose`'s fits_from gives it; an
-// A100 never a V100's). None where no such machine has runs.
+// paper fits `p` carries (Eos, the first H100, takes an A100's; an A100 never a V100's). None where
+// no such machine has runs.
 const MachineProfile* nearest_donor(const MachineProfile& p, size_t upto);
 
 }  // namespace
