@@ -47,8 +47,13 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
   const GpuSpec& gpu = c.gpu(r.gpu);
   const auto [count, network] = count_of(r.node_network, "--node-network");
   const LinkSpec& net = c.link(network);
-  const LinkSpec& intra = c.link(r.intra);
   const std::string host_name = r.host_link.empty() ? gpu.host_link : r.host_link;
+  // a node of one GPU sends nothing between GPUs inside it: its link is the host's, not a part to name
+  const std::string intra_name = r.intra.empty() && r.gpus_per_node == 1 ? host_name : r.intra;
+  if (intra_name.empty())
+    fail_input("--intra", "",
+               fmt::format("a node of {} GPUs needs the link between them (e.g. NVLink3, or PCIe4 where they have none)", r.gpus_per_node));
+  const LinkSpec& intra = c.link(intra_name);
   const LinkSpec& host = c.link(host_name);
   const std::string prior = r.prior.empty() ? gpu.fits_from : r.prior;
   // the GPU's fits from the machine fitted to its own runs; the network's and file system's from its
@@ -59,7 +64,7 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
   if (r.prior.empty()) lend_measured_fits(p, calibrated_builtin_profile(prior), Lend::gpu_and_epochs);
   p.name = r.name;
   p.description = fmt::format("composed: {}x {} per node, {} inside the node, {}x {} between nodes, {} to the host", r.gpus_per_node, r.gpu,
-                              r.intra, count, network, host_name);
+                              intra_name, count, network, host_name);
   p.gpus_per_node = r.gpus_per_node;
   p.gpu_memory_bytes = gpu.memory_bytes;
   move_fits_to_peaks(p, gpu.peak_fp32_flops, gpu.peak_fp16_flops);
@@ -68,7 +73,7 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
   p.comm.inter_node.bandwidth_Bps = count * net.bandwidth_Bps;
   p.io.host_to_device_Bps = host.bandwidth_Bps;
   note(p, "gpu " + r.gpu, gpu.source);
-  note(p, "intra-node " + r.intra, intra.source);
+  note(p, "intra-node " + intra_name, intra.source);
   note(p, fmt::format("node network {}x {}", count, network), net.source);
   note(p, "host link " + host_name, host.source);
   note(p, "fits", "transferred from " + prior + " (the calibrated built-in) until calibrate records fits this machine's runs");

@@ -30,6 +30,10 @@ std::vector<std::string> words_of(const std::string& text) {
     else if (!out.back().empty()) out.emplace_back();
   }
   if (out.back().empty()) out.pop_back();
+  // a size written apart is the catalogue's one word: "A100 - PCIe - 80 GB" names A100-PCIE-80GB
+  for (size_t i = 0; i + 1 < out.size(); ++i)
+    if (std::all_of(out[i].begin(), out[i].end(), ::isdigit) && (out[i + 1] == "GB" || out[i + 1] == "TB"))
+      out[i] += out[i + 1], out.erase(out.begin() + static_cast<long>(i) + 1);
   return out;
 }
 
@@ -168,6 +172,7 @@ int named_nvlink_generation(const std::string& text) {
 void read_intra(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {
   const auto text = field_text(j, "accelerator_interconnect");
   const bool switched = mentions(text, "NVSWITCH");
+  if (text.empty() && d.request.gpus_per_node == 1) return;  // no link between GPUs to name (compose_profile)
   if (text.empty()) {
     d.unread["--intra"] = "accelerator_interconnect is not given";
   } else if ((switched || mentions(text, "NVLINK")) && !d.request.gpu.empty()) {

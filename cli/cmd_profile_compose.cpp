@@ -42,7 +42,8 @@ ComposeRequest with_system_json(const std::string& file, const ComposeRequest& f
   if (given("--gpus-per-node")) r.gpus_per_node = flags.gpus_per_node;
   for (const auto& [flag, why] : d.unread) {
     if (given(flag.c_str())) continue;
-    const bool required = flag == "--gpu" || flag == "--node-network" || flag == "--intra" || flag == "--gpus-per-node";
+    const bool required =
+        flag == "--gpu" || flag == "--node-network" || flag == "--gpus-per-node" || (flag == "--intra" && r.gpus_per_node > 1);
     if (required) fail_input(file, flag, why + ": give " + flag);
     fmt::print(stderr, "note: {}: {}: not set from the description (give {})\n", file, why, flag);
   }
@@ -69,7 +70,7 @@ void register_profile_compose(CLI::App& profile) {
   cmd->add_option("--gpu", r->gpu, "GPU model, e.g. A100-SXM4-40GB (--list shows them)");
   cmd->add_option("--gpus-per-node", r->gpus_per_node, "GPUs per node")->capture_default_str();
   cmd->add_option("--node-network", r->node_network, "adapters per node and their kind, e.g. \"4x HDR200\" or Slingshot-11");
-  cmd->add_option("--intra", r->intra, "the GPUs' link inside a node, e.g. NVLink3");
+  cmd->add_option("--intra", r->intra, "the GPUs' link inside a node, e.g. NVLink3 (a node of one GPU needs none)");
   cmd->add_option("--host-link", r->host_link, "host-to-GPU link (default: the GPU's)");
   cmd->add_option("--cpu", r->cpu, "host processors, e.g. \"2x EPYC-7742\": their memory bandwidth bounds page-cache reads");
   opt("--pfs-GBps", r->pfs_GBps, "parallel file system's aggregate bandwidth");
@@ -83,7 +84,7 @@ void register_profile_compose(CLI::App& profile) {
   cmd->callback([r, out, list, system_json, cmd] {
     if (*list) return list_parts(builtin_catalogue());
     const ComposeRequest req = system_json->empty() ? *r : with_system_json(*system_json, *r, *cmd);
-    for (const auto& [flag, v] : {std::pair{"--gpu", req.gpu}, {"--node-network", req.node_network}, {"--intra", req.intra}})
+    for (const auto& [flag, v] : {std::pair{"--gpu", req.gpu}, {"--node-network", req.node_network}})
       if (v.empty()) throw CLI::RequiredError(flag);
     const auto yaml = profile_to_yaml(compose_profile(req, builtin_catalogue()));
     if (out->empty()) fmt::print("{}", yaml);

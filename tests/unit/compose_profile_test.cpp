@@ -97,6 +97,22 @@ TEST(ComposeProfile, AHopperGpuTakesTheH100MachinesFits) {
   EXPECT_TRUE(f->source.starts_with("lent by eos (fitted to its MLPerf HPC logs)")) << f->source;
 }
 
+// A node of one GPU (a Cray XC's P100) has no link between GPUs to name; a node of several must name one.
+TEST(ComposeProfile, ANodeOfOneGpuNeedsNoLinkInside) {
+  auto r = perlmutter_like();
+  r.gpu = "P100-PCIE-16GB";
+  r.gpus_per_node = 1;
+  r.node_network = "Aries";
+  r.intra.clear();
+  const auto p = compose_profile(r, builtin_catalogue());
+  EXPECT_DOUBLE_EQ(p.comm.intra_node.bandwidth_Bps, 15.75e9);  // the host's PCIe 3, which nothing crosses
+  EXPECT_DOUBLE_EQ(p.compute.peak_fp32_flops, 9.3e12);
+  EXPECT_DOUBLE_EQ(p.comm.inter_node.bandwidth_Bps, 10e9);
+  r.gpus_per_node = 2;
+  EXPECT_NE(error_of([&] { compose_profile(r, builtin_catalogue()); }).find("--intra: a node of 2 GPUs needs the link between them"),
+            std::string::npos);
+}
+
 TEST(ComposeProfile, BadPartsNameWhatIsKnown) {
   auto r = perlmutter_like();
   r.gpu = "A200";

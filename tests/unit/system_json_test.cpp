@@ -66,6 +66,18 @@ TEST(SystemJson, VendorsSpellingsNameTheCataloguesParts) {
   EXPECT_EQ(d.request.cpu, "2x Xeon-8480C");
   EXPECT_EQ(from_text(R"({"accelerator_model_name": "NVIDIA H100-SXM-80GB"})").request.gpu, "H100-SXM5-80GB");
   EXPECT_EQ(from_text(R"({"accelerator_model_name": "NVIDIA H100 PCIe"})").request.gpu, "H100-PCIE-80GB");
+  const auto apart = from_text(R"({"accelerator_model_name": "NVIDIA A100 - PCIe - 80 GB", "accelerators_per_node": 2,
+    "accelerator_interconnect": "PCIe Gen4: 64 GB / s", "host_processor_model_name": "Intel(R) Xeon(R) Platinum 8358",
+    "host_processors_per_node": 1})");
+  EXPECT_EQ(apart.request.gpu, "A100-PCIE-80GB");  // a size written apart is one word
+  EXPECT_EQ(apart.request.intra, "PCIe4");
+  EXPECT_EQ(apart.request.cpu, "1x Xeon-8358");
+  const auto xc = from_text(R"({"accelerator_model_name": "NVIDIA P100-PCIE-16GB", "accelerators_per_node": "1",
+    "accelerator_interconnect": "", "host_processor_model_name": "Intel(R) Xeon(R) E5-2690 v3 @ 2.60GHz", "host_processors_per_node": "1"})");
+  EXPECT_EQ(xc.request.gpu, "P100-PCIE-16GB");
+  EXPECT_EQ(xc.request.cpu, "1x Xeon-E5-2690-v3");
+  EXPECT_EQ(unread(xc, "--intra"), "");  // one GPU a node: no link between GPUs to name
+  EXPECT_EQ(from_text(R"({"host_networking": "2x Mellanox FDR InfiniBand"})").request.node_network, "2x FDR");
   EXPECT_EQ(from_text(R"({"accelerator_model_name": "MI250X", "accelerator_interconnect": "Infinity Fabric"})").request.intra,
             "InfinityFabric");
   EXPECT_EQ(from_text(R"({"accelerator_model_name": "MI250X", "host_networking": "Slingshot11", "host_network_card_count": 4})")
