@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/inputs.hpp"
 #include "exec/datagen.hpp"
 #include "exec/encode_dataset.hpp"
 
@@ -38,9 +39,10 @@ void register_data(CLI::App& app) {
     cmd->add_option("out", o->out_dir, "output folder")->required();
     cmd->add_option("--factor", o->factor, "coarsening factor per spatial axis")->capture_default_str();
     cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, deepcam, neuron-inverter)")->capture_default_str();
-    cmd->add_option_function<std::string>("--op", [o](const std::string& v) { o->op = coarsen_op_from_name(v, "command line"); },
-                                           "mean or sum (default: the workload's own: sum for CosmoFlow's counts, mean for fields)")
-        ->check(CLI::IsMember({"mean", "sum"}));
+    cmd->add_option_function<std::string>(
+           "--op", [o](const std::string& v) { o->op = coarsen_op_from_name(v, "command line"); },
+           "mean or sum (default: the workload's own: sum for CosmoFlow's counts, mean for fields)")
+        ->option_text("mean|sum");
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 4096));
     cmd->callback([o] {
       const auto r = coarsen_dataset(*o);
@@ -52,15 +54,15 @@ void register_data(CLI::App& app) {
     auto* cmd = app.add_subcommand("encode", "Write an encoded copy of a dataset (lut: CosmoFlow's lookup tables, lossless; diff: DeepCAM's "
                                              "differential lines, lossy; deflate: HDF5's gzip; raw); `run` reads it unchanged");
     auto o = std::make_shared<EncodeOptions>();
-    auto codec = std::make_shared<std::string>("lut");
     cmd->add_option("in", o->in_dir, "dataset folder, or a folder of res{K}/ dataset folders")->required();
     cmd->add_option("out", o->out_dir, "output folder (same layout)")->required();
-    cmd->add_option("--codec", *codec, "lut, diff, deflate or raw")->check(CLI::IsMember({"lut", "diff", "deflate", "raw"}))->capture_default_str();
+    std::vector<std::pair<std::string, Codec>> codecs;
+    for (const Codec c : {Codec::lut, Codec::diff, Codec::deflate, Codec::raw}) codecs.emplace_back(codec_name(c), c);
+    add_choice_option(cmd, "--codec", o->codec, codecs, "a codec", "how the copy's samples are encoded");
     cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, deepcam, neuron-inverter; default: the files' own)");
     cmd->add_option("--level", o->deflate_level, "deflate level, 1-9")->check(CLI::Range(1, 9))->capture_default_str();
     cmd->add_option("--threads", o->threads, "encoding threads (0: all cores)")->check(CLI::Range(0, 4096));
-    cmd->callback([o, codec] {
-      o->codec = codec_from_name(*codec, "--codec");
+    cmd->callback([o] {
       const auto r = encode_dataset(*o);
       fmt::print("encode: {} samples in {} files, {}: samples {:.1f} MB -> {:.1f} MB (ratio {:.2f}), {:.2f} s ({:.1f} MB/s of input)\n",
                  r.samples, r.files, codec_name(o->codec), r.sample_bytes_in / 1e6, r.sample_bytes_out / 1e6,

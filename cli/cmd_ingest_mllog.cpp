@@ -12,6 +12,7 @@
 #include "calibrate/mllog_ingest.hpp"
 #include "calibrate/system_json.hpp"
 #include "cli/commands.hpp"
+#include "cli/inputs.hpp"
 #include "cli/output_file.hpp"
 #include "model/error_summary.hpp"
 #include "model/hardware_catalogue.hpp"
@@ -76,14 +77,14 @@ void register_ingest_mllog(CLI::App& app) {
                   "GPUs of a log that does not say (no number_of_nodes, no number_of_ranks), or of one instance of a weak-scaling run "
                   "whose log gives the whole system's nodes")
       ->check(CLI::PositiveNumber);
-  cmd->add_option_function<std::string>(
-         "--precision", [opt](const std::string& p) { opt->precision = p == "amp" ? Precision::amp : Precision::fp32; },
-         "precision of a log without precision_mode: what the submitter's code is known to run")
-      ->check(CLI::IsMember({"fp32", "amp"}));
-  cmd->add_option_function<std::string>(
-         "--framework", [opt](const std::string& f) { opt->framework = comm_framework_from_string(f); },
-         "library of the gradient allreduce, which logs do not say (default ddp; MXNet and TensorFlow submissions run horovod)")
-      ->check(CLI::IsMember({"ddp", "horovod"}));
+  std::vector<std::pair<std::string, std::optional<Precision>>> precisions;
+  for (const Precision p : {Precision::fp32, Precision::amp}) precisions.emplace_back(to_string(p), p);
+  add_choice_option(cmd, "--precision", opt->precision, precisions, "a precision",
+                    "precision of a log without precision_mode: what the submitter's code is known to run");
+  std::vector<std::pair<std::string, std::optional<CommFramework>>> libraries;
+  for (const CommFramework f : {CommFramework::ddp, CommFramework::horovod}) libraries.emplace_back(to_string(f), f);
+  add_choice_option(cmd, "--framework", opt->framework, libraries, "an allreduce library",
+                    "library of the gradient allreduce, which logs do not say (default ddp; MXNet and TensorFlow submissions run horovod)");
   auto system_json = std::make_shared<std::string>();
   cmd->add_option("--system-json", *system_json,
                   "the submission's system description (SUBMITTER/systems/SYSTEM.json): its framework field names the ML framework, "

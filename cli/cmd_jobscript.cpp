@@ -18,7 +18,8 @@ namespace mrplan {
 namespace {
 
 struct JobscriptArgs {
-  std::string plan, scheduler, machine, account, time, out, run_out = "out/run", name, data, mrplan, env_file;
+  std::optional<Scheduler> scheduler;  // empty: the machine's site's
+  std::string plan, machine, account, time, out, run_out = "out/run", name, data, mrplan, env_file;
   size_t samples = 200;
   bool overwrite = false;
   PlanEdits edits;  // --set and --local-batch, as predict takes them
@@ -64,9 +65,7 @@ void jobscript(const JobscriptArgs& a) {
   Plan plan = edited(load_plan(a.plan), a.edits);
   if (!a.data.empty()) plan.data_dir = a.data;
   const auto machine = edited(machine_for(plan, a.machine), a.edits);
-  std::optional<Scheduler> scheduler;
-  if (!a.scheduler.empty()) scheduler = a.scheduler == "slurm" ? Scheduler::slurm : a.scheduler == "lsf" ? Scheduler::lsf : Scheduler::flux;
-  const Site site = find_site(machine.name, scheduler);
+  const Site site = find_site(machine.name, a.scheduler);
   const auto folder = a.out.empty() ? std::filesystem::path(".") : std::filesystem::path(a.out).parent_path();
   JobRequest job;
   job.job_name = a.name.empty() ? plan.name.substr(0, plan.name.find('@')) : a.name;
@@ -111,8 +110,9 @@ void register_jobscript(CLI::App& app) {
   auto* cmd = app.add_subcommand("jobscript", "Write a Slurm, LSF or Flux batch script that runs a plan on its machine");
   auto a = std::make_shared<JobscriptArgs>();
   cmd->add_option("plan", a->plan, "plan YAML file, built-in APP@MACHINE or a Record (.json)")->required();
-  cmd->add_option("--scheduler", a->scheduler, "slurm, lsf or flux (default: the machine's)")
-      ->check(CLI::IsMember({"slurm", "lsf", "flux"}));
+  std::vector<std::pair<std::string, std::optional<Scheduler>>> schedulers;
+  for (const Scheduler s : {Scheduler::slurm, Scheduler::lsf, Scheduler::flux}) schedulers.emplace_back(to_string(s), s);
+  add_choice_option(cmd, "--scheduler", a->scheduler, schedulers, "a scheduler", "the batch system (default: the machine's)");
   cmd->add_option("--machine", a->machine, "machine (built-in or profile YAML) whose site conventions and prediction to use");
   cmd->add_option("--account", a->account, "project or account to charge");
   cmd->add_option("--time", a->time, "time limit (2h, 90m); default: the prediction's P90 plus a margin");

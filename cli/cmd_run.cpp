@@ -46,17 +46,10 @@ void add_execution_options(CLI::App* cmd, RunOptions& o) {
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "intra-op threads per rank (default: cores / ranks)")->check(CLI::Range(1, 4096));
   add_device_option(cmd, o.device, "cpu, cuda (one GPU per rank, gradients over NCCL) or auto", true);
-  cmd->add_option_function<std::string>(
-         "--comm",
-         [&o](const std::string& name) {
-           const std::map<std::string, TensorComm> comms{
-               {"auto", TensorComm::automatic}, {"nccl", TensorComm::nccl}, {"mpi", TensorComm::mpi}};
-           if (!comms.count(name)) fail_input("command line", "--comm", fmt::format("'{}' is not a communicator: auto, nccl or mpi", name));
-           o.comm = comms.at(name);
-         },
-         "what averages gradients between a model's ranks on GPUs: nccl, or mpi (copied through host memory: for ranks "
-         "sharing one GPU, which NCCL refuses); auto: nccl on GPUs, mpi on CPUs")
-      ->option_text("auto|nccl|mpi (default auto)");
+  add_choice_option(cmd, "--comm", o.comm, {{"auto", TensorComm::automatic}, {"nccl", TensorComm::nccl}, {"mpi", TensorComm::mpi}},
+                    "a communicator",
+                    "what averages gradients between a model's ranks on GPUs: nccl, or mpi (copied through host memory: for ranks "
+                    "sharing one GPU, which NCCL refuses); auto: nccl on GPUs, mpi on CPUs");
   cmd->add_option("--seed", o.seed, "seed for initialisation and data order")->capture_default_str();
   cmd->add_flag("--deterministic", o.deterministic,
                 "GPU: deterministic kernels only, so that a resumed run ends with the uninterrupted one's parameters bit for bit (slower; "

@@ -1,7 +1,9 @@
 #include "cli/inputs.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "calibrate/calibrated_builtins.hpp"
@@ -58,17 +60,28 @@ void add_keep_option(CLI::App* cmd, std::string& keep, const std::string& help) 
   cmd->add_option("--keep", keep, help + " (default: the plan's scaling)")->check(CLI::IsMember({"global", "local"}));
 }
 
+CLI::Option* add_named_option(CLI::App* cmd, const std::string& flag, const std::vector<std::string>& names, size_t default_index,
+                              std::function<void(size_t)> set, const std::string& what, const std::string& help) {
+  const std::string listed = names.size() < 2 ? fmt::format("{}", fmt::join(names, ""))
+                                              : fmt::format("{} or {}", fmt::join(names.begin(), names.end() - 1, ", "), names.back());
+  return cmd
+      ->add_option_function<std::string>(
+          flag,
+          [names, set, flag, what, listed](const std::string& name) {
+            const auto at = std::find(names.begin(), names.end(), name);
+            if (at == names.end()) fail_input("command line", flag, fmt::format("'{}' is not {}: {}", name, what, listed));
+            set(static_cast<size_t>(at - names.begin()));
+          },
+          help)
+      ->option_text(default_index < names.size() ? fmt::format("{} (default {})", fmt::join(names, "|"), names[default_index])
+                                                 : fmt::format("{}", fmt::join(names, "|")));
+}
+
 void add_device_option(CLI::App* cmd, DeviceKind& device, const std::string& help, bool with_auto) {
-  const std::string names = with_auto ? "cpu, cuda or auto" : "cpu or cuda";
-  cmd->add_option_function<std::string>(
-         "--device",
-         [&device, with_auto, names](const std::string& name) {
-           for (const DeviceKind d : {DeviceKind::cpu, DeviceKind::cuda, DeviceKind::automatic})
-             if (name == to_string(d) && (with_auto || d != DeviceKind::automatic)) return void(device = d);
-           fail_input("command line", "--device", fmt::format("'{}' is not a device: {}", name, names));
-         },
-         help)
-      ->option_text(fmt::format("{} (default {})", with_auto ? "cpu|cuda|auto" : "cpu|cuda", to_string(device)));
+  std::vector<std::pair<std::string, DeviceKind>> kinds;
+  for (const DeviceKind d : {DeviceKind::cpu, DeviceKind::cuda, DeviceKind::automatic})
+    if (with_auto || d != DeviceKind::automatic) kinds.emplace_back(to_string(d), d);
+  add_choice_option(cmd, "--device", device, kinds, "a device", help);
 }
 
 Plan with_keep(Plan plan, const std::string& keep) {

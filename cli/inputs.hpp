@@ -1,6 +1,8 @@
 #pragma once
 // Resolving the PLAN and profile arguments the subcommands share.
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -27,6 +29,23 @@ void add_plan_edit_options(CLI::App* cmd, PlanEdits& edits, bool local_batch = t
 Plan edited(const Plan& plan, const PlanEdits& edits);
 // --keep global|local: what moving to another GPU count keeps; left out, the plan's `scaling`.
 void add_keep_option(CLI::App* cmd, std::string& keep, const std::string& help);
+// An option naming one of a closed set (an enum's values by name): --help shows the names and the
+// default (the choice `var` holds; none where it holds none of them, e.g. an empty optional), and
+// any other name is refused with them.
+CLI::Option* add_named_option(CLI::App* cmd, const std::string& flag, const std::vector<std::string>& names, size_t default_index,
+                              std::function<void(size_t)> set, const std::string& what, const std::string& help);
+template <class E>
+CLI::Option* add_choice_option(CLI::App* cmd, const std::string& flag, E& var, const std::vector<std::pair<std::string, E>>& choices,
+                               const std::string& what, const std::string& help) {
+  std::vector<std::string> names;
+  size_t current = choices.size();
+  for (size_t i = 0; i < choices.size(); ++i) {
+    names.push_back(choices[i].first);
+    if (choices[i].second == var) current = i;
+  }
+  return add_named_option(
+      cmd, flag, names, current, [&var, choices](size_t i) { var = choices[i].second; }, what, help);
+}
 // --device cpu|cuda, and auto where `with_auto` (run: the GPUs where LibTorch sees one)
 void add_device_option(CLI::App* cmd, DeviceKind& device, const std::string& help, bool with_auto = false);
 // --optimizer, read by the optimizer table's names (model/optimizers)

@@ -29,8 +29,10 @@ namespace {
 torch::Device bench_device(const ComputeBenchOptions& o, int gpu = 0) {
   keep_large_allocations_mapped();
   set_intra_op_threads(std::max(1, o.threads));
-  if (o.device != DeviceKind::cuda) return torch::Device(torch::kCPU);
-  if (!torch::cuda::is_available()) fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
+  const bool have_gpu = torch::cuda::is_available();  // auto: the GPU where there is one, as `run` picks (run_context)
+  if (o.device == DeviceKind::cuda && !have_gpu)
+    fail_input("", "--device", "cuda was asked for but LibTorch sees no GPU (or is a CPU build)");
+  if (o.device == DeviceKind::cpu || !have_gpu) return torch::Device(torch::kCPU);
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(gpu));
 }
 
