@@ -8,20 +8,21 @@
 #include <set>
 
 #include "calibrate/batch_epochs_fit.hpp"
-#include "calibrate/mllog_ingest.hpp"
 #include "calibrate/calibrated_builtins.hpp"
-#include "calibrate/records_fit.hpp"
 #include "calibrate/code_priors.hpp"
+#include "calibrate/mllog_ingest.hpp"
+#include "calibrate/records_fit.hpp"
 #include "calibrate/system_json.hpp"
 #include "cli/commands.hpp"
+#include "cli/log_files.hpp"
 #include "cli/output_file.hpp"
 #include "cli/text_table.hpp"
-#include "model/text_file.hpp"
 #include "model/errors.hpp"
 #include "model/learning_curve.hpp"
-#include "model/profile_parameters.hpp"
 #include "model/plan_yaml.hpp"
+#include "model/profile_parameters.hpp"
 #include "model/profile_yaml.hpp"
+#include "model/text_file.hpp"
 
 namespace mrplan {
 
@@ -150,6 +151,49 @@ std::vector<std::pair<std::string, MachineProfile>> builtin_priors_for(const std
   return out;
 }
 
+// The other machines' runs of --epochs-from, read before any fit. A public result log is read as
+// ingest-mllog reads it, its folder its system (a log's platform key can be wrong: LBNL's v1.0 logs
+// say DGX A100), its ML framework from the submission's system description beside it. A run the
+// fitted records hold already (the same log) would count twice, and is left out; in a folder given,
+// another benchmark's logs are passed over (named one by one, they are refused by the fit).
+std::vector<NamedRecord> epochs_from(const std::vector<std::string>& args, const std::vector<NamedRecord>& recs) {
+  namespace fs = std::filesystem;
+  auto canonical = [](const std::string& f) {
+    std::error_code ec;
+    const auto c = fs::weakly_canonical(f, ec);
+    return ec ? f : c.string();
+  };
+  std::set<std::string> fitted_logs;  // ingested records keep their log as their plan
+  for (const auto& r : recs) fitted_logs.insert(canonical(r.record.plan));
+  std::vector<NamedRecord> others;
+  size_t other_benchmark = 0, same_run = 0;
+  for (const auto& [f, from_folder] : expand_log_folders(args, true, "--epochs-from")) {
+    if (fitted_logs.count(canonical(f))) {
+      ++same_run;
+      continue;
+    }
+    Record r;
+    if (fs::path(f).extension() == ".json") {
+      r = load_record_file(f);
+    } else {
+      MllogOptions o;
+      o.software = software_beside(f);
+      r = load_mllog_file(f, o);
+      r.machine = fs::path(f).parent_path().string();
+    }
+    if (from_folder && !recs.empty() && r.workload != recs.front().record.workload) {
+      ++other_benchmark;
+      continue;
+    }
+    others.push_back({f, std::move(r)});
+  }
+  if (same_run > 0) fmt::print(stderr, "note: --epochs-from: {} of its logs are the fitted records' own runs: counted once\n", same_run);
+  if (other_benchmark > 0)
+    fmt::print(stderr, "note: --epochs-from: {} logs or records in its folders are of another benchmark than {}: left out\n",
+               other_benchmark, recs.front().record.workload);
+  return others;
+}
+
 void calibrate_records(const RecordsArgs& a) {
   const bool builtin = !names_a_file(a.profile);
   if (builtin && a.out.empty())
@@ -166,20 +210,7 @@ void calibrate_records(const RecordsArgs& a) {
     }
     recs.push_back({f, std::move(r)});
   }
-  std::vector<NamedRecord> others;  // read before any fit: a bad file ends the command before it prints one
-  for (const auto& f : a.epochs_from) {  // a public result log is read as ingest-mllog reads it
-    if (std::filesystem::path(f).extension() == ".json") {
-      others.push_back({f, load_record_file(f)});
-      continue;
-    }
-    // a log's platform key can be wrong (LBNL's v1.0 logs say DGX A100): one system's logs share a folder;
-    // its ML framework from the submission's system description beside it
-    MllogOptions o;
-    o.software = software_beside(f);
-    Record r = load_mllog_file(f, o);
-    r.machine = std::filesystem::path(f).parent_path().string();
-    others.push_back({f, std::move(r)});
-  }
+  const auto others = epochs_from(a.epochs_from, recs);  // read before any fit: a bad file ends the command before it prints one
   std::vector<std::pair<std::string, MachineProfile>> priors_from;
   for (const auto& f : a.priors_from) priors_from.emplace_back(f, resolve_profile(f));
   if (!a.force && !recs.empty()) check_records_of(recs, prior);
@@ -211,7 +242,7 @@ void register_calibrate_records(CLI::App& cal) {
                 "measured records (record.json) or MLPerf result logs of the same workload from other machines: with the fitted "
                 "records', their epochs to target fit a population curve of epochs against global batch (the critical batch), "
                 "each machine's effect on it pulled toward the population by its evidence; the fitted records' machine keeps its own; "
-                "their times are not fitted")
+                "their times are not fitted; a folder gives every result log and record under it, those of other benchmarks left out")
       ->expected(1, -1);
   c->add_option("--priors-from,--straggler-from", a->priors_from,
                 "profiles of other machines that calibrate records fitted to runs of the same code (workload, allreduce "

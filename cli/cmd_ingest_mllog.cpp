@@ -13,6 +13,7 @@
 #include "calibrate/system_json.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
+#include "cli/log_files.hpp"
 #include "cli/output_file.hpp"
 #include "model/error_summary.hpp"
 #include "model/hardware_catalogue.hpp"
@@ -70,7 +71,7 @@ void register_ingest_mllog(CLI::App& app) {
   auto out = std::make_shared<std::string>(".");
   auto opt = std::make_shared<MllogOptions>();
   auto gpus = std::make_shared<int>(0);
-  cmd->add_option("logs", *logs, "result logs with :::MLLOG lines")->required();
+  cmd->add_option("logs", *logs, "result logs with :::MLLOG lines, or folders: every result*.txt under them")->required();
   cmd->add_option("--out", *out, "folder for the NAME.record.json files")->capture_default_str();
   cmd->add_option("--machine", opt->machine, "machine of the records' plans: built-in name or profile YAML (default: the log's platform)");
   cmd->add_option("--gpus", *gpus,
@@ -100,6 +101,11 @@ void register_ingest_mllog(CLI::App& app) {
             "warning: {}: its framework field names no ML framework: the records' code is the benchmark and its allreduce library alone\n",
             *system_json);
     }
+    *logs = [&] {
+      std::vector<std::string> files;
+      for (auto& l : expand_log_folders(*logs, false, "logs")) files.push_back(std::move(l.path));
+      return files;
+    }();
     const auto names = record_names(*logs);
     std::set<std::string> said;  // the descriptions beside the logs, each named once
     for (size_t i = 0; i < logs->size(); ++i) {

@@ -282,6 +282,16 @@ if [[ -d "$logs" ]]; then
       --epochs-from "$small_logs"/result_1.txt "$small_logs"/result_2.txt > "$tmp/records2.txt"
     grep -q "^convergence.deepcam.critical_batch " "$tmp/records2.txt" && grep -q "critical_batch: " "$tmp/fit2.yaml" \
       || fail "calibrate records --epochs-from fits the critical batch"
+    # a folder of public logs: its DeepCAM logs join the epochs, its CosmoFlow logs and the fitted records' own runs are left out
+    "$MRPLAN" ingest-mllog --machine perlmutter --out "$tmp/ingf" "$logs" > /dev/null
+    [[ -f "$tmp/ingf/result_3.record.json" ]] || fail "ingest-mllog reads every result log of a folder"
+    "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fitf.yaml" "$tmp/ingf"/*.record.json \
+      --epochs-from "$(dirname "$logs")/.." > "$tmp/recordsf.txt" 2> "$tmp/recordsf.err"
+    grep -q "note: --epochs-from: 3 of its logs are the fitted records' own runs: counted once" "$tmp/recordsf.err" \
+      && grep -q "note: --epochs-from: [0-9]* logs or records in its folders are of another benchmark than deepcam: left out" "$tmp/recordsf.err" \
+      && grep -q "perlmutter_10x128x4_ngc21.09_pytorch/deepcam/result_1.txt" "$tmp/recordsf.txt" \
+      || fail "calibrate records --epochs-from a folder: $(cat "$tmp/recordsf.err")"
+    expect_error "logs: the folder holds no MLPerf result logs (result*.txt)" ingest-mllog "$tmp/ingf"
     expect_error "missing.json: cannot open record file" calibrate records --profile perlmutter --out "$tmp/fit3.yaml" \
       "$tmp/ing/result_1.record.json" --epochs-from "$tmp/missing.json"
     [[ ! -s "$tmp/out.txt" ]] || fail "calibrate records printed a fit before refusing a missing --epochs-from file"
