@@ -33,7 +33,11 @@ StagingFit fit_staging(const MachineProfile& profile, const std::vector<StagingT
   for (Eigen::Index i = 0; i < n; ++i) {
     share[i] = node_share_bytes(profile, *times[i].plan);
     if (!(share[i] > 0))
-      fail_input(times[i].file, "staging_s", fmt::format("the run logged staging, but its plan stages nothing on {}: give its io.staging", profile.name));
+      fail_input(times[i].file, "staging_s",
+                 fmt::format("the run logged {:.1f} s of staging, but on {} a node's share of its dataset fits none of the tiers it "
+                             "could be copied to (host memory, NVMe): give the profile's capacities (profile compose --host-memory-GB, "
+                             "--nvme-TB) or the plan's io.staging",
+                             times[i].measured_s, profile.name));
     y[i] = times[i].measured_s;
     out.before_s.push_back(staging_on(profile, *times[i].plan));
   }

@@ -115,9 +115,16 @@ TEST(MllogIngest, AnAsynchronousCopyIsStagedBesideTheFirstEpoch) {
   const auto async = plan_of(line("synchronous_staging", 1, "false"));
   EXPECT_EQ(async.staging, Staging::host_memory);
   EXPECT_TRUE(async.staging_async);
-  const auto logged = plan_of(line("synchronous_staging", 1, "true") + line("staging_start", 10) + line("staging_stop", 12));
+  const auto logged = plan_of(line("synchronous_staging", 1, "true") + line("staging_start", 10) + line("staging_stop", 1010));
   EXPECT_EQ(logged.staging, Staging::host_memory);
   EXPECT_FALSE(logged.staging_async);
+  // a staging of 22 ms copied nothing (CSCS's v0.7 CosmoFlow reads its file system): no staging, and why
+  const auto empty = record_from_mllog(small_log(line("staging_start", 10) + line("staging_stop", 32)), "a.txt");
+  EXPECT_EQ(plan_from_yaml_text(empty.plan_spec).staging, Staging::none);
+  EXPECT_FALSE(empty.staging_s.has_value());
+  EXPECT_NE(std::find(empty.warnings.begin(), empty.warnings.end(),
+                      "staging took 0.022 s: it copied nothing the epochs read (the plan stages nothing)"),
+            empty.warnings.end());
   EXPECT_EQ(plan_of("").staging, Staging::none);
   EXPECT_EQ(plan_of(line("data_oversampling_factor", 1, "2")).staging_oversampling, 1);  // nothing staged: nothing oversampled
   EXPECT_EQ(plan_of(line("data_oversampling_factor", 1, "2") + line("synchronous_staging", 1, "false")).staging_oversampling, 2);
