@@ -38,12 +38,6 @@ double top_hat(double kr) {
 
 const char* to_string(CosmoCounts c) { return c == CosmoCounts::real ? "real" : "mini"; }
 
-CosmoCounts cosmo_counts_from_name(const std::string& name, const std::string& where) {
-  if (name == "real") return CosmoCounts::real;
-  if (name == "mini") return CosmoCounts::mini;
-  fail_input("", where, fmt::format("'{}' is not a binning of the particle counts (real or mini)", name));
-}
-
 CosmoParams cosmo_params_from_unit(const float u[4]) {
   return {0.30 + 0.05 * u[0], 0.80 + 0.10 * u[1], 0.95 + 0.05 * u[2], 0.70 + 0.10 * u[3]};
 }

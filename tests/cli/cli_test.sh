@@ -61,7 +61,7 @@ expect_error "--device: 'gpu' is not a device: cpu, cuda or auto" run "$tmp/one-
 expect_error "--comm: 'gloo' is not a communicator: auto, nccl or mpi" run "$tmp/one-rank.yaml" --comm gloo --out "$tmp/x"
 expect_error "--device: 'auto' is not a device: cpu or cuda" calibrate compute --device auto
 expect_error "--codec: 'zip' is not a codec: lut, diff, deflate or raw" encode "$tmp" "$tmp/enc" --codec zip
-expect_error "--op: expected mean or sum, got 'max'" coarsen "$tmp" "$tmp/c" --op max
+expect_error "--op: 'max' is not a block operation: mean or sum" coarsen "$tmp" "$tmp/c" --op max
 expect_error "--scheduler: 'pbs' is not a scheduler: slurm, lsf or flux" jobscript cosmoflow-mrt@summit --scheduler pbs
 expect_error "--precision: 'bf16' is not a precision: fp32 or amp" ingest-mllog "$tmp/x.txt" --precision bf16
 expect_error "--capture: this mrplan-exec was built against a LibTorch without CUDA graphs" run "$tmp/one-rank.yaml" --capture --device cpu --out "$tmp/x"
