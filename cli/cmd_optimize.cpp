@@ -39,8 +39,9 @@ namespace {
 
 struct OptimizeOpts {
   PlanEdits edits;
-  std::string plan = "cosmoflow@perlmutter", methods, gpus, local_batch = "1:64", switches = "1:200", splits,
-              minimize = "time", deadline, budget, machine, out, csv, plot, staging, codecs, pretrained;
+  std::string plan = "cosmoflow@perlmutter", methods, gpus, local_batch = "1:64", switches = "1:200", splits, deadline, budget, machine,
+              out, csv, plot, staging, codecs, pretrained;
+  Objective minimize = Objective::time;
   double confidence = 0.9, max_global_batch = -1;
   size_t top = 10, samples = 100;
   bool variants = false;  // list every batch and switch variant, not the best of each method, fusion count and GPU count
@@ -294,56 +295,64 @@ void write_chosen_plan(const OptimizeOpts& o, const SearchSpace& space, const Ju
              o.out, o.samples, o.seed, chosen.spread.time_to_target_s.p50, chosen.spread.gpu_hours.p50);
 }
 
-void optimize(const OptimizeOpts& o) {
+// The plans the command line names (the methods of one application), edited, with their data paths.
+std::vector<Plan> templates_for(const OptimizeOpts& o) {
   auto templates = search_templates(o.plan, o.methods.empty() ? std::vector<Method>{} : parse_methods(o.methods), o.pretrained);
   if (!o.machine.empty())
     for (auto& t : templates) t.machine = o.machine;
   for (auto& t : templates) t = edited(t, o.edits);
-  templates = with_data_paths(templates, o.staging, o.codecs);
-  const auto machine = edited(machine_for(templates.front(), o.machine), o.edits);
-  SearchSpace space = space_from(o, machine, std::move(templates));
-  const std::string workload = plan_network(space.templates.front()).name;
-  std::string cap_note;
-  space.max_global_batch = batch_cap(o, machine, workload, cap_note);
-  const auto objective = objective_from_string(o.minimize);
-  if (!objective) fail_input("command line", "--minimize", fmt::format("'{}': expected time, gpu-hours or node-hours", o.minimize));
-  const Constraints limits = limits_from(o);
-  SearchPart part = launch_part();
+  return with_data_paths(templates, o.staging, o.codecs);
+}
+
+struct Searched {
+  SearchResult result;
+  double search_s = 0;
+  size_t csv_lines = 0;
+};
+
+// Every candidate predicted, this process's part of them (under mpirun, one part a rank, the kept
+// ones gathered), each written to --csv as it is.
+Searched search_all(const OptimizeOpts& o, const SearchSpace& space, const MachineProfile& machine, const Constraints& limits,
+                    SearchPart& part) {
 #ifdef MRPLAN_HAVE_EXEC
   std::unique_ptr<Communicator> comm;
   if (part.parts > 1) comm = make_mpi_communicator(), part = {comm->rank(), comm->size()};
 #else
   if (part.parts > 1) fail_input("command line", "launcher", "this build has no MPI (configured without the execution backend): run one process");
 #endif
-  const bool root = part.index == 0;
   auto csv = open_csv(o, part);
   // judged under the draws (the rest never held); wide enough for distinct alternatives among batch variants
   const size_t keep = std::max<size_t>(o.top * 20, 200);
-  size_t csv_lines = 0;
+  Searched out;
   const auto t0 = std::chrono::steady_clock::now();
-  auto result = search_plans(
-      space, machine, limits, *objective, keep, part, o.threads,
+  out.result = search_plans(
+      space, machine, limits, o.minimize, keep, part, o.threads,
       [&](size_t d, size_t n) {
-        if (root) print_progress("optimize", d, n, "configurations");
+        if (part.index == 0) print_progress("optimize", d, n, "configurations");
       },
       csv ? CandidateSink([&](const std::vector<Candidate>& cs) {
         for (const auto& c : cs) *csv << csv_line(space, c);
-        csv_lines += cs.size();
+        out.csv_lines += cs.size();
       })
           : CandidateSink{});
 #ifdef MRPLAN_HAVE_EXEC
-  if (comm) result = merge_results(allgather_results(*comm, result), limits, *objective, keep);
+  if (comm) out.result = merge_results(allgather_results(*comm, out.result), limits, o.minimize, keep);
 #endif
-  const double search_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!root) return;
-  print_search_counts(space, machine, result.counts, search_s, part.parts, o.threads);
-  if (!cap_note.empty()) fmt::print("note: {}\n", cap_note);
+  out.search_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (csv) csv->flush();
+  return out;
+}
+
+// The kept plans judged under the profile's draws, best first, what made the winner win, and the
+// chosen plan written (--out) and plotted (--plot).
+void report(const OptimizeOpts& o, const SearchSpace& space, const SearchResult& result, const MachineProfile& machine,
+            const std::string& workload, const Constraints& limits) {
   const auto draws = draw_profiles(machine, workload, o.samples, o.seed);
-  const auto ranked = ranked_plans(o, space, result, draws, machine, limits, *objective);
+  const auto ranked = ranked_plans(o, space, result, draws, machine, limits, o.minimize);
   fmt::print("best {} {}by {} (P50 over {} draws, seed {}; limits at P{}; \"tie\": within #1's P90):\n", ranked.size(),
-             o.variants ? "" : "methods, fusion counts and GPU counts ", to_string(*objective), draws.profiles.size(), o.seed,
+             o.variants ? "" : "methods, fusion counts and GPU counts ", to_string(o.minimize), draws.profiles.size(), o.seed,
              std::lround(o.confidence * 100));
-  print_table(space, ranked, machine, o.confidence, *objective);
+  print_table(space, ranked, machine, o.confidence, o.minimize);
   const auto& winner = ranked.front().c;
   print_why(space, winner, result, machine);
   for (const auto& note : draws.notes) fmt::print("note: {}\n", note);
@@ -351,17 +360,30 @@ void optimize(const OptimizeOpts& o) {
   if (const auto why = spread_by_source(plan_of(space, winner), machine, workload, o.samples, o.seed, ranked.front().spread); !why.empty())
     fmt::print("spread (chosen plan): {}\n", why);
   if (!o.out.empty()) write_chosen_plan(o, space, ranked.front(), machine);
-  if (!o.plot.empty()) {
-    if (auto dir = std::filesystem::path(o.plot).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-    if (run_gnuplot(front_plot_script(result.front, template_names(space), &winner, limits, "time vs GPU-hours on " + machine.name, o.plot),
-                    o.plot))
-      fmt::print("wrote {}\n", o.plot);
-  }
-  if (csv) {  // every candidate is a line: say how big that is (millions of lines for a wide search)
-    csv->flush();
-    fmt::print("wrote every candidate to {}{}: {} lines, {:.1f} MB{}\n", o.csv, part.parts > 1 ? ".<rank>" : "", csv_lines + 1,
+  if (o.plot.empty()) return;
+  if (auto dir = std::filesystem::path(o.plot).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
+  if (run_gnuplot(front_plot_script(result.front, template_names(space), &winner, limits, "time vs GPU-hours on " + machine.name, o.plot),
+                  o.plot))
+    fmt::print("wrote {}\n", o.plot);
+}
+
+void optimize(const OptimizeOpts& o) {
+  auto templates = templates_for(o);
+  const auto machine = edited(machine_for(templates.front(), o.machine), o.edits);
+  SearchSpace space = space_from(o, machine, std::move(templates));
+  const std::string workload = plan_network(space.templates.front()).name;
+  std::string cap_note;
+  space.max_global_batch = batch_cap(o, machine, workload, cap_note);
+  const Constraints limits = limits_from(o);
+  SearchPart part = launch_part();
+  const auto searched = search_all(o, space, machine, limits, part);
+  if (part.index != 0) return;
+  print_search_counts(space, machine, searched.result.counts, searched.search_s, part.parts, o.threads);
+  if (!cap_note.empty()) fmt::print("note: {}\n", cap_note);
+  report(o, space, searched.result, machine, workload, limits);
+  if (!o.csv.empty())  // every candidate is a line: say how big that is (millions of lines for a wide search)
+    fmt::print("wrote every candidate to {}{}: {} lines, {:.1f} MB{}\n", o.csv, part.parts > 1 ? ".<rank>" : "", searched.csv_lines + 1,
                std::filesystem::file_size(csv_file(o, part)) / 1e6, part.parts > 1 ? " (this rank's)" : "");
-  }
 }
 
 }  // namespace
@@ -384,7 +406,9 @@ void register_optimize(CLI::App& app) {
   cmd->add_option("--staging", o->staging, "data placements to try, e.g. none,nearest (default: the plans' own; docs/cost-models.md)");
   cmd->add_option("--codecs", o->codecs, "sample codecs to try, CODEC or CODEC:host|device, e.g. raw,lut:device (the profile needs their rates)");
   cmd->add_option("--split", o->splits, "MRMF: shares of a fusion stage's GPUs on its lower-resolution model, e.g. 0.25,0.5");
-  cmd->add_option("--minimize", o->minimize, "time, gpu-hours or node-hours")->capture_default_str();
+  std::vector<std::pair<std::string, Objective>> objectives;
+  for (const Objective x : {Objective::time, Objective::gpu_hours, Objective::node_hours}) objectives.emplace_back(to_string(x), x);
+  add_choice_option(cmd, "--minimize", o->minimize, objectives, "an objective", "what the best plan has least of");
   cmd->add_option("--deadline", o->deadline, "time to target at the confidence, e.g. 2h, 90m, 3600s");
   cmd->add_option("--budget", o->budget, "GPU-hours or node-hours at the confidence, e.g. 500gpu-h, 40node-h");
   cmd->add_option("--confidence", o->confidence, "the quantile the limits hold at")->capture_default_str();

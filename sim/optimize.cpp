@@ -28,12 +28,6 @@ const char* to_string(Objective o) {
   return "?";
 }
 
-std::optional<Objective> objective_from_string(const std::string& name) {
-  for (auto o : {Objective::time, Objective::gpu_hours, Objective::node_hours})
-    if (name == to_string(o)) return o;
-  return std::nullopt;
-}
-
 double objective_value(const Candidate& c, Objective o) {
   switch (o) {
     case Objective::time: return c.time_s;

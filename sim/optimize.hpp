@@ -16,7 +16,6 @@ namespace mrplan {
 
 enum class Objective { time, gpu_hours, node_hours };
 const char* to_string(Objective o);
-std::optional<Objective> objective_from_string(const std::string& name);
 
 struct SearchSpace {
   std::vector<Plan> templates;         // one plan per method (or variant) searched, in this order

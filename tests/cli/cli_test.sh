@@ -64,6 +64,7 @@ expect_error "--codec: 'zip' is not a codec: lut, diff, deflate or raw" encode "
 expect_error "--op: 'max' is not a block operation: mean or sum" coarsen "$tmp" "$tmp/c" --op max
 expect_error "--scheduler: 'pbs' is not a scheduler: slurm, lsf or flux" jobscript cosmoflow-mrt@summit --scheduler pbs
 expect_error "--precision: 'bf16' is not a precision: fp32 or amp" ingest-mllog "$tmp/x.txt" --precision bf16
+expect_error "--minimize: 'cost' is not an objective: time, gpu-hours or node-hours" optimize cosmoflow@summit --minimize cost
 expect_error "--capture: this mrplan-exec was built against a LibTorch without CUDA graphs" run "$tmp/one-rank.yaml" --capture --device cpu --out "$tmp/x"
 expect_error "neither a plan file nor a built-in plan" predict resnet@summit
 expect_error "builtin:cosmoflow-mrt@frontier: machine: unknown built-in machine 'frontier'" plan cosmoflow-mrt@frontier
