@@ -67,19 +67,58 @@ void print_summary(const std::vector<SweepPoint>& pts, Method plan_method) {
   fmt::print("{}", t.str());
 }
 
+struct SweepOpts {
+  std::string plan = "cosmoflow-mrt@summit", switches = "5:100:5", gpus = "16,32,64,128", csv, plot, keep, machine, splits;
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  size_t samples = 50;
+  uint64_t seed = 1;
+  PlanEdits edits;
+};
+
+// The axes the command line names: switch points where the plan's method has a switch, splits where
+// it has fusion stages, GPU counts as optimize reads them.
+SweepSpec spec_from(const SweepOpts& o, const Plan& plan) {
+  SweepSpec spec;
+  if (method_row(plan.method).has_switch) spec.switch_epochs = parse_range(o.switches, "--switch");
+  if (!o.splits.empty()) {
+    if (!has_fusion_stage(plan)) fail_input("command line", "--split", "only an mrmf plan has fusion stages to split");
+    spec.low_fractions = parse_range(o.splits, "--split");
+  }
+  spec.gpus = parse_int_axis(o.gpus, "--gpus", true);
+  return spec;
+}
+
+void sweep(const SweepOpts& o) {
+  const Plan plan = with_keep(edited(load_plan(o.plan), o.edits), o.keep);
+  const auto machine = edited(machine_for(plan, o.machine), o.edits);
+  const SweepSpec spec = spec_from(o, plan);
+  fmt::print("sweep {} on {}: {} switch points x {} GPU counts{}, {} threads\n", plan.name, machine.name, spec.switch_epochs.size(),
+             spec.gpus.size(), spec.low_fractions.empty() ? "" : fmt::format(" x {} splits", spec.low_fractions.size()), o.threads);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto pts = run_sweep(plan, machine, spec, o.threads, [](size_t d, size_t n) { print_progress("sweep", d, n, "points"); });
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<std::string> notes;
+  if (o.samples > 0) {
+    const auto draws = draw_profiles(machine, plan_network(plan).name, o.samples, o.seed);
+    add_sweep_spread(pts, plan, draws, spec, o.threads);
+    notes = draws.notes;
+  }
+  print_summary(pts, plan.method);
+  for (const auto& n : notes) fmt::print("note: {}\n", n);
+  for (int g : spec.gpus)  // where the prediction is out of its depth, at each GPU count swept
+    for (const auto& w : simulate(plan_at_gpus(plan, g), machine).warnings) fmt::print("warning ({} GPUs): {}\n", g, w);
+  fmt::print("{} points in {:.3f} s\n", pts.size(), secs);
+  if (!o.csv.empty()) write_output(o.csv, sweep_csv(pts), "CSV file");
+  if (o.plot.empty()) return;
+  if (auto dir = std::filesystem::path(o.plot).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
+  if (run_gnuplot(sweep_plot_script(pts, plan.name + " on " + machine.name, o.plot), o.plot)) fmt::print("wrote {}\n", o.plot);
+}
+
 }  // namespace
 
 void register_sweep(CLI::App& app) {
   auto* cmd = app.add_subcommand("sweep", "What-if sweep over switch points and GPU counts (default: cosmoflow-mrt@summit)");
-  struct Opts {
-    std::string plan = "cosmoflow-mrt@summit", switches = "5:100:5", gpus = "16,32,64,128", csv, plot, keep,
-                machine, splits;
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    size_t samples = 50;
-    uint64_t seed = 1;
-    PlanEdits edits;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<SweepOpts>();
   cmd->add_option("plan", o->plan, "plan YAML file, built-in APP@MACHINE or a Record (.json)")->capture_default_str();
   cmd->add_option("--switch", o->switches,
                   "MRT: coarse epochs before the switch; MRMF: epochs of each fusion stage's lower-resolution model (FROM:TO:STEP or A,B,C)")
@@ -96,42 +135,7 @@ void register_sweep(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the draws")->capture_default_str();
   add_plan_edit_options(cmd, o->edits);
-  cmd->callback([o] {
-    const Plan plan = with_keep(edited(load_plan(o->plan), o->edits), o->keep);
-    const auto machine = edited(machine_for(plan, o->machine), o->edits);
-    SweepSpec spec;
-    if (method_row(plan.method).has_switch) spec.switch_epochs = parse_range(o->switches, "--switch");
-    if (!o->splits.empty()) {
-      if (!has_fusion_stage(plan)) fail_input("command line", "--split", "only an mrmf plan has fusion stages to split");
-      spec.low_fractions = parse_range(o->splits, "--split");
-    }
-    spec.gpus = parse_int_axis(o->gpus, "--gpus", true);  // as optimize reads it
-    fmt::print("sweep {} on {}: {} switch points x {} GPU counts{}, {} threads\n", plan.name, machine.name, spec.switch_epochs.size(),
-               spec.gpus.size(), spec.low_fractions.empty() ? "" : fmt::format(" x {} splits", spec.low_fractions.size()), o->threads);
-    const auto t0 = std::chrono::steady_clock::now();
-    auto pts = run_sweep(plan, machine, spec, o->threads, [](size_t d, size_t n) {
-      print_progress("sweep", d, n, "points");
-    });
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::vector<std::string> notes;
-    if (o->samples > 0) {
-      const auto draws = draw_profiles(machine, plan_network(plan).name, o->samples, o->seed);
-      add_sweep_spread(pts, plan, draws, spec, o->threads);
-      notes = draws.notes;
-    }
-    print_summary(pts, plan.method);
-    for (const auto& n : notes) fmt::print("note: {}\n", n);
-    for (int g : spec.gpus)  // where the prediction is out of its depth, at each GPU count swept
-      for (const auto& w : simulate(plan_at_gpus(plan, g), machine).warnings)
-        fmt::print("warning ({} GPUs): {}\n", g, w);
-    fmt::print("{} points in {:.3f} s\n", pts.size(), secs);
-    if (!o->csv.empty()) write_output(o->csv, sweep_csv(pts), "CSV file");
-    if (!o->plot.empty()) {
-      if (auto dir = std::filesystem::path(o->plot).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-      if (run_gnuplot(sweep_plot_script(pts, plan.name + " on " + machine.name, o->plot), o->plot))
-        fmt::print("wrote {}\n", o->plot);
-    }
-  });
+  cmd->callback([o] { sweep(*o); });
 }
 
 }  // namespace mrplan

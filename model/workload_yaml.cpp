@@ -35,11 +35,7 @@ constexpr KindName kKinds[] = {
     {OpKind::add, "add"},
 };
 
-NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
-  YamlFields top(root, file, "");
-  top.only({"name", "input", "labels", "coarse_upsamples_output", "fusion_split_after", "ops"});
-  NetworkSpec s;
-  s.name = top.text("name");
+void read_input(const YamlFields& top, NetworkSpec& s, const std::string& file) {
   auto in = top.child("input");
   in.only({"channels", "spatial", "bytes_per_element", "samples_per_file"});
   s.input_channels = in.integer("channels");
@@ -52,50 +48,58 @@ NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
   if (s.input_channels < 1) fail_input(file, "input.channels", "must be >= 1");
   for (auto v : s.input_spatial)
     if (v < 1) fail_input(file, "input.spatial", "every extent must be >= 1");
-  if (top.has("labels")) {
-    auto lb = top.child("labels");
-    lb.only({"elements", "per_pixel"});
-    s.label_elements = lb.integer("elements", 1);
-    if (s.label_elements < 1) fail_input(file, "labels.elements", "must be >= 1");
-    s.labels_scale_with_resolution = lb.boolean("per_pixel", false);
+  if (!top.has("labels")) return;
+  auto lb = top.child("labels");
+  lb.only({"elements", "per_pixel"});
+  s.label_elements = lb.integer("elements", 1);
+  if (s.label_elements < 1) fail_input(file, "labels.elements", "must be >= 1");
+  s.labels_scale_with_resolution = lb.boolean("per_pixel", false);
+}
+
+Op op_from(const YamlFields& o, const std::string& file) {
+  o.only({"name", "kind", "from", "filters", "kernel", "stride", "dilation", "padding", "output_padding", "factor", "bias", "function",
+          "rate", "transfer", "ceil_mode", "min_size", "fixed_filters"});
+  Op op;
+  op.name = o.text("name");
+  try {
+    op.kind = op_kind_from_string(o.text("kind"));
+  } catch (const std::invalid_argument& e) {
+    fail_input(file, o.key_path("kind"), e.what());
   }
+  if (o.has("from")) op.from = o.texts("from");
+  op.filters = o.integer("filters", 0);
+  op.kernel = o.integer("kernel", 1);
+  op.stride = o.integer("stride", 1);
+  op.dilation = o.integer("dilation", 1);
+  if (o.has("padding") && o.text("padding") == "same") op.padding = -1;
+  else op.padding = o.integer("padding", -1);
+  op.output_padding = o.integer("output_padding", 0);
+  op.factor = o.integer("factor", 1);
+  op.bias = o.boolean("bias", false);
+  op.function = o.text("function", op.kind == OpKind::activation ? "relu" : "");
+  if (op.kind == OpKind::activation && op.function != "relu" && op.function != "leaky_relu" && op.function != "tanh")
+    fail_input(file, o.key_path("function"), fmt::format("unknown activation '{}' (expected relu, leaky_relu or tanh)", op.function));
+  op.rate = o.number("rate", 0.0);
+  if (op.rate < 0 || (op.kind == OpKind::dropout && op.rate >= 1))
+    fail_input(file, o.key_path("rate"), "dropout rate must be in [0, 1); slopes must be >= 0");
+  op.transfer = o.boolean("transfer", true);
+  op.ceil_mode = o.boolean("ceil_mode", false);
+  op.min_size = o.integer("min_size", 0);
+  if (op.min_size < 0) fail_input(file, o.key_path("min_size"), "must be >= 0 (0: always present)");
+  op.fixed_filters = o.boolean("fixed_filters", false);
+  if (op.kernel < 1 || op.stride < 1 || op.dilation < 1) fail_input(file, o.key_path("kernel"), "kernel, stride and dilation must be >= 1");
+  return op;
+}
+
+NetworkSpec from_node(const YAML::Node& root, const std::string& file) {
+  YamlFields top(root, file, "");
+  top.only({"name", "input", "labels", "coarse_upsamples_output", "fusion_split_after", "ops"});
+  NetworkSpec s;
+  s.name = top.text("name");
+  read_input(top, s, file);
   s.coarse_upsamples_output = top.boolean("coarse_upsamples_output", false);
   s.fusion_split_after = top.text("fusion_split_after", "");
-  for (const auto& o : top.list("ops")) {
-    o.only({"name", "kind", "from", "filters", "kernel", "stride", "dilation", "padding", "output_padding",
-            "factor", "bias", "function", "rate", "transfer", "ceil_mode", "min_size", "fixed_filters"});
-    Op op;
-    op.name = o.text("name");
-    try {
-      op.kind = op_kind_from_string(o.text("kind"));
-    } catch (const std::invalid_argument& e) {
-      fail_input(file, o.key_path("kind"), e.what());
-    }
-    if (o.has("from")) op.from = o.texts("from");
-    op.filters = o.integer("filters", 0);
-    op.kernel = o.integer("kernel", 1);
-    op.stride = o.integer("stride", 1);
-    op.dilation = o.integer("dilation", 1);
-    if (o.has("padding") && o.text("padding") == "same") op.padding = -1;
-    else op.padding = o.integer("padding", -1);
-    op.output_padding = o.integer("output_padding", 0);
-    op.factor = o.integer("factor", 1);
-    op.bias = o.boolean("bias", false);
-    op.function = o.text("function", op.kind == OpKind::activation ? "relu" : "");
-    if (op.kind == OpKind::activation && op.function != "relu" && op.function != "leaky_relu" && op.function != "tanh")
-      fail_input(file, o.key_path("function"), fmt::format("unknown activation '{}' (expected relu, leaky_relu or tanh)", op.function));
-    op.rate = o.number("rate", 0.0);
-    if (op.rate < 0 || (op.kind == OpKind::dropout && op.rate >= 1))
-      fail_input(file, o.key_path("rate"), "dropout rate must be in [0, 1); slopes must be >= 0");
-    op.transfer = o.boolean("transfer", true);
-    op.ceil_mode = o.boolean("ceil_mode", false);
-    op.min_size = o.integer("min_size", 0);
-    if (op.min_size < 0) fail_input(file, o.key_path("min_size"), "must be >= 0 (0: always present)");
-    op.fixed_filters = o.boolean("fixed_filters", false);
-    if (op.kernel < 1 || op.stride < 1 || op.dilation < 1)
-      fail_input(file, o.key_path("kernel"), "kernel, stride and dilation must be >= 1");
-    s.ops.push_back(op);
-  }
+  for (const auto& o : top.list("ops")) s.ops.push_back(op_from(o, file));
   if (s.ops.empty()) fail_input(file, "ops", "a network needs at least one op");
   return s;
 }

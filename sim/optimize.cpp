@@ -5,15 +5,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <exception>
 #include <map>
 #include <mutex>
 #include <queue>
-#include <thread>
 
 #include "model/errors.hpp"
 #include "model/method_rules.hpp"
 #include "model/method_table.hpp"
+#include "sim/parallel_for.hpp"
 #include "sim/simulate.hpp"
 #include "sim/sweep.hpp"
 
@@ -431,32 +430,18 @@ SearchResult search_plans(const SearchSpace& space, const MachineProfile& machin
   std::vector<uint64_t> mine;
   for (uint64_t u = 0; u < all.size(); ++u)
     if (static_cast<int>(u % part.parts) == part.index) mine.push_back(u);
-  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(mine.size(), 1))));
-  std::atomic<size_t> next{0}, done{0};
+  const unsigned n = threads_for(mine.size(), threads);
+  std::atomic<size_t> done{0};
   std::mutex mu, sink_mu;
   std::vector<Keeper> keepers(n, Keeper(limits, objective, keep, &sink, &sink_mu));
-  std::exception_ptr error;
-  auto worker = [&](unsigned w) {
-    try {
-      for (size_t k; (k = next.fetch_add(1)) < mine.size();) {
-        search_unit(space, all[mine[k]], mine[k], machine, objective, keepers[w]);
-        const size_t d = ++done;
-        if (progress) {
-          std::lock_guard<std::mutex> lock(mu);
-          progress(d, mine.size());
-        }
-      }
-    } catch (...) {
+  parallel_for(mine.size(), n, [&](size_t k, unsigned w) {
+    search_unit(space, all[mine[k]], mine[k], machine, objective, keepers[w]);
+    const size_t d = ++done;
+    if (progress) {
       std::lock_guard<std::mutex> lock(mu);
-      if (!error) error = std::current_exception();
-      next = mine.size();
+      progress(d, mine.size());
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned i = 1; i < n; ++i) pool.emplace_back(worker, i);
-  worker(0);
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  });
   std::vector<SearchResult> parts;
   for (auto& k : keepers) parts.push_back(k.take());
   return merge_results(std::move(parts), limits, objective, keep);

@@ -5,14 +5,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <exception>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
 #include "model/errors.hpp"
 #include "model/method_rules.hpp"
 #include "model/plan_scaling.hpp"
+#include "sim/parallel_for.hpp"
 #include "sim/simulate.hpp"
 
 namespace mrplan {
@@ -116,40 +115,24 @@ std::vector<SweepPoint> run_sweep(const Plan& plan, const MachineProfile& machin
   const size_t per_config = staged ? spec.switch_epochs.size() + 2 : compared ? 2 : 1;
   const size_t total = configs.size() * per_config;
   std::vector<SweepPoint> out(total);
-  std::atomic<size_t> next{0}, done{0};
-  std::mutex err_mu;
-  std::exception_ptr error;
-  auto worker = [&] {
-    try {
-      for (size_t k; (k = next.fetch_add(1)) < total;) {
-        const size_t c = k / per_config, j = k % per_config;
-        const auto& pp = prepared[c];
-        const int g = configs[c].gpus;
-        if (!compared) {
-          out[k] = point_from(pp, model_epochs(pp), SweepRole::compared, g);
-        } else if (j == 0) {
-          out[k] = point_from(baselines[c], model_epochs(baselines[c]), SweepRole::compared, g);
-        } else if (j == 1) {
-          out[k] = point_from(pp, model_epochs(pp), SweepRole::rule, g);
-        } else {
-          out[k] = point_from(pp, model_epochs(pp, spec.switch_epochs[j - 2]), SweepRole::forced, g);
-        }
-        out[k].split = configs[c].split;
-        const size_t d = ++done;
-        if (progress && (d % 256 == 0 || d == total)) progress(d, total);
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(err_mu);
-      if (!error) error = std::current_exception();
-      next = total;
+  std::atomic<size_t> done{0};
+  parallel_for(total, threads, [&](size_t k, unsigned) {
+    const size_t c = k / per_config, j = k % per_config;
+    const auto& pp = prepared[c];
+    const int g = configs[c].gpus;
+    if (!compared) {
+      out[k] = point_from(pp, model_epochs(pp), SweepRole::compared, g);
+    } else if (j == 0) {
+      out[k] = point_from(baselines[c], model_epochs(baselines[c]), SweepRole::compared, g);
+    } else if (j == 1) {
+      out[k] = point_from(pp, model_epochs(pp), SweepRole::rule, g);
+    } else {
+      out[k] = point_from(pp, model_epochs(pp, spec.switch_epochs[j - 2]), SweepRole::forced, g);
     }
-  };
-  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(total)));
-  std::vector<std::thread> pool;
-  for (unsigned i = 1; i < n; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+    out[k].split = configs[c].split;
+    const size_t d = ++done;
+    if (progress && (d % 256 == 0 || d == total)) progress(d, total);
+  });
   return out;
 }
 
