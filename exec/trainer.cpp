@@ -460,6 +460,37 @@ bool train_stages(RunContext& ctx, RunState& state, SpecNet& handed, const Check
   return true;
 }
 
+// A run resumed after its last stage: nothing left to train, its outputs written again.
+Record finished_already(Communicator& world, const Plan& plan, const fs::path& out, RunState& state, const LoadedRun& loaded) {
+  add_totals(plan, state.record, false);
+  if (world.rank() == 0) finish_outputs(out, state.record, loaded.handoff_bytes);
+  world.barrier();
+  return state.record;
+}
+
+// --stage-to's copy before the first stage, and the time the profile predicts for the run.
+void stage_and_say_predicted(RunContext& ctx, Record& record) {
+  const RunOptions& o = ctx.options;
+  if (!o.stage_to.empty()) ctx.share = stage_run_data(ctx.world, ctx.plan, ctx.layout, ctx.data_dir, o, ctx.log, record);
+  if (ctx.rank == 0 && o.predicted)
+    fmt::print("predicted with {}: {} {:.1f} s\n", o.profile_file, o.predicted->reaches_target ? "time to target" : "trained",
+               o.predicted->time_s);
+}
+
+// The record's totals and the run's outputs (rank 0), once every stage trained or --stop-after stopped it.
+Record finish_run(RunContext& ctx, RunState& state, SpecNet handed, bool killed) {
+  auto& r = state.record;
+  if (killed)
+    r.warnings.push_back(fmt::format("stopped after {} epochs (--stop-after); resume with --resume", ctx.options.stop_after_epochs));
+  add_totals(ctx.plan, r, killed);
+  if (ctx.rank == 0) {
+    const std::string final_model = killed ? "" : module_to_bytes(*handed);
+    write_run_outputs(ctx.out, ctx.log, r, killed ? nullptr : &final_model);
+  }
+  ctx.world.barrier();  // every rank returns once the outputs are there
+  return r;
+}
+
 Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   const int rank = world.rank(), ranks = world.size();
   check_run_options(plan, o, ranks);
@@ -486,12 +517,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
     if (!loaded) fail_input(resume_from.dir().string(), "", "no checkpoint to resume from");
     state = resumable_state(plan, plan_yaml, *loaded, ranks, o.force);
     resumed_models.emplace(resume_from.dir(), CheckpointIdentity{id.plan_hash, ranks, o.keep_checkpoints, loaded->facts.plan_hash}, rank == 0);
-    if (state.stage >= plan.stages.size()) {  // finished: nothing left to train
-      add_totals(plan, state.record, false);
-      if (rank == 0) finish_outputs(out, state.record, loaded->handoff_bytes);
-      world.barrier();
-      return state.record;
-    }
+    if (state.stage >= plan.stages.size()) return finished_already(world, plan, out, state, *loaded);
   }
   const std::string data_dir = resolve_data_dir(plan, o);
   const std::string data_id = checked_data_identity(world, plan, data_dir, spec);
@@ -512,9 +538,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   if (rank == 0)
     fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,
                ranks, facts.platform, dev.str(), threads, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");
-  if (!o.stage_to.empty()) ctx.share = stage_run_data(world, plan, ctx.layout, data_dir, o, log, state.record);
-  if (rank == 0 && o.predicted)
-    fmt::print("predicted with {}: {} {:.1f} s\n", o.profile_file, o.predicted->reaches_target ? "time to target" : "trained", o.predicted->time_s);
+  stage_and_say_predicted(ctx, state.record);
   note_when_terminated(ctx, checkpoints.dir());
   Watchdog watchdog(o.watchdog_s, rank, ranks, out / "heartbeats");
   watchdog.set_last_checkpoint(checkpoints.last_good());
@@ -522,16 +546,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
 
   SpecNet handed{nullptr};  // what the previous stage handed on
   const bool killed = !train_stages(ctx, state, handed, checkpoints, loaded ? &*loaded : nullptr, resuming ? &*resumed_models : nullptr);
-  auto& r = state.record;
-  if (killed)
-    r.warnings.push_back(fmt::format("stopped after {} epochs (--stop-after); resume with --resume", o.stop_after_epochs));
-  add_totals(plan, r, killed);
-  if (rank == 0) {
-    const std::string final_model = killed ? "" : module_to_bytes(*handed);
-    write_run_outputs(out, log, r, killed ? nullptr : &final_model);
-  }
-  world.barrier();  // every rank returns once the outputs are there
-  return r;
+  return finish_run(ctx, state, handed, killed);
 }
 
 }  // namespace
