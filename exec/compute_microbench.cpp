@@ -347,29 +347,29 @@ ComputeTimings time_workload_ops(const ComputeBenchOptions& o, const std::functi
   return out;
 }
 
-std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, Communicator& comm, Communicator& host,
-                                                 const std::function<void(int, int)>& progress) {
-  const auto dev = bench_device(o, host.local_rank());
-  // Two copies of each network: GradSync's hooks stay on the parameters it was made for, and the
-  // lone steps must not fire them. Each round is, for every configuration in turn, one lone step
-  // on rank 0 (the others asleep in a barrier) then one shared step on every rank, so the two see
-  // the same machine and a slow spell of it lands on every configuration alike (as calibrate compute).
-  struct Config {
-    std::string context;
-    SpecNet alone_net, shared_net;
-    torch::Tensor x, y;
-    std::unique_ptr<torch::optim::Optimizer> alone_opt, shared_opt;
-    std::unique_ptr<GradSync> sync;
-    std::vector<double> alone_s, shared_s, wait_s;
-  };
-  std::vector<Config> configs;
+namespace {
+
+// Two copies of each network: GradSync's hooks stay on the parameters it was made for, and the
+// lone steps must not fire them.
+struct SharingConfig {
+  std::string context;
+  SpecNet alone_net, shared_net;
+  torch::Tensor x, y;
+  std::unique_ptr<torch::optim::Optimizer> alone_opt, shared_opt;
+  std::unique_ptr<GradSync> sync;
+  std::vector<double> alone_s, shared_s, wait_s;
+};
+
+std::vector<SharingConfig> sharing_configs(const ComputeBenchOptions& o, const torch::Device& dev, Communicator& comm) {
+  std::vector<SharingConfig> configs;
   for (const auto& w : o.workloads) {
     const auto spec = builtin_workload(w.name, w.options);
     for (int res : o.resolutions)
       for (int batch : o.batches) {
         const auto spatial = coarsened_spatial(spec, res);
         const int64_t up = spec.coarse_upsamples_output ? res : 1;
-        Config c{config_context(spec, spatial, batch), SpecNet(spec, spatial, up), SpecNet(spec, spatial, up), {}, {}, {}, {}, {}, {}, {}, {}};
+        SharingConfig c{
+            config_context(spec, spatial, batch), SpecNet(spec, spatial, up), SpecNet(spec, spatial, up), {}, {}, {}, {}, {}, {}, {}, {}};
         for (auto* n : {&c.alone_net, &c.shared_net}) (*n)->to(dev), (*n)->train();
         c.x = random_input(spec, spatial, batch, dev);
         c.y = torch::zeros_like(c.alone_net->forward(c.x)).detach();
@@ -379,6 +379,14 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
         configs.push_back(std::move(c));
       }
   }
+  return configs;
+}
+
+// Each round is, for every configuration in turn, one lone step on rank 0 (the others asleep in a
+// barrier) then one shared step on every rank, so the two see the same machine and a slow spell of
+// it lands on every configuration alike (as calibrate compute).
+void time_sharing_rounds(const ComputeBenchOptions& o, const torch::Device& dev, Communicator& host, std::vector<SharingConfig>& configs,
+                         const std::function<void(int, int)>& progress) {
   const Stopwatch clock;
   const int per_round = static_cast<int>(configs.size());
   int rounds = std::max(1, o.repeats) + 1, done = 0;  // round 0 warms up
@@ -399,24 +407,35 @@ std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, C
       rounds += static_cast<int>(more);
     }
   }
+}
+
+NodeSharingTiming sharing_timing(const ComputeBenchOptions& o, Communicator& comm, Communicator& host, const SharingConfig& c) {
+  // compute is the step less the whole wait for the allreduces, as the trainer books it; the
+  // compute's median (the typical step), the wait's mean (the runs sum every wait, the rare long ones too)
+  double alone = host.rank() == 0 ? median(c.alone_s) : 0.0;
+  host.allreduce_sum(&alone, 1);  // rank 0's, to every rank
+  double wait_sum = 0;
+  for (double v : c.wait_s) wait_sum += v;
+  double shared[2] = {median(c.shared_s), wait_sum / static_cast<double>(c.wait_s.size())};
+  host.allreduce_sum(shared, 2);
+  for (double& v : shared) v /= host.size();
+  // the same gradients allreduced with nothing beside them, as calibrate allreduce times a size
+  AllreduceBenchOptions ar;
+  ar.min_bytes = ar.max_bytes = 4.0 * static_cast<double>(c.shared_net->table().total_params());
+  ar.warmup = 1, ar.repeats = o.repeats;
+  const double allreduce = run_allreduce_bench(comm, host, ar).front().time_s;
+  return {c.context, host.size(), alone, shared[0], allreduce, shared[1], static_cast<int>(c.shared_s.size())};
+}
+
+}  // namespace
+
+std::vector<NodeSharingTiming> time_node_sharing(const ComputeBenchOptions& o, Communicator& comm, Communicator& host,
+                                                 const std::function<void(int, int)>& progress) {
+  const auto dev = bench_device(o, host.local_rank());
+  auto configs = sharing_configs(o, dev, comm);
+  time_sharing_rounds(o, dev, host, configs, progress);
   std::vector<NodeSharingTiming> out;
-  for (auto& c : configs) {
-    // compute is the step less the whole wait for the allreduces, as the trainer books it; the
-    // compute's median (the typical step), the wait's mean (the runs sum every wait, the rare long ones too)
-    double alone = host.rank() == 0 ? median(c.alone_s) : 0.0;
-    host.allreduce_sum(&alone, 1);  // rank 0's, to every rank
-    double wait_sum = 0;
-    for (double v : c.wait_s) wait_sum += v;
-    double shared[2] = {median(c.shared_s), wait_sum / static_cast<double>(c.wait_s.size())};
-    host.allreduce_sum(shared, 2);
-    for (double& v : shared) v /= host.size();
-    // the same gradients allreduced with nothing beside them, as calibrate allreduce times a size
-    AllreduceBenchOptions ar;
-    ar.min_bytes = ar.max_bytes = 4.0 * static_cast<double>(c.shared_net->table().total_params());
-    ar.warmup = 1, ar.repeats = o.repeats;
-    const double allreduce = run_allreduce_bench(comm, host, ar).front().time_s;
-    out.push_back({c.context, host.size(), alone, shared[0], allreduce, shared[1], static_cast<int>(c.shared_s.size())});
-  }
+  for (const auto& c : configs) out.push_back(sharing_timing(o, comm, host, c));
   return out;
 }
 
