@@ -172,7 +172,7 @@ int named_nvlink_generation(const std::string& text) {
 void read_intra(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {
   const auto text = field_text(j, "accelerator_interconnect");
   const bool switched = mentions(text, "NVSWITCH");
-  if (text.empty() && d.request.gpus_per_node == 1) return;  // no link between GPUs to name (compose_profile)
+  if (text.empty() && !implied_intra_link(d.request, c).empty()) return;  // no link of their own to name
   if (text.empty()) {
     d.unread["--intra"] = "accelerator_interconnect is not given";
   } else if ((switched || mentions(text, "NVLINK")) && !d.request.gpu.empty()) {

@@ -42,8 +42,8 @@ ComposeRequest with_system_json(const std::string& file, const ComposeRequest& f
   if (given("--gpus-per-node")) r.gpus_per_node = flags.gpus_per_node;
   for (const auto& [flag, why] : d.unread) {
     if (given(flag.c_str())) continue;
-    const bool required =
-        flag == "--gpu" || flag == "--node-network" || flag == "--gpus-per-node" || (flag == "--intra" && r.gpus_per_node > 1);
+    const bool required = flag == "--gpu" || flag == "--node-network" || flag == "--gpus-per-node" ||
+                          (flag == "--intra" && implied_intra_link(r, builtin_catalogue()).empty());
     if (required) fail_input(file, flag, why + ": give " + flag);
     fmt::print(stderr, "note: {}: {}: not set from the description (give {})\n", file, why, flag);
   }
@@ -70,7 +70,8 @@ void register_profile_compose(CLI::App& profile) {
   cmd->add_option("--gpu", r->gpu, "GPU model, e.g. A100-SXM4-40GB (--list shows them)");
   cmd->add_option("--gpus-per-node", r->gpus_per_node, "GPUs per node")->capture_default_str();
   cmd->add_option("--node-network", r->node_network, "adapters per node and their kind, e.g. \"4x HDR200\" or Slingshot-11");
-  cmd->add_option("--intra", r->intra, "the GPUs' link inside a node, e.g. NVLink3 (a node of one GPU needs none)");
+  cmd->add_option("--intra", r->intra,
+                  "the GPUs' link inside a node, e.g. NVLink3 (default for a node of one GPU, or of GPUs without NVLink: the host link)");
   cmd->add_option("--host-link", r->host_link, "host-to-GPU link (default: the GPU's)");
   cmd->add_option("--cpu", r->cpu, "host processors, e.g. \"2x EPYC-7742\": their memory bandwidth bounds page-cache reads");
   opt("--pfs-GBps", r->pfs_GBps, "parallel file system's aggregate bandwidth");

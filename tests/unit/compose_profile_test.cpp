@@ -97,7 +97,8 @@ TEST(ComposeProfile, AHopperGpuTakesTheH100MachinesFits) {
   EXPECT_TRUE(f->source.starts_with("lent by eos (fitted to its MLPerf HPC logs)")) << f->source;
 }
 
-// A node of one GPU (a Cray XC's P100) has no link between GPUs to name; a node of several must name one.
+// A node of one GPU (a Cray XC's P100) has no link between GPUs to name, nor GPUs without NVLink;
+// a node of GPUs that may have one must name it.
 TEST(ComposeProfile, ANodeOfOneGpuNeedsNoLinkInside) {
   auto r = perlmutter_like();
   r.gpu = "P100-PCIE-16GB";
@@ -108,8 +109,12 @@ TEST(ComposeProfile, ANodeOfOneGpuNeedsNoLinkInside) {
   EXPECT_DOUBLE_EQ(p.comm.intra_node.bandwidth_Bps, 15.75e9);  // the host's PCIe 3, which nothing crosses
   EXPECT_DOUBLE_EQ(p.compute.peak_fp32_flops, 9.3e12);
   EXPECT_DOUBLE_EQ(p.comm.inter_node.bandwidth_Bps, 10e9);
-  r.gpus_per_node = 2;
-  EXPECT_NE(error_of([&] { compose_profile(r, builtin_catalogue()); }).find("--intra: a node of 2 GPUs needs the link between them"),
+  r.gpus_per_node = 4;  // a GPU without NVLink reaches its neighbours across PCIe
+  EXPECT_DOUBLE_EQ(compose_profile(r, builtin_catalogue()).comm.intra_node.bandwidth_Bps, 15.75e9);
+  r.gpu = "A100-PCIE-40GB";  // with or without its NVLink bridges: only the user knows
+  EXPECT_NE(error_of([&] {
+              compose_profile(r, builtin_catalogue());
+            }).find("--intra: a node of 4 A100-PCIE-40GB needs the link between them (e.g. NVLink3, or PCIe4 where they have none)"),
             std::string::npos);
 }
 

@@ -77,6 +77,9 @@ TEST(SystemJson, VendorsSpellingsNameTheCataloguesParts) {
   EXPECT_EQ(xc.request.gpu, "P100-PCIE-16GB");
   EXPECT_EQ(xc.request.cpu, "1x Xeon-E5-2690-v3");
   EXPECT_EQ(unread(xc, "--intra"), "");  // one GPU a node: no link between GPUs to name
+  const auto rtx = from_text(R"({"accelerator_model_name": "NVIDIA Quadro RTX 5000", "accelerators_per_node": "4"})");
+  EXPECT_EQ(rtx.request.gpu, "Quadro-RTX-5000");
+  EXPECT_EQ(unread(rtx, "--intra"), "");  // no NVLink: its neighbours are across PCIe
   EXPECT_EQ(from_text(R"({"host_networking": "2x Mellanox FDR InfiniBand"})").request.node_network, "2x FDR");
   EXPECT_EQ(from_text(R"({"accelerator_model_name": "MI250X", "accelerator_interconnect": "Infinity Fabric"})").request.intra,
             "InfinityFabric");
