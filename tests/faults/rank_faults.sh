@@ -68,8 +68,10 @@ grep -q "mrplan: error: MRPLAN_FAULT: an injected input error .* (rank 1 of 2; e
 [ "$(grep -c '"key": "run_stop"' "$tmp/one-rank/mllog.txt")" -eq 1 ] && grep -q '"key": "run_stop".*"aborted"' "$tmp/one-rank/mllog.txt" \
   || fail "an error on one rank: the log does not end with one run_stop aborted"
 # the job ended from outside (SIGTERM to the launcher: a time limit, a cancel) says so and how to go on
+# (the launcher's grace before SIGKILL as a scheduler's, Slurm's KillWait: Open MPI's default of 1 s
+# can pass before a loaded machine schedules the ranks' handlers)
 sed 's/stop: {epochs: 3}}/stop: {epochs: 200}}/' "$tmp/mrt.yaml" > "$tmp/long.yaml"
-"$MPIEXEC" -np 2 "$MRPLAN" run "$tmp/long.yaml" --out "$tmp/term" --threads 1 --quiet > "$tmp/term.txt" 2>&1 &
+OMPI_MCA_odls_base_sigkill_timeout=10 "$MPIEXEC" -np 2 "$MRPLAN" run "$tmp/long.yaml" --out "$tmp/term" --threads 1 --quiet > "$tmp/term.txt" 2>&1 &
 launcher=$!
 for _ in $(seq 100); do grep -q '"key": "epoch_start"' "$tmp/term/mllog.txt" 2> /dev/null && break; sleep 0.2; done
 kill -TERM $launcher; wait $launcher
