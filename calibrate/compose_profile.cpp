@@ -42,19 +42,13 @@ void set_io(MachineProfile& p, const ComposeRequest& r, double node_network_Bps)
 
 }  // namespace
 
-std::string implied_intra_link(const ComposeRequest& r, const HardwareCatalogue& c) {
-  if (r.gpus_per_node != 1 && (r.gpu.empty() || !c.gpus.count(r.gpu) || !c.gpu(r.gpu).nvlink.empty())) return "";
-  if (!r.host_link.empty()) return r.host_link;
-  return r.gpu.empty() || !c.gpus.count(r.gpu) ? "" : c.gpu(r.gpu).host_link;
-}
-
 MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue& c) {
   if (r.gpus_per_node < 1) fail_input("--gpus-per-node", std::to_string(r.gpus_per_node), "expected at least 1");
   const GpuSpec& gpu = c.gpu(r.gpu);
   const auto [count, network] = count_of(r.node_network, "--node-network");
   const LinkSpec& net = c.link(network);
   const std::string host_name = r.host_link.empty() ? gpu.host_link : r.host_link;
-  const std::string intra_name = r.intra.empty() ? implied_intra_link(r, c) : r.intra;
+  const std::string intra_name = r.intra.empty() ? implied_intra_link(c, r.gpu, r.gpus_per_node, r.host_link) : r.intra;
   if (intra_name.empty())
     fail_input("--intra", "",
                fmt::format("a node of {} {} needs the link between them (e.g. {}, or {} where they have none)", r.gpus_per_node, r.gpu,

@@ -24,9 +24,4 @@ struct ComposeRequest {
 
 MachineProfile compose_profile(const ComposeRequest& request, const HardwareCatalogue& catalogue);
 
-// The link between a node's GPUs where the request names none: the host link for a node of one GPU
-// (nothing crosses it) or for a GPU the catalogue gives no NVLink (its neighbours are across PCIe);
-// empty where the GPUs may have a link of their own, which only the user can say.
-std::string implied_intra_link(const ComposeRequest& request, const HardwareCatalogue& catalogue);
-
 }  // namespace mrplan

@@ -172,7 +172,8 @@ int named_nvlink_generation(const std::string& text) {
 void read_intra(const nlohmann::json& j, const HardwareCatalogue& c, SystemDescription& d) {
   const auto text = field_text(j, "accelerator_interconnect");
   const bool switched = mentions(text, "NVSWITCH");
-  if (text.empty() && !implied_intra_link(d.request, c).empty()) return;  // no link of their own to name
+  if (text.empty() && !implied_intra_link(c, d.request.gpu, d.request.gpus_per_node, d.request.host_link).empty())
+    return;  // no link of their own to name
   if (text.empty()) {
     d.unread["--intra"] = "accelerator_interconnect is not given";
   } else if ((switched || mentions(text, "NVLINK")) && !d.request.gpu.empty()) {

@@ -43,7 +43,7 @@ ComposeRequest with_system_json(const std::string& file, const ComposeRequest& f
   for (const auto& [flag, why] : d.unread) {
     if (given(flag.c_str())) continue;
     const bool required = flag == "--gpu" || flag == "--node-network" || flag == "--gpus-per-node" ||
-                          (flag == "--intra" && implied_intra_link(r, builtin_catalogue()).empty());
+                          (flag == "--intra" && implied_intra_link(builtin_catalogue(), r.gpu, r.gpus_per_node, r.host_link).empty());
     if (required) fail_input(file, flag, why + ": give " + flag);
     fmt::print(stderr, "note: {}: {}: not set from the description (give {})\n", file, why, flag);
   }

@@ -80,4 +80,10 @@ const HardwareCatalogue& builtin_catalogue() {
   return c;
 }
 
+std::string implied_intra_link(const HardwareCatalogue& c, const std::string& gpu, int gpus_per_node, const std::string& host_link) {
+  const auto it = c.gpus.find(gpu);
+  if (it == c.gpus.end() || (gpus_per_node != 1 && !it->second.nvlink.empty())) return "";
+  return host_link.empty() ? it->second.host_link : host_link;
+}
+
 }  // namespace mrplan
