@@ -29,15 +29,20 @@ TEST(ParallelFor, EveryIndexOnceOnAtMostItsThreads) {
 }
 
 TEST(ParallelFor, TheFirstErrorStopsTheRestAndIsRethrown) {
-  std::atomic<size_t> ran{0};
-  try {
-    parallel_for(100000, 4, [&](size_t k, unsigned) {
-      ++ran;
-      if (k == 10) throw std::runtime_error("index 10 failed");
-    });
-    FAIL() << "no exception";
-  } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "index 10 failed");
+  for (const unsigned threads : {1u, 4u}) {
+    size_t ran = 0;  // on one thread, exactly the indices up to the error run
+    std::atomic<size_t> ran_any{0};
+    try {
+      parallel_for(100000, threads, [&](size_t k, unsigned) {
+        threads == 1 ? ++ran : ++ran_any;
+        if (k == 10) throw std::runtime_error("index 10 failed");
+      });
+      FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "index 10 failed");
+    }
+    if (threads == 1) {
+      EXPECT_EQ(ran, 11u);  // the indices not yet taken were not run
+    }
   }
-  EXPECT_LT(ran.load(), 100000u);  // the indices not yet taken were not run
 }
