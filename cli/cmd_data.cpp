@@ -24,9 +24,7 @@ void register_datagen(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "random seed (same seed, same data)")->capture_default_str();
   cmd->add_option("--samples-per-file", o->samples_per_file, "samples per HDF5 file (DeepCAM: always 1)")->capture_default_str();
   cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 4096));
-  std::vector<std::pair<std::string, std::optional<CosmoCounts>>> counts;
-  for (const CosmoCounts c : {CosmoCounts::real, CosmoCounts::mini}) counts.emplace_back(to_string(c), c);
-  add_choice_option(cmd, "--counts", o->counts, counts, "a kind of counts",
+  add_choice_option(cmd, "--counts", o->counts, {CosmoCounts::real, CosmoCounts::mini}, "a kind of counts",
                     "CosmoFlow's particle counts: real (the MLPerf dataset's binning, ~1 per voxel; lookup tables "
                     "compress ~4x as the preprocessing paper's) or mini (64 per coarser voxel: 32^3 samples that train in a few "
                     "epochs); default real from --size 128 up, mini below");
@@ -44,9 +42,7 @@ void register_coarsen(CLI::App& app) {
   cmd->add_option("out", o->out_dir, "output folder")->required();
   cmd->add_option("--factor", o->factor, "coarsening factor per spatial axis")->capture_default_str();
   cmd->add_option("--workload", o->workload, "layout of the files (cosmoflow-mrt, deepcam, neuron-inverter)")->capture_default_str();
-  std::vector<std::pair<std::string, std::optional<CoarsenOp>>> ops;
-  for (const CoarsenOp op : {CoarsenOp::mean, CoarsenOp::sum}) ops.emplace_back(to_string(op), op);
-  add_choice_option(cmd, "--op", o->op, ops, "a block operation",
+  add_choice_option(cmd, "--op", o->op, {CoarsenOp::mean, CoarsenOp::sum}, "a block operation",
                     "mean or sum (default: the workload's own: sum for CosmoFlow's counts, mean for fields)");
   cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 4096));
   cmd->callback([o] {

@@ -78,13 +78,9 @@ void register_ingest_mllog(CLI::App& app) {
                   "GPUs of a log that does not say (no number_of_nodes, no number_of_ranks), or of one instance of a weak-scaling run "
                   "whose log gives the whole system's nodes")
       ->check(CLI::PositiveNumber);
-  std::vector<std::pair<std::string, std::optional<Precision>>> precisions;
-  for (const Precision p : {Precision::fp32, Precision::amp}) precisions.emplace_back(to_string(p), p);
-  add_choice_option(cmd, "--precision", opt->precision, precisions, "a precision",
+  add_choice_option(cmd, "--precision", opt->precision, {Precision::fp32, Precision::amp}, "a precision",
                     "precision of a log without precision_mode: what the submitter's code is known to run");
-  std::vector<std::pair<std::string, std::optional<CommFramework>>> libraries;
-  for (const CommFramework f : {CommFramework::ddp, CommFramework::horovod}) libraries.emplace_back(to_string(f), f);
-  add_choice_option(cmd, "--framework", opt->framework, libraries, "an allreduce library",
+  add_choice_option(cmd, "--framework", opt->framework, {CommFramework::ddp, CommFramework::horovod}, "an allreduce library",
                     "library of the gradient allreduce, which logs do not say (default ddp; MXNet and TensorFlow submissions run horovod)");
   auto system_json = std::make_shared<std::string>();
   cmd->add_option("--system-json", *system_json,

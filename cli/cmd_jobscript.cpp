@@ -110,9 +110,8 @@ void register_jobscript(CLI::App& app) {
   auto* cmd = app.add_subcommand("jobscript", "Write a Slurm, LSF or Flux batch script that runs a plan on its machine");
   auto a = std::make_shared<JobscriptArgs>();
   cmd->add_option("plan", a->plan, "plan YAML file, built-in APP@MACHINE or a Record (.json)")->required();
-  std::vector<std::pair<std::string, std::optional<Scheduler>>> schedulers;
-  for (const Scheduler s : {Scheduler::slurm, Scheduler::lsf, Scheduler::flux}) schedulers.emplace_back(to_string(s), s);
-  add_choice_option(cmd, "--scheduler", a->scheduler, schedulers, "a scheduler", "the batch system (default: the machine's)");
+  add_choice_option(cmd, "--scheduler", a->scheduler, {Scheduler::slurm, Scheduler::lsf, Scheduler::flux}, "a scheduler",
+                    "the batch system (default: the machine's)");
   cmd->add_option("--machine", a->machine, "machine (built-in or profile YAML) whose site conventions and prediction to use");
   cmd->add_option("--account", a->account, "project or account to charge");
   cmd->add_option("--time", a->time, "time limit (2h, 90m); default: the prediction's P90 plus a margin");

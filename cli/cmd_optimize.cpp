@@ -406,9 +406,8 @@ void register_optimize(CLI::App& app) {
   cmd->add_option("--staging", o->staging, "data placements to try, e.g. none,nearest (default: the plans' own; docs/cost-models.md)");
   cmd->add_option("--codecs", o->codecs, "sample codecs to try, CODEC or CODEC:host|device, e.g. raw,lut:device (the profile needs their rates)");
   cmd->add_option("--split", o->splits, "MRMF: shares of a fusion stage's GPUs on its lower-resolution model, e.g. 0.25,0.5");
-  std::vector<std::pair<std::string, Objective>> objectives;
-  for (const Objective x : {Objective::time, Objective::gpu_hours, Objective::node_hours}) objectives.emplace_back(to_string(x), x);
-  add_choice_option(cmd, "--minimize", o->minimize, objectives, "an objective", "what the best plan has least of");
+  add_choice_option(cmd, "--minimize", o->minimize, {Objective::time, Objective::gpu_hours, Objective::node_hours}, "an objective",
+                    "what the best plan has least of");
   cmd->add_option("--deadline", o->deadline, "time to target at the confidence, e.g. 2h, 90m, 3600s");
   cmd->add_option("--budget", o->budget, "GPU-hours or node-hours at the confidence, e.g. 500gpu-h, 40node-h");
   cmd->add_option("--confidence", o->confidence, "the quantile the limits hold at")->capture_default_str();

@@ -78,10 +78,8 @@ CLI::Option* add_named_option(CLI::App* cmd, const std::string& flag, const std:
 }
 
 void add_device_option(CLI::App* cmd, DeviceKind& device, const std::string& help, bool with_auto) {
-  std::vector<std::pair<std::string, DeviceKind>> kinds;
-  for (const DeviceKind d : {DeviceKind::cpu, DeviceKind::cuda, DeviceKind::automatic})
-    if (with_auto || d != DeviceKind::automatic) kinds.emplace_back(to_string(d), d);
-  add_choice_option(cmd, "--device", device, kinds, "a device", help);
+  if (with_auto) add_choice_option(cmd, "--device", device, {DeviceKind::cpu, DeviceKind::cuda, DeviceKind::automatic}, "a device", help);
+  else add_choice_option(cmd, "--device", device, {DeviceKind::cpu, DeviceKind::cuda}, "a device", help);
 }
 
 Plan with_keep(Plan plan, const std::string& keep) {

@@ -1,6 +1,7 @@
 #pragma once
 // Resolving the PLAN and profile arguments the subcommands share.
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +46,14 @@ CLI::Option* add_choice_option(CLI::App* cmd, const std::string& flag, E& var, c
   }
   return add_named_option(
       cmd, flag, names, current, [&var, choices](size_t i) { var = choices[i].second; }, what, help);
+}
+// The same, each value named by its enum's own `to_string` (`var` an E or an optional E).
+template <class V, class E>
+CLI::Option* add_choice_option(CLI::App* cmd, const std::string& flag, V& var, std::initializer_list<E> values, const std::string& what,
+                               const std::string& help) {
+  std::vector<std::pair<std::string, V>> choices;
+  for (const E e : values) choices.emplace_back(to_string(e), e);
+  return add_choice_option(cmd, flag, var, choices, what, help);
 }
 // --device cpu|cuda, and auto where `with_auto` (run: the GPUs where LibTorch sees one)
 void add_device_option(CLI::App* cmd, DeviceKind& device, const std::string& help, bool with_auto = false);
