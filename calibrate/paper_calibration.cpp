@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -108,66 +109,86 @@ ConvergenceParams mlperf_cosmoflow_convergence(std::vector<FittedParameter>& pro
   return p;
 }
 
+namespace {
+
+using NoteFn = std::function<void(const std::string& key, double value, const std::string& source)>;
+
+// What an MRT paper table gives a workload's curves: its rows' epochs (dense alone, coarse alone, the
+// switch, dense after it), the switch rule, and the target.
+struct PaperRows {
+  double dense_e = 0, coarse_only_e = 0, switch_e = 0, after_e = 0;
+  double window = 1;   // the rule's window, in epochs
+  double granule = 1;  // how finely the paper could notice the target: one validation interval
+  SwitchRule rule;
+  double target = 0;
+};
+
+// MRT Table I (CosmoFlow, 32 GPUs), and the curves' forms before their scales are fitted.
+PaperRows cosmoflow_rows(ConvergenceParams& p, const NoteFn& note) {
+  const int g = 32;
+  PaperRows r;
+  r.dense_e = paper("I", "all", g, "dense", "epochs");
+  r.coarse_only_e = paper("I", "all", g, "coarse", "epochs");
+  r.switch_e = paper("I", "all", g, "mrt-coarse", "epochs");
+  r.after_e = paper("I", "all", g, "mrt-dense", "epochs");
+  r.rule = {5, 0.001};
+  r.target = 0.0025;
+  const double m0 = 1.0 / 3.0;  // MSE of predicting 0 for labels uniform in [-1, 1]
+  p.dense_metric = {CurveForm::exp, 0.95 * r.target, m0 - 0.95 * r.target, 1};
+  note("dense_metric.floor", p.dense_metric.floor, "prior: the best-tuned model ends just below the target (MRT IV-B)");
+  p.coarse_loss = {CurveForm::exp, 0.0066, m0 - 0.0066, 1};
+  note("coarse_loss.floor", 0.0066, "MRT Table I coarse validation MSE");
+  p.reference_global_batch = 256;
+  return r;
+}
+
+// MRT Table V (DeepCAM, 64 GPUs; iterations, read as epochs of N samples), likewise.
+PaperRows deepcam_rows(ConvergenceParams& p, double N, const NoteFn& note) {
+  const int g = 64;
+  const double dense_b = 128, coarse_b = 512;
+  PaperRows r;
+  r.dense_e = paper("V", "all", g, "dense", "iterations") * dense_b / N;
+  r.coarse_only_e = paper("V", "all", g, "coarse", "iterations") * coarse_b / N;
+  r.switch_e = paper("V", "all", g, "mrt-coarse", "iterations") * coarse_b / N;
+  r.after_e = paper("V", "all", g, "mrt-dense", "iterations") * dense_b / N;
+  r.rule = {250, 0.001};
+  r.window = coarse_b / N;  // one iteration of the coarse stage
+  r.target = 0.82;
+  p.dense_metric = {CurveForm::exp, r.target + 0.01, -(r.target + 0.01), 1};
+  note("dense_metric.floor", p.dense_metric.floor, "prior: IoU asymptote just above the MLPerf target");
+  // weighted cross-entropy of 3 classes: ln 3 at chance, converging to a tenth of it
+  p.coarse_loss = {CurveForm::exp, 0.1 * std::log(3.0), 0.9 * std::log(3.0), 1};
+  note("coarse_loss.amplitude", p.coarse_loss.amplitude, "prior: cross-entropy at chance (ln 3) minus the floor");
+  note("coarse_loss.floor", p.coarse_loss.floor, "prior: a tenth of the loss at chance");
+  p.reference_global_batch = dense_b;
+  r.granule = 100 * dense_b / N;  // validation every 100 iterations (MRT Fig. 4)
+  // the paper switches at the end of the epoch in which the rule fires: aim inside that epoch
+  r.switch_e = std::ceil(r.switch_e - 1e-9) - 0.5;
+  return r;
+}
+
+}  // namespace
+
 ConvergenceParams fit_paper_convergence(const std::string& app, std::vector<FittedParameter>& prov) {
   ConvergenceParams p;
   const Plan setup = builtin_plan(app + "-baseline@summit");
   const std::string src = app == "cosmoflow" ? "MRT Table I (32 GPUs)" : "MRT Table V (64 GPUs)";
-  auto note = [&](const std::string& key, double value, const std::string& source) {
+  const NoteFn note = [&](const std::string& key, double value, const std::string& source) {
     prov.push_back({fmt::format("convergence.{}.{}", setup.workload, key), value, 0.0, source});
   };
-  const double N = static_cast<double>(setup.train_samples);
-  double dense_e, coarse_only_e, switch_e, after_e, window;
-  double granule = 1.0;  // how finely the paper could notice the target: one validation interval
-  SwitchRule rule;
-  double target;
-  if (app == "cosmoflow") {
-    const int g = 32;
-    dense_e = paper("I", "all", g, "dense", "epochs");
-    coarse_only_e = paper("I", "all", g, "coarse", "epochs");
-    switch_e = paper("I", "all", g, "mrt-coarse", "epochs");
-    after_e = paper("I", "all", g, "mrt-dense", "epochs");
-    rule = {5, 0.001};
-    window = 1.0;
-    target = 0.0025;
-    const double m0 = 1.0 / 3.0;  // MSE of predicting 0 for labels uniform in [-1, 1]
-    p.dense_metric = {CurveForm::exp, 0.95 * target, m0 - 0.95 * target, 1};
-    note("dense_metric.floor", p.dense_metric.floor, "prior: the best-tuned model ends just below the target (MRT IV-B)");
-    p.coarse_loss = {CurveForm::exp, 0.0066, m0 - 0.0066, 1};
-    note("coarse_loss.floor", 0.0066, "MRT Table I coarse validation MSE");
-    p.reference_global_batch = 256;
-  } else {
-    const int g = 64;
-    const double dense_b = 128, coarse_b = 512;
-    dense_e = paper("V", "all", g, "dense", "iterations") * dense_b / N;
-    coarse_only_e = paper("V", "all", g, "coarse", "iterations") * coarse_b / N;
-    switch_e = paper("V", "all", g, "mrt-coarse", "iterations") * coarse_b / N;
-    after_e = paper("V", "all", g, "mrt-dense", "iterations") * dense_b / N;
-    rule = {250, 0.001};
-    window = coarse_b / N;  // one iteration of the coarse stage
-    target = 0.82;
-    p.dense_metric = {CurveForm::exp, target + 0.01, -(target + 0.01), 1};
-    note("dense_metric.floor", p.dense_metric.floor, "prior: IoU asymptote just above the MLPerf target");
-    // weighted cross-entropy of 3 classes: ln 3 at chance, converging to a tenth of it
-    p.coarse_loss = {CurveForm::exp, 0.1 * std::log(3.0), 0.9 * std::log(3.0), 1};
-    note("coarse_loss.amplitude", p.coarse_loss.amplitude, "prior: cross-entropy at chance (ln 3) minus the floor");
-    note("coarse_loss.floor", p.coarse_loss.floor, "prior: a tenth of the loss at chance");
-    p.reference_global_batch = dense_b;
-    granule = 100 * dense_b / N;  // validation every 100 iterations (MRT Fig. 4)
-    // the paper switches at the end of the epoch in which the rule fires: aim inside that epoch
-    switch_e = std::ceil(switch_e - 1e-9) - 0.5;
-  }
+  const PaperRows r = app == "cosmoflow" ? cosmoflow_rows(p, note) : deepcam_rows(p, static_cast<double>(setup.train_samples), note);
   // aim half a validation interval before the reported count, so rounding up lands on it
-  auto aim = [&](double x) { return std::ceil(x / granule - 1e-9) * granule - 0.5 * granule; };
-  p.dense_metric.scale = aim(dense_e) / std::log(p.dense_metric.amplitude / (target - p.dense_metric.floor));
+  auto aim = [&](double x) { return std::ceil(x / r.granule - 1e-9) * r.granule - 0.5 * r.granule; };
+  p.dense_metric.scale = aim(r.dense_e) / std::log(p.dense_metric.amplitude / (r.target - p.dense_metric.floor));
   note("dense_metric.scale", p.dense_metric.scale, src + ": dense epochs to target");
-  p.coarse_loss.scale = tau_for_switch(p.coarse_loss, rule, window, switch_e);
+  p.coarse_loss.scale = tau_for_switch(p.coarse_loss, r.rule, r.window, r.switch_e);
   note("coarse_loss.scale", p.coarse_loss.scale, src + ": switch epoch of the rule in the MRT row");
   p.coarse_metric = p.coarse_loss;
   if (app == "deepcam") p.coarse_metric = {CurveForm::exp, 0.75, -0.75, p.coarse_loss.scale};
-  p.overtrain_epochs = coarse_only_e;
-  note("overtrain_epochs", coarse_only_e, src + ": coarse-only epochs (its loss stops improving)");
-  const double s = app == "deepcam" ? std::ceil(switch_e) : switch_e;
-  p.transfer_efficiency = (1.0 - aim(after_e) / aim(dense_e)) / coarse_progress(p.coarse_loss, s);
+  p.overtrain_epochs = r.coarse_only_e;
+  note("overtrain_epochs", r.coarse_only_e, src + ": coarse-only epochs (its loss stops improving)");
+  const double s = app == "deepcam" ? std::ceil(r.switch_e) : r.switch_e;
+  p.transfer_efficiency = (1.0 - aim(r.after_e) / aim(r.dense_e)) / coarse_progress(p.coarse_loss, s);
   note("transfer_efficiency", p.transfer_efficiency, src + ": dense epochs after the switch");
   p.overtrain_penalty = 1.0;
   note("overtrain_penalty", 1.0, "prior: each coarse epoch past the plateau costs one dense epoch (no table gives it)");
