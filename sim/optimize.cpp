@@ -290,6 +290,45 @@ Candidate candidate_of(const Unit& u, const Totals& t, const MachineProfile& mac
   return c;
 }
 
+void count_infeasible(SearchCounts& counts, Feasible why, uint64_t n) {
+  (why == Feasible::no_memory ? counts.no_memory : why == Feasible::beyond_batch ? counts.beyond_batch : counts.too_few_samples) += n;
+}
+
+// The head's totals at switch point `point` (its epochs and what it hands on given) with the stages of
+// tail batch b1 on top: each swapped into `scratch` and back, so the tail's prepared stages stay its
+// batch's. `epochs`: the caller's scratch, reused across the hot loop.
+Totals with_tail(const SearchSpace& space, PreparedPlan& scratch, Tails& tails, size_t head, size_t b1, std::optional<double> point,
+                 Totals t, const std::vector<ModelEpochs>& head_epochs, double handed, std::vector<ModelEpochs>& epochs) {
+  epochs = head_epochs;
+  for (size_t i = head; i < scratch.stages.size(); ++i) {
+    std::swap(scratch.stages[i], tails.at[b1][i - head]);
+    set_stage_batch(scratch.plan, i, space.local_batches[b1]);
+    stage_epochs(scratch, i, point, epochs, handed);
+    add_stage(scratch.stages[i], epochs, t);
+    std::swap(scratch.stages[i], tails.at[b1][i - head]);
+  }
+  return t;
+}
+
+// The stages before `head` at switch point `point`: their totals, their epochs and what they hand on.
+Totals head_totals(const PreparedPlan& scratch, size_t head, std::optional<double> point, std::vector<ModelEpochs>& epochs,
+                   double& handed) {
+  handed = 0;
+  Totals t = start_totals(scratch);
+  for (size_t i = 0; i < head; ++i) {
+    stage_epochs(scratch, i, point, epochs, handed);
+    add_stage(scratch.stages[i], epochs, t);
+  }
+  return t;
+}
+
+double head_memory_bytes(const PreparedPlan& scratch, size_t head) {
+  double bytes = 0;
+  for (size_t i = 0; i < head; ++i)
+    for (const auto& m : scratch.stages[i].models) bytes = std::max(bytes, m.memory.total_bytes);
+  return bytes;
+}
+
 void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, const MachineProfile& machine, Objective objective,
                  Keeper& keeper) {
   const Plan& tmpl = space.templates[u.template_index];
@@ -308,57 +347,34 @@ void search_unit(const SearchSpace& space, const Unit& u, uint64_t unit_index, c
   size_t head = 0;
   while (head < ns && axis_of_stage(tmpl, head) == 0) ++head;
   const size_t tail_nb = head < ns ? nb : 1;
-  auto why_not = [&](size_t from, size_t to, size_t b) { return grid.why_not(from, to, b); };
-  auto count_out = [&](Feasible why, uint64_t n) {
-    (why == Feasible::no_memory ? counts.no_memory : why == Feasible::beyond_batch ? counts.beyond_batch : counts.too_few_samples) += n;
-  };
   PreparedPlan scratch = shell;
   Tails tails{std::vector<std::vector<PreparedStage>>(tail_nb), std::vector<double>(tail_nb, 0.0), std::vector<bool>(tail_nb, false)};
-  auto& tail_at = tails.at;
-  const auto& tail_memory = tails.memory;
-  const auto& tail_ok = tails.ok;
   std::vector<ModelEpochs> head_epochs, epochs;
   for (size_t b0 = 0; b0 < nb; ++b0) {
-    if (const auto why = why_not(0, head, b0); why != Feasible::yes) {
-      count_out(why, tail_nb * points.size());
+    if (const auto why = grid.why_not(0, head, b0); why != Feasible::yes) {
+      count_infeasible(counts, why, tail_nb * points.size());
       continue;
     }
-    double head_memory = 0;
     if (!prepare_tails(space, grid, head, b0, scratch, machine, tails)) {
-      count_out(why_not(head, ns, 0), tail_nb * points.size());  // no tail batch fits this head
+      count_infeasible(counts, grid.why_not(head, ns, 0), tail_nb * points.size());  // no tail batch fits this head
       continue;
     }
     scratch.stages.resize(ns);
-    for (size_t i = 0; i < head; ++i)
-      for (const auto& m : scratch.stages[i].models) head_memory = std::max(head_memory, m.memory.total_bytes);
+    const double head_memory = head_memory_bytes(scratch, head);
     std::vector<std::optional<Candidate>> best_of(tail_nb);  // per configuration (tail batch), its best point
     for (size_t k = 0; k < points.size(); ++k) {
       double head_handed = 0;
-      Totals head_totals = start_totals(scratch);
-      for (size_t i = 0; i < head; ++i) {
-        stage_epochs(scratch, i, points[k], head_epochs, head_handed);
-        add_stage(scratch.stages[i], head_epochs, head_totals);
-      }
+      const Totals at_head = head_totals(scratch, head, points[k], head_epochs, head_handed);
       for (size_t b1 = 0; b1 < tail_nb; ++b1) {
-        if (!tail_ok[b1]) {
-          count_out(why_not(head, ns, b1), 1);
+        if (!tails.ok[b1]) {
+          count_infeasible(counts, grid.why_not(head, ns, b1), 1);
           continue;
         }
-        Totals t = head_totals;
-        if (head < ns) {
-          epochs = head_epochs;
-          double handed = head_handed;
-          for (size_t i = head; i < ns; ++i) {
-            std::swap(scratch.stages[i], tail_at[b1][i - head]);
-            set_stage_batch(scratch.plan, i, space.local_batches[b1]);
-            stage_epochs(scratch, i, points[k], epochs, handed);
-            add_stage(scratch.stages[i], epochs, t);
-            std::swap(scratch.stages[i], tail_at[b1][i - head]);
-          }
-        }
+        const Totals t =
+            head < ns ? with_tail(space, scratch, tails, head, b1, points[k], at_head, head_epochs, head_handed, epochs) : at_head;
         Candidate c = candidate_of(u, t, machine);
         for (size_t i = 0; i < ns; ++i) c.local_batch[i] = space.local_batches[i < head ? b0 : b1];
-        c.memory_bytes = std::max(head_memory, head < ns ? tail_memory[b1] : 0.0);
+        c.memory_bytes = std::max(head_memory, head < ns ? tails.memory[b1] : 0.0);
         c.switch_epoch = points[k];
         c.order = (unit_index << 40) | (uint64_t(b0 + nb * b1) << 12) | k;
         if (keeper.observe(c) && (!best_of[b1] || ranks_before(c, *best_of[b1], objective))) best_of[b1] = c;
