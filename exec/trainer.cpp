@@ -155,6 +155,30 @@ SpecNet hand_on(RunContext& ctx, size_t si, size_t mine, SpecNet model, StageRec
   return fused;
 }
 
+// Gradients and parameters in GPU memory: NCCL, or MPI through host memory (--comm mpi); none on
+// the CPU or for a group of one.
+std::unique_ptr<Communicator> device_communicator(const RunContext& ctx, Communicator& host) {
+  if (!ctx.device.is_cuda() || host.size() <= 1) return nullptr;
+  return ctx.options.comm == TensorComm::mpi ? make_host_staged_communicator(host, ctx.device.index())
+                                             : make_nccl_communicator(host, ctx.device.index());
+}
+
+// Concurrent models log from their groups' first ranks into parts, merged at the hand-off.
+std::string part_log_path(const RunContext& ctx, size_t si, size_t k) {
+  return (ctx.out / fmt::format("mllog.stage{}.model{}.part", si, k)).string();
+}
+
+// After the hand-off: the stage in the run's state, saved with the hand-off, and the watchdog told.
+void save_stage(RunContext& ctx, size_t si, RunState& state, StageRecord sr, SpecNet& handed, const Checkpointer& checkpoints) {
+  state.record.stages.push_back(std::move(sr));
+  state.stage = si + 1;
+  if (ctx.rank == 0) fmt::print("{}\n", stage_end_line(ctx.plan, si, state.record.stages.back()));
+  if (ctx.rank == 0) checkpoints.save_run(state, &*handed);
+  ctx.world.barrier();
+  ctx.watchdog->set_last_checkpoint(checkpoints.last_good());
+  ctx.watchdog->progress(fmt::format("stage '{}' finished", ctx.plan.stages[si].name));
+}
+
 // One stage on every rank: each group of ranks trains its model (continuing from `resume_from`
 // where it checkpointed one), the models' records gathered, then the hand-off saved with the run's
 // state. Returns false when --stop-after ended the run.
@@ -170,14 +194,10 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
   const bool concurrent = st.models.size() > 1;
   std::unique_ptr<Communicator> group = concurrent ? world.split(static_cast<int>(j)) : nullptr;
   Communicator& host = group ? *group : world;
-  std::unique_ptr<Communicator> device_comm;  // gradients and parameters in GPU memory
+  const std::unique_ptr<Communicator> device_comm = device_communicator(ctx, host);
   const bool staged = o.comm == TensorComm::mpi;
-  if (ctx.device.is_cuda() && host.size() > 1)
-    device_comm = staged ? make_host_staged_communicator(host, ctx.device.index()) : make_nccl_communicator(host, ctx.device.index());
   Communicator& tensors = device_comm ? *device_comm : host;
-  // concurrent models log from their groups' first ranks into parts, merged at the fusion
-  auto part = [&](size_t k) { return (ctx.out / fmt::format("mllog.stage{}.model{}.part", si, k)).string(); };
-  MlLog part_log(concurrent && host.rank() == 0 ? part(j) : "", resume_from != nullptr);
+  MlLog part_log(concurrent && host.rank() == 0 ? part_log_path(ctx, si, j) : "", resume_from != nullptr);
   const ModelJob job{si, j, host, tensors, concurrent ? part_log : ctx.log};
 
   torch::manual_seed(model_seed(o.seed, si, j));
@@ -208,16 +228,10 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
     part_log = MlLog("", false);  // closed before rank 0 reads it
     world.barrier();
     std::vector<std::string> parts;
-    for (size_t k = 0; k < st.models.size(); ++k) parts.push_back(part(k));
+    for (size_t k = 0; k < st.models.size(); ++k) parts.push_back(part_log_path(ctx, si, k));
     if (ctx.rank == 0) ctx.log.merge(parts);
   }
-  state.record.stages.push_back(sr);
-  state.stage = si + 1;
-  if (ctx.rank == 0) fmt::print("{}\n", stage_end_line(plan, si, sr));
-  if (ctx.rank == 0) checkpoints.save_run(state, &*handed);
-  world.barrier();
-  ctx.watchdog->set_last_checkpoint(checkpoints.last_good());
-  ctx.watchdog->progress(fmt::format("stage '{}' finished", st.name));
+  save_stage(ctx, si, state, sr, handed, checkpoints);
   // --stop-after at a stage's last epoch: killed right after the hand-off was saved (on every rank
   // when on any: the groups of a fusion stage counted their own epochs)
   double stop_now = o.stop_after_epochs > 0 && si + 1 < plan.stages.size() && prog.total_epochs >= o.stop_after_epochs ? 1 : 0;
