@@ -19,10 +19,10 @@ bool at_staging_pace(const MachineProfile& m, const IoJob& job) {
   return job.staging_async && std::find(m.io.staging_workloads.begin(), m.io.staging_workloads.end(), job.workload) != m.io.staging_workloads.end();
 }
 
-// a node gets the lesser of its link and its share of what all nodes share
+// a node gets the lesser of its link and its share of what all nodes reading at once share
 double node_Bps(const StorageTier& t, const IoJob& job) {
-  return t.aggregate_bandwidth_Bps > 0 ? std::min(t.per_node_bandwidth_Bps, t.aggregate_bandwidth_Bps / std::max(1, job.nodes))
-                                       : t.per_node_bandwidth_Bps;
+  const int sharing = std::max({1, job.nodes, job.filesystem_nodes});
+  return t.aggregate_bandwidth_Bps > 0 ? std::min(t.per_node_bandwidth_Bps, t.aggregate_bandwidth_Bps / sharing) : t.per_node_bandwidth_Bps;
 }
 
 // The tiers staging to `s` may use, the plan's first, then farther ones.

@@ -15,6 +15,7 @@ struct IoJob {
   int local_batch = 1;
   int ranks_on_node = 1;
   int nodes = 1;
+  int filesystem_nodes = 0;    // the plan's: nodes sharing the file system's aggregate rate (0: `nodes`)
   double dataset_bytes = 0;    // the whole training set on disk
   double samples_per_file = 1; // a file's open latency is shared by its samples
   Staging staging = Staging::none;

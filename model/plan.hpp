@@ -136,6 +136,8 @@ struct Plan {
                                    // DeepCAM, synchronous_staging false), not as a phase before it
   int staging_oversampling = 1;    // a node stages this many shares, a wider pool to shuffle from
                                    // (NVIDIA's DeepCAM's data_oversampling_factor)
+  int filesystem_nodes = 0;        // nodes reading the file system at once, this job's among them (a weak-scaling
+                                   // submission's instances share its aggregate rate); 0: this job's alone
   Codec codec = Codec::raw;                    // how the samples are stored (`mrplan encode`)
   bool codec_named = false;                    // io.codec written in the plan: the data must match it, raw included
   DecoderPlace decoder = DecoderPlace::host;   // where a codec decodes them

@@ -327,8 +327,8 @@ void read_comm(YamlFields c, Plan& p) {
 // io: staging (where, beside the first epoch or before), the loader's copy and workers, the codec and where it decodes.
 void read_io(YamlFields io, Plan& p) {
   const std::string& file = p.source_file;
-  io.only(
-      {"staging", "staging_async", "staging_oversampling", "staged_to_nvme", "h2d_overlapped", "persistent_workers", "codec", "decoder"});
+  io.only({"staging", "staging_async", "staging_oversampling", "staged_to_nvme", "filesystem_nodes", "h2d_overlapped", "persistent_workers",
+           "codec", "decoder"});
   const auto staging = io.text("staging", io.boolean("staged_to_nvme", false) ? "nvme" : "none");  // staged_to_nvme: before staging
   if (!staging_from_string(staging))
     fail_input(file, io.key_path("staging"),
@@ -342,6 +342,11 @@ void read_io(YamlFields io, Plan& p) {
   if (p.staging_oversampling < 1)
     fail_input(file, io.key_path("staging_oversampling"),
                fmt::format("must be >= 1 (the shares a node stages), got {}", p.staging_oversampling));
+  p.filesystem_nodes = io.int32("filesystem_nodes", 0);
+  if (p.filesystem_nodes < 0)
+    fail_input(file, io.key_path("filesystem_nodes"),
+               fmt::format("must be >= 0 (the nodes reading the file system at once, this job's among them; 0: its own alone), got {}",
+                           p.filesystem_nodes));
   p.h2d_overlapped = io.boolean("h2d_overlapped", true);
   p.persistent_workers = io.boolean("persistent_workers", true);
   p.codec = codec_from_name(io.text("codec", "raw"), fmt::format("{}: {}", file, io.key_path("codec")));
@@ -522,6 +527,7 @@ std::string plan_to_yaml(const Plan& p) {
   if (p.staging_async)  // written only when set: a plan's text (and hash) stays as before
     e << YAML::Key << "staging_async" << YAML::Value << true;
   if (p.staging_oversampling > 1) e << YAML::Key << "staging_oversampling" << YAML::Value << p.staging_oversampling;
+  if (p.filesystem_nodes > 0) e << YAML::Key << "filesystem_nodes" << YAML::Value << p.filesystem_nodes;
   if (!p.persistent_workers)  // written only when set: a plan's text (and hash) stays as before
     e << YAML::Key << "persistent_workers" << YAML::Value << false;
   if (p.codec != Codec::raw || p.codec_named)  // written only when set: a raw plan's text (and hash) stays as before

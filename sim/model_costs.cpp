@@ -78,6 +78,7 @@ IoJob io_job(const Plan& plan, const ModelRun& run, const LayerTable& table, con
   job.local_batch = run.local_batch;
   job.ranks_on_node = ranks_on_node;
   job.nodes = c.nodes;
+  job.filesystem_nodes = plan.filesystem_nodes;
   job.codec = codec_rates(m, plan.codec, plan.decoder);
   job.decoder = plan.decoder;
   job.dataset_bytes = job.sample_bytes * static_cast<double>(plan.train_samples) / (job.codec ? job.codec->ratio : 1.0);

@@ -71,6 +71,28 @@ TEST(Staging, HostMemoryWhereTheShareFitsElseNvmeElseNothing) {
   EXPECT_EQ(placement_text(place_dataset(m, job(400, 4, Staging::host_memory))), "staged host");
 }
 
+// A weak-scaling submission's instances read the file system at once: a node's share of the
+// aggregate (20 GB/s) is over all their nodes, not the job's alone; fewer than the job's change
+// nothing.
+TEST(Staging, NodesReadingAtOnceShareTheAggregate) {
+  const auto m = node(256, 1);
+  IoJob j = job(400, 4, Staging::host_memory);
+  j.filesystem_nodes = 40;
+  EXPECT_DOUBLE_EQ(staged_s(m, j), 100e9 / (20e9 / 40));
+  j.local_batch = 1, j.sample_bytes = 1e9, j.device_bytes = 1;
+  EXPECT_NEAR(io_per_iteration(m, j, TierKind::pfs).read_s, 1e9 / 0.5e9, 1e-12);
+  j.filesystem_nodes = 2;
+  EXPECT_DOUBLE_EQ(staged_s(m, j), 100e9 / 5e9);
+  // through the plan (sim/model_costs): Perlmutter's first epochs read the file system
+  const auto& perlmutter = calibrated_builtin_profile("perlmutter");
+  Plan p = builtin_plan("deepcam-mlperf@perlmutter", 2048);
+  const double alone = simulate(p, perlmutter).totals.time_to_target_s;
+  p.filesystem_nodes = 512;  // its own nodes
+  EXPECT_DOUBLE_EQ(simulate(p, perlmutter).totals.time_to_target_s, alone);
+  p.filesystem_nodes = 100000;  // the aggregate over them below a node's own rate
+  EXPECT_GT(simulate(p, perlmutter).totals.time_to_target_s, alone);
+}
+
 // Device memory: 4 GPUs with 10 GB each left beside the model hold 40 GB of a node's share, read at
 // 4 x 800 GB/s; encoded samples only, for a device decoder, and nothing crosses the host link.
 TEST(Staging, TheNearestTierTheShareFitsFromDeviceMemoryOut) {
@@ -137,6 +159,11 @@ TEST(Staging, PlanYamlSaysWhereAndReadsTheOlderKey) {
   EXPECT_NE(error_with("staging: host_memory, staging_oversampling: 0")
                 .find("p.yaml: io.staging_oversampling: must be >= 1 (the shares a node stages), got 0"),
             std::string::npos);
+  p.filesystem_nodes = 1280;
+  EXPECT_EQ(plan_from_yaml_text(plan_to_yaml(p)).filesystem_nodes, 1280);
+  p.filesystem_nodes = 0;
+  EXPECT_EQ(plan_to_yaml(p).find("filesystem_nodes"), std::string::npos);  // a plan's text (and hash) as before
+  EXPECT_NE(error_with("staging: host_memory, filesystem_nodes: -3").find("p.yaml: io.filesystem_nodes: must be >= 0"), std::string::npos);
   EXPECT_NE(error_with("staging: none, staging_async: true")
                 .find("p.yaml: io.staging_async: true needs a tier to stage to"),
             std::string::npos);
