@@ -134,6 +134,36 @@ void add_goodness(ComputeFit& fit, const std::vector<double>& obs, const std::ve
   fit.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
 }
 
+// The timings the fit weighs (each op's forward and backward, then the optimizer steps), each with
+// its scale, and each configuration's measured step.
+struct WeighedTimings {
+  std::vector<double> obs, scale;
+  std::map<std::string, double> step_s;
+};
+
+// Each op's error is weighed by its share of its configuration's step (sum over its ops), with
+// the square root so small ops still pin the overheads: the step is what the fit must get right.
+WeighedTimings weighed_timings(const std::vector<const OpTimingSample*>& used, const std::vector<OptimizerTiming>& steps) {
+  WeighedTimings w;
+  for (const auto* s : used) w.step_s[s->context] += s->fwd_s + s->bwd_s;
+  for (const auto* s : used) {
+    // between relative error (every op alike) and error over the step (large ops only)
+    w.obs.push_back(s->fwd_s), w.scale.push_back(std::sqrt(s->fwd_s * w.step_s[s->context]));
+    if (s->bwd_s > 0) w.obs.push_back(s->bwd_s), w.scale.push_back(std::sqrt(s->bwd_s * w.step_s[s->context]));
+  }
+  for (const auto& s : steps) w.obs.push_back(s.seconds), w.scale.push_back(s.seconds);
+  return w;
+}
+
+// Where the fit starts, in log space: half an efficiency, 10 us of overhead, 10 MFLOP of half work.
+Eigen::VectorXd fit_start(const std::vector<Slot>& slots) {
+  using W = Slot::What;
+  Eigen::VectorXd start(static_cast<Eigen::Index>(slots.size()));
+  for (size_t i = 0; i < slots.size(); ++i)
+    start(static_cast<Eigen::Index>(i)) = std::log(slots[i].what == W::half_work ? 1e7 : slots[i].what == W::overhead ? 1e-5 : 0.5);
+  return start;
+}
+
 }  // namespace
 
 ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector<OptimizerTiming>& steps, const ComputeParams& peaks) {
@@ -141,25 +171,12 @@ ComputeFit fit_compute(const std::vector<OpTimingSample>& ops, const std::vector
   const auto& used = usable.used;
   const auto slots = slots_for(usable.math, usable.memory);
   const auto n_params = static_cast<Eigen::Index>(slots.size());
-
-  // Each op's error is weighed by its share of its configuration's step (sum over its ops), with
-  // the square root so small ops still pin the overheads: the step is what the fit must get right.
-  std::map<std::string, double> step_s;
-  for (const auto* s : used) step_s[s->context] += s->fwd_s + s->bwd_s;
-  std::vector<double> obs, scale;
-  for (const auto* s : used) {
-    // between relative error (every op alike) and error over the step (large ops only)
-    obs.push_back(s->fwd_s), scale.push_back(std::sqrt(s->fwd_s * step_s[s->context]));
-    if (s->bwd_s > 0) obs.push_back(s->bwd_s), scale.push_back(std::sqrt(s->bwd_s * step_s[s->context]));
-  }
-  for (const auto& s : steps) obs.push_back(s.seconds), scale.push_back(s.seconds);
+  const WeighedTimings weighed = weighed_timings(used, steps);
+  const auto &obs = weighed.obs, &scale = weighed.scale;
+  const auto& step_s = weighed.step_s;
   if (obs.size() < slots.size() + 2)
     fail_input("", "compute timings", fmt::format("{} timings cannot fit {} parameters: time more batch sizes", obs.size(), slots.size()));
-
-  using W = Slot::What;
-  Eigen::VectorXd start(n_params);
-  for (size_t i = 0; i < slots.size(); ++i)
-    start(static_cast<Eigen::Index>(i)) = std::log(slots[i].what == W::half_work ? 1e7 : slots[i].what == W::overhead ? 1e-5 : 0.5);
+  const Eigen::VectorXd start = fit_start(slots);
   // A weak pull towards the start (ridge in log space) keeps parameters the timings cannot tell
   // apart (a huge efficiency with a huge half work) finite; identified ones barely move.
   const double ridge = 0.1;

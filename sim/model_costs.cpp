@@ -134,23 +134,20 @@ void price_epochs(const Plan& plan, const ModelRun& run, const MachineProfile& m
   c.later_epoch = epoch_cost(1);
 }
 
-}  // namespace
+// A captured step is one replay, recorded as the forward phase; validation stays eager, its
+// forward priced with launches.
+void fold_into_replay(const LayerTable& table, const MachineProfile& m, bool amp, double sharing, ModelCosts& c) {
+  c.eager_forward_iter_s = 0;
+  for (const auto& t : whole_step_layer_times(table, m.compute, amp, sharing)) c.eager_forward_iter_s += t.fwd_s;
+  c.forward_iter_s += c.backward_iter_s + c.optimizer_iter_s;
+  c.backward_iter_s = c.optimizer_iter_s = 0;
+}
 
-ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& m) {
-  ModelCosts c;
-  const auto& optimizer = run.optimizer;
+// One step's phases and communication on `gpn` GPUs of a node: forward, then backward with its
+// gradient buckets (backward_timeline); whole step vs ops alone, and ranks of one node slowing each
+// other down.
+void price_step(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& m, int gpn, ModelCosts& c) {
   const bool amp = plan.precision == Precision::amp;
-  c.gpus = run.gpus;
-  const int gpn = std::min(run.gpus, m.gpus_per_node);
-  c.nodes = (run.gpus + m.gpus_per_node - 1) / m.gpus_per_node;
-  c.global_batch = run.gpus * run.local_batch;
-  c.recipe = run.recipe;
-  // drop_last: a partial global batch is not trained (as the reference loaders do)
-  c.iterations_per_epoch = std::max<int64_t>(1, plan.train_samples / c.global_batch);
-  c.params = table.total_params();
-
-  // forward, then backward with its gradient buckets (backward_timeline); whole step vs ops alone,
-  // and ranks of one node slowing each other down
   const double sharing = node_sharing_factor(m.node_sharing, gpn, m.gpus_per_node);
   // a captured step: its kernels without launches (exec/captured_step)
   const ComputeParams step = plan.steps == StepExecution::captured ? captured_step_params(m.compute) : m.compute;
@@ -171,22 +168,31 @@ ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& 
   }
   c.buckets = bwd.buckets;
   c.allreduce_algorithm = run.gpus > 1 ? to_string(bwd.algo) : "none";
-  const double opt_s = optimizer_step_s(step, c.params, table.total_param_tensors(), optimizer);
+  const double opt_s = optimizer_step_s(step, c.params, table.total_param_tensors(), run.optimizer);
   c.forward_iter_s = fwd_s;
   c.eager_forward_iter_s = fwd_s;
   c.backward_iter_s = bwd.bwd_s + m.node_sharing.comm_steal_fraction * c.comm_total_iter_s;
   c.optimizer_iter_s = opt_s * sharing;
-  if (plan.steps == StepExecution::captured) {  // one replay, recorded as the forward phase; validation stays eager
-    c.eager_forward_iter_s = 0;
-    for (const auto& t : whole_step_layer_times(table, m.compute, amp, sharing)) c.eager_forward_iter_s += t.fwd_s;
-    c.forward_iter_s += c.backward_iter_s + c.optimizer_iter_s;
-    c.backward_iter_s = c.optimizer_iter_s = 0;
-  }
+  if (plan.steps == StepExecution::captured) fold_into_replay(table, m, amp, sharing, c);
   c.compute_iter_s = c.forward_iter_s + c.backward_iter_s + c.optimizer_iter_s;
   // the allreduce waits for the slowest rank: a data-parallel run measures that wait as comm
   const double cv = gpn > 1 && m.node_sharing.step_time_cv > 0 ? m.node_sharing.step_time_cv : m.compute.step_time_cv;
   c.comm_exposed_iter_s += straggler_wait_s(c.compute_iter_s, cv, run.gpus);
+}
 
+}  // namespace
+
+ModelCosts model_costs(const Plan& plan, const ModelRun& run, const LayerTable& table, const MachineProfile& m) {
+  ModelCosts c;
+  c.gpus = run.gpus;
+  const int gpn = std::min(run.gpus, m.gpus_per_node);
+  c.nodes = (run.gpus + m.gpus_per_node - 1) / m.gpus_per_node;
+  c.global_batch = run.gpus * run.local_batch;
+  c.recipe = run.recipe;
+  // drop_last: a partial global batch is not trained (as the reference loaders do)
+  c.iterations_per_epoch = std::max<int64_t>(1, plan.train_samples / c.global_batch);
+  c.params = table.total_params();
+  price_step(plan, run, table, m, gpn, c);
   const IoJob job = io_job(plan, run, table, m, gpn, c);
   price_epochs(plan, run, m, job, c);
   c.working_set_bytes = step_working_set_bytes(m.compute.first_touch, table.activation_bytes(), c.params);
