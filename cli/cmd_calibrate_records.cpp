@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "calibrate/batch_epochs_fit.hpp"
 #include "calibrate/calibrated_builtins.hpp"
@@ -151,31 +153,41 @@ std::vector<std::pair<std::string, MachineProfile>> builtin_priors_for(const std
   return out;
 }
 
+// Which run a record's log holds: the log's text where it reads as one (a copy elsewhere is the same
+// run), else its path (a plan file, which many runs share).
+std::string run_of_log(const std::string& log) {
+  namespace fs = std::filesystem;
+  if (std::ifstream in(log, std::ios::binary); in) {
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (text.str().find(":::MLLOG") != std::string::npos) return fmt::format("text {:x}", std::hash<std::string>{}(text.str()));
+  }
+  std::error_code ec;
+  const auto c = fs::weakly_canonical(log, ec);
+  return "path " + (ec ? log : c.string());
+}
+
 // The other machines' runs of --epochs-from, read before any fit. A public result log is read as
 // ingest-mllog reads it, its folder its system (a log's platform key can be wrong: LBNL's v1.0 logs
 // say DGX A100), its ML framework from the submission's system description beside it. A run the
-// fitted records hold already (the same log) would count twice, and is left out; in a folder given,
-// another benchmark's logs are passed over (named one by one, they are refused by the fit).
+// fitted records hold already (the same log, or a copy of it; a record ingested from one) would
+// count twice, and is left out; in a folder given, another benchmark's logs are passed over (named
+// one by one, they are refused by the fit).
 std::vector<NamedRecord> epochs_from(const std::vector<std::string>& args, const std::vector<NamedRecord>& recs) {
   namespace fs = std::filesystem;
-  auto canonical = [](const std::string& f) {
-    std::error_code ec;
-    const auto c = fs::weakly_canonical(f, ec);
-    return ec ? f : c.string();
-  };
-  std::set<std::string> fitted_logs;  // ingested records keep their log as their plan
-  for (const auto& r : recs) fitted_logs.insert(canonical(r.record.plan));
+  std::set<std::string> fitted_runs;  // ingested records keep their log as their plan
+  for (const auto& r : recs) fitted_runs.insert(run_of_log(r.record.plan));
   std::vector<NamedRecord> others;
   size_t other_benchmark = 0, same_run = 0;
   for (const auto& [f, from_folder] : expand_log_folders(args, true, "--epochs-from")) {
-    if (fitted_logs.count(canonical(f))) {
+    const bool json = fs::path(f).extension() == ".json";
+    Record r;
+    if (json) r = load_record_file(f);
+    if (fitted_runs.count(run_of_log(json ? r.plan : f))) {
       ++same_run;
       continue;
     }
-    Record r;
-    if (fs::path(f).extension() == ".json") {
-      r = load_record_file(f);
-    } else {
+    if (!json) {
       MllogOptions o;
       o.software = software_beside(f);
       r = load_mllog_file(f, o);
@@ -187,7 +199,10 @@ std::vector<NamedRecord> epochs_from(const std::vector<std::string>& args, const
     }
     others.push_back({f, std::move(r)});
   }
-  if (same_run > 0) fmt::print(stderr, "note: --epochs-from: {} of its logs are the fitted records' own runs: counted once\n", same_run);
+  if (same_run > 0)
+    fmt::print(stderr,
+               "note: --epochs-from: {} of its runs are the fitted records' own (the same log, a copy, or a record of it): counted once\n",
+               same_run);
   if (other_benchmark > 0)
     fmt::print(stderr, "note: --epochs-from: {} logs or records in its folders are of another benchmark than {}: left out\n",
                other_benchmark, recs.front().record.workload);

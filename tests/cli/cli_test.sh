@@ -288,10 +288,16 @@ if [[ -d "$logs" ]]; then
     [[ -f "$tmp/ingf/result_3.record.json" ]] || fail "ingest-mllog reads every result log of a folder"
     "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fitf.yaml" "$tmp/ingf"/*.record.json \
       --epochs-from "$(dirname "$logs")/.." > "$tmp/recordsf.txt" 2> "$tmp/recordsf.err"
-    grep -q "note: --epochs-from: 3 of its logs are the fitted records' own runs: counted once" "$tmp/recordsf.err" \
+    grep -q "note: --epochs-from: 3 of its runs are the fitted records' own" "$tmp/recordsf.err" \
       && grep -q "note: --epochs-from: [0-9]* logs or records in its folders are of another benchmark than deepcam: left out" "$tmp/recordsf.err" \
       && grep -q "perlmutter_10x128x4_ngc21.09_pytorch/deepcam/result_1.txt" "$tmp/recordsf.txt" \
       || fail "calibrate records --epochs-from a folder: $(cat "$tmp/recordsf.err")"
+    # a copy of a fitted run's log elsewhere, and a record ingested from it, are that run
+    mkdir -p "$tmp/elsewhere" && cp "$logs/result_1.txt" "$tmp/elsewhere/result_9.txt"
+    "$MRPLAN" calibrate records --profile perlmutter --out "$tmp/fitc.yaml" "$tmp/ingf"/*.record.json \
+      --epochs-from "$tmp/elsewhere/result_9.txt" "$tmp/ing/result_2.record.json" > /dev/null 2> "$tmp/recordsc.err"
+    grep -q "note: --epochs-from: 2 of its runs are the fitted records' own" "$tmp/recordsc.err" \
+      || fail "calibrate records --epochs-from: a copy of a fitted log counts once: $(cat "$tmp/recordsc.err")"
     expect_error "logs: the folder holds no MLPerf result logs (result*.txt)" ingest-mllog "$tmp/ingf"
     expect_error "missing.json: cannot open record file" calibrate records --profile perlmutter --out "$tmp/fit3.yaml" \
       "$tmp/ing/result_1.record.json" --epochs-from "$tmp/missing.json"
