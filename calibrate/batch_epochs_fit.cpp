@@ -407,16 +407,16 @@ struct OwnCurve {
   std::vector<double> covariance; // of their logs, row-major
 };
 
-OwnCurve system_parameters(const Problem& pb, const FitResult& f, const std::string& prefix, const std::string& source,
-                           const std::string& whose) {
-  OwnCurve out;
+// One of the system's own values: a sum `a` of the fit's log parameters.
+struct Combo {
+  std::string key, why;
+  Eigen::VectorXd a;
+  double extra = 0;  // a system without runs: the spread of the systems about the population
+};
+
+// The combinations its own curve takes of the fit's parameters, in OwnCurve's key order.
+std::vector<Combo> own_combos(const Problem& pb, const std::string& prefix, const std::string& whose) {
   const System& mine = pb.systems[0];
-  const Eigen::MatrixXd C = log_covariance(pb, f);
-  struct Combo {
-    std::string key, why;
-    Eigen::VectorXd a;
-    double extra = 0;  // a system without runs: the spread of the systems about the population
-  };
   std::vector<Combo> combos;
   auto unit = [&](Eigen::Index i, Eigen::Index j = -1) {
     Eigen::VectorXd a = Eigen::VectorXd::Zero(pb.size);
@@ -436,18 +436,11 @@ OwnCurve system_parameters(const Problem& pb, const FitResult& f, const std::str
                                                 cell.batch, recipe, fmt::join(cell.machines, ", "));
       combos.push_back({fmt::format("{}tuned_factor.{}", prefix, to_string(slot)), why, unit(cell.v)});
     }
-  const size_t n = combos.size();
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j) {
-      double c = combos[i].a.dot(C * combos[j].a) + (i == j ? combos[i].extra : 0.0);
-      if (!std::isfinite(c)) c = i == j ? std::numeric_limits<double>::infinity() : 0.0;
-      out.covariance.push_back(c);
-    }
-  for (size_t i = 0; i < n; ++i) {
-    const double value = std::exp(combos[i].a.dot(f.params));
-    out.keys.push_back(combos[i].key);
-    out.fitted.push_back({combos[i].key, value, value * std::sqrt(out.covariance[i * n + i]), source + combos[i].why});
-  }
+  return combos;
+}
+
+// The seed spread within a cell, and the spread of a batch's tuning, where the runs give them.
+void add_spreads(const Problem& pb, const std::string& prefix, const std::string& source, OwnCurve& out) {
   const double within = static_cast<double>(pb.runs.size() - pb.groups.size());
   if (within >= 1) {
     const std::string about = pb.effects ? " (a seed's spread: the runs about their own system's at their batch" : " (the runs' spread at their batch";
@@ -460,6 +453,26 @@ OwnCurve system_parameters(const Problem& pb, const FitResult& f, const std::str
     out.fitted.push_back({prefix + "batch_tuning_cv", pb.tuning_sd, pb.tuning_sd / std::sqrt(2 * std::max(1.0, pb.tuning_dof)),
                           "calibrate records, epochs to target: " + pb.tuning_from});
   }
+}
+
+OwnCurve system_parameters(const Problem& pb, const FitResult& f, const std::string& prefix, const std::string& source,
+                           const std::string& whose) {
+  OwnCurve out;
+  const Eigen::MatrixXd C = log_covariance(pb, f);
+  const std::vector<Combo> combos = own_combos(pb, prefix, whose);
+  const size_t n = combos.size();
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      double c = combos[i].a.dot(C * combos[j].a) + (i == j ? combos[i].extra : 0.0);
+      if (!std::isfinite(c)) c = i == j ? std::numeric_limits<double>::infinity() : 0.0;
+      out.covariance.push_back(c);
+    }
+  for (size_t i = 0; i < n; ++i) {
+    const double value = std::exp(combos[i].a.dot(f.params));
+    out.keys.push_back(combos[i].key);
+    out.fitted.push_back({combos[i].key, value, value * std::sqrt(out.covariance[i * n + i]), source + combos[i].why});
+  }
+  add_spreads(pb, prefix, source, out);
   return out;
 }
 

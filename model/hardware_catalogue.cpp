@@ -80,10 +80,16 @@ const HardwareCatalogue& builtin_catalogue() {
   return c;
 }
 
+std::string host_link_of(const HardwareCatalogue& c, const std::string& gpu, const std::string& host_link) {
+  if (!host_link.empty()) return host_link;
+  const auto it = c.gpus.find(gpu);
+  return it == c.gpus.end() ? "" : it->second.host_link;
+}
+
 std::string implied_intra_link(const HardwareCatalogue& c, const std::string& gpu, int gpus_per_node, const std::string& host_link) {
   const auto it = c.gpus.find(gpu);
   if (it == c.gpus.end() || (gpus_per_node != 1 && !it->second.nvlink.empty())) return "";
-  return host_link.empty() ? it->second.host_link : host_link;
+  return host_link_of(c, gpu, host_link);
 }
 
 }  // namespace mrplan

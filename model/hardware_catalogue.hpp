@@ -40,6 +40,10 @@ struct HardwareCatalogue {
 HardwareCatalogue catalogue_from_yaml_text(const std::string& text, const std::string& file);
 const HardwareCatalogue& builtin_catalogue();
 
+// The link between `gpu` and its host: `host_link` where named, else the catalogue's for the GPU
+// (empty where `gpu` is no catalogue entry).
+std::string host_link_of(const HardwareCatalogue& c, const std::string& gpu, const std::string& host_link);
+
 // The link between a node's GPUs where none is named: the host link (`host_link`, empty: the GPU's)
 // for a node of one GPU (nothing crosses it) or of GPUs the catalogue gives no NVLink (their
 // neighbours are across PCIe); empty where they may have a link of their own, which only the user
