@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "exec/allreduce_microbench.hpp"
 #include "exec/communicator.hpp"
@@ -414,8 +415,7 @@ NodeSharingTiming sharing_timing(const ComputeBenchOptions& o, Communicator& com
   // compute's median (the typical step), the wait's mean (the runs sum every wait, the rare long ones too)
   double alone = host.rank() == 0 ? median(c.alone_s) : 0.0;
   host.allreduce_sum(&alone, 1);  // rank 0's, to every rank
-  double wait_sum = 0;
-  for (double v : c.wait_s) wait_sum += v;
+  const double wait_sum = std::accumulate(c.wait_s.begin(), c.wait_s.end(), 0.0);
   double shared[2] = {median(c.shared_s), wait_sum / static_cast<double>(c.wait_s.size())};
   host.allreduce_sum(shared, 2);
   for (double& v : shared) v /= host.size();

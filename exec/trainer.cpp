@@ -231,7 +231,7 @@ bool run_stage(RunContext& ctx, size_t si, RunState& state, SpecNet& handed, con
     for (size_t k = 0; k < st.models.size(); ++k) parts.push_back(part_log_path(ctx, si, k));
     if (ctx.rank == 0) ctx.log.merge(parts);
   }
-  save_stage(ctx, si, state, sr, handed, checkpoints);
+  save_stage(ctx, si, state, std::move(sr), handed, checkpoints);
   // --stop-after at a stage's last epoch: killed right after the hand-off was saved (on every rank
   // when on any: the groups of a fusion stage counted their own epochs)
   double stop_now = o.stop_after_epochs > 0 && si + 1 < plan.stages.size() && prog.total_epochs >= o.stop_after_epochs ? 1 : 0;
