@@ -48,7 +48,7 @@ MachineProfile compose_profile(const ComposeRequest& r, const HardwareCatalogue&
   const auto [count, network] = count_of(r.node_network, "--node-network");
   const LinkSpec& net = c.link(network);
   const std::string host_name = host_link_of(c, r.gpu, r.host_link);
-  const std::string intra_name = r.intra.empty() ? implied_intra_link(c, r.gpu, r.gpus_per_node, r.host_link) : r.intra;
+  const std::string intra_name = r.intra.empty() ? implied_intra_link(c, r.gpu, r.gpus_per_node, host_name) : r.intra;
   if (intra_name.empty())
     fail_input("--intra", "",
                fmt::format("a node of {} {} needs the link between them (e.g. {}, or {} where they have none)", r.gpus_per_node, r.gpu,

@@ -153,18 +153,20 @@ std::vector<std::pair<std::string, MachineProfile>> builtin_priors_for(const std
   return out;
 }
 
-// Which run a record's log holds: the log's text where it reads as one (a copy elsewhere is the same
-// run), else its path (a plan file, which many runs share).
-std::string run_of_log(const std::string& log) {
-  namespace fs = std::filesystem;
-  if (std::ifstream in(log, std::ios::binary); in) {
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (text.str().find(":::MLLOG") != std::string::npos) return fmt::format("text {:x}", std::hash<std::string>{}(text.str()));
-  }
+// Which run a log holds: its text where it is one (a copy elsewhere is the same run), else its path
+// (a plan file, which many runs share).
+std::string run_of(const std::string& path, const std::string& text) {
+  if (text.find(":::MLLOG") != std::string::npos) return fmt::format("text {:x}", std::hash<std::string>{}(text));
   std::error_code ec;
-  const auto c = fs::weakly_canonical(log, ec);
-  return "path " + (ec ? log : c.string());
+  const auto c = std::filesystem::weakly_canonical(path, ec);
+  return "path " + (ec ? path : c.string());
+}
+
+// The same for a record's log, read where it can be (it may have moved since the record was made).
+std::string run_of_log(const std::string& log) {
+  std::ostringstream text;
+  if (std::ifstream in(log, std::ios::binary); in) text << in.rdbuf();
+  return run_of(log, text.str());
 }
 
 // The other machines' runs of --epochs-from, read before any fit. A public result log is read as
@@ -182,15 +184,17 @@ std::vector<NamedRecord> epochs_from(const std::vector<std::string>& args, const
   for (const auto& [f, from_folder] : expand_log_folders(args, true, "--epochs-from")) {
     const bool json = fs::path(f).extension() == ".json";
     Record r;
+    std::string text;  // a log's, read once: for which run it is and for its record
     if (json) r = load_record_file(f);
-    if (fitted_runs.count(run_of_log(json ? r.plan : f))) {
+    else text = read_text_file(f, "the log file");
+    if (fitted_runs.count(json ? run_of_log(r.plan) : run_of(f, text))) {
       ++same_run;
       continue;
     }
     if (!json) {
       MllogOptions o;
       o.software = software_beside(f);
-      r = load_mllog_file(f, o);
+      r = record_from_mllog(text, f, o);
       r.machine = fs::path(f).parent_path().string();
     }
     if (from_folder && !recs.empty() && r.workload != recs.front().record.workload) {
