@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
+#include <stdexcept>
 
 #include "model/error_summary.hpp"
 #include "model/errors.hpp"
@@ -57,6 +59,99 @@ struct AffineImpl : nn::Module {
 };
 TORCH_MODULE(Affine);
 
+// The module of an op with parameters or a training mode (convolutions, normalisations, linear,
+// dropout), sized from its resolved layer; none for the functional ops forward applies itself.
+std::optional<nn::AnyModule> module_of(const Op& op, const Layer& l, const std::string& spec_name) {
+  const int rank = l.spatial_rank;
+  const int64_t c_in = l.in_shape[0], c_out = l.out_shape[0];
+  const bool conv = op.kind == OpKind::conv || op.kind == OpKind::depthwise_conv || op.kind == OpKind::transposed_conv;
+  if (conv && (rank < 1 || rank > 3)) fail_input(spec_name, "ops." + op.name, fmt::format("unsupported spatial rank {}", rank));
+  switch (op.kind) {
+    case OpKind::conv:
+    case OpKind::depthwise_conv: {
+      const int64_t groups = op.kind == OpKind::depthwise_conv ? c_in : 1;
+      const int64_t pad = pad_of(op, spec_name);
+      return rank == 1   ? conv_module<1>(op, c_in, c_out, groups, pad)
+             : rank == 2 ? conv_module<2>(op, c_in, c_out, groups, pad)
+                         : conv_module<3>(op, c_in, c_out, groups, pad);
+    }
+    case OpKind::transposed_conv: {
+      const int64_t pad = op.padding < 0 ? 0 : op.padding;
+      return rank == 1   ? deconv_module<1>(op, c_in, c_out, pad)
+             : rank == 2 ? deconv_module<2>(op, c_in, c_out, pad)
+                         : deconv_module<3>(op, c_in, c_out, pad);
+    }
+    case OpKind::batch_norm:
+      if (rank <= 1) return nn::AnyModule(nn::BatchNorm1d(c_in));
+      if (rank == 2) return nn::AnyModule(nn::BatchNorm2d(c_in));
+      return nn::AnyModule(nn::BatchNorm3d(c_in));
+    case OpKind::affine:
+      return nn::AnyModule(Affine(c_in));
+    case OpKind::linear: {
+      int64_t f_in = 1;
+      for (auto v : l.in_shape) f_in *= v;
+      return nn::AnyModule(nn::Linear(nn::LinearOptions(f_in, c_out).bias(op.bias)));
+    }
+    case OpKind::dropout:
+      return nn::AnyModule(nn::Dropout(nn::DropoutOptions(op.rate)));
+    default:
+      return std::nullopt;
+  }
+}
+
+// A max or average pool over the input's spatial axes; the stride is the kernel's unless given.
+torch::Tensor pool(const Op& op, const torch::Tensor& a) {
+  const int64_t s = op.stride > 1 ? op.stride : op.kernel;
+  const int r = static_cast<int>(a.dim()) - 2;
+  const bool c = op.ceil_mode;
+  if (op.kind == OpKind::max_pool)
+    return r == 1   ? torch::max_pool1d(a, op.kernel, s, 0, 1, c)
+           : r == 2 ? torch::max_pool2d(a, op.kernel, s, 0, 1, c)
+                    : torch::max_pool3d(a, op.kernel, s, 0, 1, c);
+  return r == 1   ? torch::avg_pool1d(a, op.kernel, s, 0, c)
+         : r == 2 ? torch::avg_pool2d(a, op.kernel, s, 0, c)
+                  : torch::avg_pool3d(a, op.kernel, s, 0, c);
+}
+
+// An op without parameters on its inputs (the first, and the others a join names).
+torch::Tensor functional_op(const Op& op, const std::vector<torch::Tensor>& ins) {
+  const auto& a = ins[0];
+  switch (op.kind) {
+    case OpKind::max_pool:
+    case OpKind::avg_pool:
+      return pool(op, a);
+    case OpKind::global_avg_pool: {
+      std::vector<int64_t> dims;
+      for (int64_t d = 2; d < a.dim(); ++d) dims.push_back(d);
+      return a.mean(dims, /*keepdim=*/true);
+    }
+    case OpKind::activation:
+      if (op.function == "leaky_relu") return torch::leaky_relu(a, op.rate);
+      if (op.function == "tanh") return torch::tanh(a);
+      return torch::relu(a);
+    case OpKind::flatten:
+      return a.flatten(1);
+    case OpKind::upsample: {
+      std::vector<double> f(a.dim() - 2, static_cast<double>(op.factor));
+      return nn::functional::interpolate(a, nn::functional::InterpolateFuncOptions().scale_factor(f).mode(torch::kNearest));
+    }
+    case OpKind::tile: {
+      std::vector<int64_t> size(ins[1].sizes().begin(), ins[1].sizes().end());
+      size[1] = a.size(1);
+      return a.expand(size).contiguous();
+    }
+    case OpKind::concat:
+      return torch::cat(ins, 1);
+    case OpKind::add: {
+      torch::Tensor y = a;
+      for (size_t k = 1; k < ins.size(); ++k) y = y + ins[k];
+      return y;
+    }
+    default:
+      throw std::logic_error(fmt::format("op {}: no module and no function", op.name));
+  }
+}
+
 }  // namespace
 
 std::string SpecNetImpl::module_name(const std::string& op_name) {
@@ -76,135 +171,23 @@ SpecNetImpl::SpecNetImpl(const NetworkSpec& spec, const std::vector<int64_t>& sp
   }
   std::map<std::string, int> index{{"input", -1}};
   for (size_t i = 0; i < ops.size(); ++i) {
-    const Op& op = ops[i];
-    const Layer& l = table_.layers[i];
     Node n;
-    n.op = op;
-    if (op.from.empty()) n.inputs = {static_cast<int>(i) - 1};
-    for (const auto& f : op.from) n.inputs.push_back(index.at(f));
-    const int rank = l.spatial_rank;
-    const int64_t c_in = l.in_shape[0], c_out = l.out_shape[0];
-    auto need_rank = [&] {
-      if (rank < 1 || rank > 3) fail_input(spec.name, "ops." + op.name, fmt::format("unsupported spatial rank {}", rank));
-    };
-    switch (op.kind) {
-      case OpKind::conv:
-      case OpKind::depthwise_conv: {
-        need_rank();
-        const int64_t groups = op.kind == OpKind::depthwise_conv ? c_in : 1;
-        const int64_t pad = pad_of(op, spec.name);
-        n.module = rank == 1 ? conv_module<1>(op, c_in, c_out, groups, pad)
-                   : rank == 2 ? conv_module<2>(op, c_in, c_out, groups, pad)
-                               : conv_module<3>(op, c_in, c_out, groups, pad);
-        n.has_module = true;
-        break;
-      }
-      case OpKind::transposed_conv: {
-        need_rank();
-        const int64_t pad = op.padding < 0 ? 0 : op.padding;
-        n.module = rank == 1 ? deconv_module<1>(op, c_in, c_out, pad)
-                   : rank == 2 ? deconv_module<2>(op, c_in, c_out, pad)
-                               : deconv_module<3>(op, c_in, c_out, pad);
-        n.has_module = true;
-        break;
-      }
-      case OpKind::batch_norm:
-        if (rank <= 1) n.module = nn::AnyModule(nn::BatchNorm1d(c_in));
-        else if (rank == 2) n.module = nn::AnyModule(nn::BatchNorm2d(c_in));
-        else n.module = nn::AnyModule(nn::BatchNorm3d(c_in));
-        n.has_module = true;
-        break;
-      case OpKind::affine:
-        n.module = nn::AnyModule(Affine(c_in));
-        n.has_module = true;
-        break;
-      case OpKind::linear: {
-        int64_t f_in = 1;
-        for (auto v : l.in_shape) f_in *= v;
-        n.module = nn::AnyModule(nn::Linear(nn::LinearOptions(f_in, c_out).bias(op.bias)));
-        n.has_module = true;
-        break;
-      }
-      case OpKind::dropout:
-        n.module = nn::AnyModule(nn::Dropout(nn::DropoutOptions(op.rate)));
-        n.has_module = true;
-        break;
-      default:
-        break;  // functional ops: no parameters, applied in forward
+    n.op = ops[i];
+    if (n.op.from.empty()) n.inputs = {static_cast<int>(i) - 1};
+    for (const auto& f : n.op.from) n.inputs.push_back(index.at(f));
+    if (auto m = module_of(n.op, table_.layers[i], spec.name)) {
+      n.module = std::move(*m), n.has_module = true;
+      register_module(module_name(n.op.name), n.module.ptr());
     }
-    if (n.has_module) register_module(module_name(op.name), n.module.ptr());
-    index[op.name] = static_cast<int>(i);
+    index[n.op.name] = static_cast<int>(i);
     nodes_.push_back(std::move(n));
   }
 }
 
 torch::Tensor SpecNetImpl::apply(Node& n, const std::vector<torch::Tensor>& ins) {
-  auto in = [&](size_t k) -> const torch::Tensor& { return ins[k]; };
   const auto& a = ins[0];
-  const Op& op = n.op;
-  torch::Tensor y;
-  {
-    switch (op.kind) {
-      case OpKind::linear:
-        y = n.module.forward(a.dim() > 2 ? a.flatten(1) : a);
-        break;
-      case OpKind::max_pool: {
-        const int64_t s = op.stride > 1 ? op.stride : op.kernel;
-        const int r = static_cast<int>(a.dim()) - 2;
-        const bool c = op.ceil_mode;
-        y = r == 1   ? torch::max_pool1d(a, op.kernel, s, 0, 1, c)
-            : r == 2 ? torch::max_pool2d(a, op.kernel, s, 0, 1, c)
-                     : torch::max_pool3d(a, op.kernel, s, 0, 1, c);
-        break;
-      }
-      case OpKind::avg_pool: {
-        const int64_t s = op.stride > 1 ? op.stride : op.kernel;
-        const int r = static_cast<int>(a.dim()) - 2;
-        const bool c = op.ceil_mode;
-        y = r == 1 ? torch::avg_pool1d(a, op.kernel, s, 0, c) : r == 2 ? torch::avg_pool2d(a, op.kernel, s, 0, c) : torch::avg_pool3d(a, op.kernel, s, 0, c);
-        break;
-      }
-      case OpKind::global_avg_pool: {
-        std::vector<int64_t> dims;
-        for (int64_t d = 2; d < a.dim(); ++d) dims.push_back(d);
-        y = a.mean(dims, /*keepdim=*/true);
-        break;
-      }
-      case OpKind::activation:
-        if (op.function == "leaky_relu") y = torch::leaky_relu(a, op.rate);
-        else if (op.function == "tanh") y = torch::tanh(a);
-        else y = torch::relu(a);
-        break;
-      case OpKind::flatten:
-        y = a.flatten(1);
-        break;
-      case OpKind::upsample: {
-        std::vector<double> f(a.dim() - 2, static_cast<double>(op.factor));
-        y = nn::functional::interpolate(
-            a, nn::functional::InterpolateFuncOptions().scale_factor(f).mode(torch::kNearest));
-        break;
-      }
-      case OpKind::tile: {
-        std::vector<int64_t> size(in(1).sizes().begin(), in(1).sizes().end());
-        size[1] = a.size(1);
-        y = a.expand(size).contiguous();
-        break;
-      }
-      case OpKind::concat: {
-        std::vector<torch::Tensor> parts;
-        for (size_t k = 0; k < n.inputs.size(); ++k) parts.push_back(in(k));
-        y = torch::cat(parts, 1);
-        break;
-      }
-      case OpKind::add:
-        y = a;
-        for (size_t k = 1; k < n.inputs.size(); ++k) y = y + in(k);
-        break;
-      default:
-        y = n.module.forward(a);
-    }
-  }
-  return y;
+  if (!n.has_module) return functional_op(n.op, ins);
+  return n.module.forward(n.op.kind == OpKind::linear && a.dim() > 2 ? a.flatten(1) : a);
 }
 
 std::vector<torch::Tensor> SpecNetImpl::inputs_of(const Node& n, const torch::Tensor& x, const std::vector<torch::Tensor>& out) {

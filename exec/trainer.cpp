@@ -505,14 +505,34 @@ Record finish_run(RunContext& ctx, RunState& state, SpecNet handed, bool killed)
   return r;
 }
 
-Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
-  const int rank = world.rank(), ranks = world.size();
-  check_run_options(plan, o, ranks);
-  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::max(1u, std::thread::hardware_concurrency()) / ranks));
-  set_intra_op_threads(threads);  // --threads, else the cores shared among the ranks
+// --threads, else the cores shared among the ranks.
+int threads_per_rank(const RunOptions& o, int ranks) {
+  return o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::max(1u, std::thread::hardware_concurrency()) / ranks));
+}
+
+// The device this rank trains on, with the threads and kernels asked for; a captured plan is refused
+// here, before any data is read, where the device cannot capture it.
+torch::Device prepare_rank(Communicator& world, const Plan& plan, const RunOptions& o, int threads) {
+  set_intra_op_threads(threads);
   if (o.deterministic) use_deterministic_kernels();
   const torch::Device dev = pick_device(o.device, o.comm, world);
   if (plan.steps == StepExecution::captured) check_capture(plan, dev);
+  return dev;
+}
+
+// What the run is about to train, and where (rank 0).
+void say_start(const RunContext& ctx, size_t stage, const RunFacts& facts, int threads, const char* codec, bool resuming) {
+  if (ctx.rank != 0) return;
+  fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", ctx.plan.name,
+             ctx.plan.stages.size() - stage, ctx.ranks, facts.platform, ctx.device.str(), threads, ctx.data_dir, codec,
+             resuming ? fmt::format(", resumed at stage {}", stage + 1) : "");
+}
+
+Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
+  const int rank = world.rank(), ranks = world.size();
+  check_run_options(plan, o, ranks);
+  const int threads = threads_per_rank(o, ranks);
+  const torch::Device dev = prepare_rank(world, plan, o, threads);
   const auto spec = plan_network(plan);
   check_before_training(plan, spec);
   const fs::path out = o.out_dir.empty() ? fs::path(".") : fs::path(o.out_dir);
@@ -548,10 +568,7 @@ Record train_plan(Communicator& world, const Plan& plan, const RunOptions& o) {
   else log.point(kResumeKey, "null", fmt::format("{{\"at_stage\": {}}}", state.stage + 1));  // the time since the kill is not trained
   RunContext ctx{plan,   o,   world, dev, spec, layout_for(spec.name), data_dir, out, checkpoints.dir(), log,
                  std::nullopt, rank, ranks, nullptr, epoch_work(plan, spec), nullptr, std::nullopt};
-  const char* codec = open_data_codec(ctx, state.record, state.stage);
-  if (rank == 0)
-    fmt::print("run '{}': {} stage(s), {} rank(s) on {}, device {}, {} thread(s) per rank, data {} ({}){}\n", plan.name, plan.stages.size() - state.stage,
-               ranks, facts.platform, dev.str(), threads, ctx.data_dir, codec, resuming ? fmt::format(", resumed at stage {}", state.stage + 1) : "");
+  say_start(ctx, state.stage, facts, threads, open_data_codec(ctx, state.record, state.stage), resuming);
   stage_and_say_predicted(ctx, state.record);
   note_when_terminated(ctx, checkpoints.dir());
   Watchdog watchdog(o.watchdog_s, rank, ranks, out / "heartbeats");
